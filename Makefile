@@ -1,0 +1,65 @@
+# kubecore build entry points: each target is a one-liner into hack/.
+# `make help` lists them.
+
+SHELL := /usr/bin/env bash
+.DEFAULT_GOAL := all
+export WHAT
+
+## all: build _output/bin/kubecore (WHAT=cmd/kubecore selects what to build)
+.PHONY: all
+all:
+	@hack/build.sh
+
+## test: everything CI runs: verify, unit, integration and e2e tests
+.PHONY: test
+test: verify test-unit test-integration test-e2e
+
+## test-unit: unit tests of every module, with -race (WHAT=pkgs, TESTFLAGS=...)
+.PHONY: test-unit
+test-unit:
+	@hack/test-unit.sh
+
+## test-integration: in-process components over an embedded etcd
+.PHONY: test-integration
+test-integration:
+	@hack/test-integration.sh
+
+## test-e2e: the built binary driven by the stock kubectl and the bundled CLI
+.PHONY: test-e2e
+test-e2e:
+	@hack/test-e2e.sh
+
+## bench: every benchmark, each figure printed beside its target (BENCH=regexp)
+.PHONY: bench
+bench:
+	@hack/bench.sh
+
+## fuzz: each fuzz target for FUZZTIME (default 30s)
+.PHONY: fuzz
+fuzz:
+	@hack/fuzz.sh
+
+## verify: gofmt, go vet, staticcheck and the import boundaries
+.PHONY: verify
+verify:
+	@hack/verify.sh
+
+## update: rewrite Go files with gofmt
+.PHONY: update
+update:
+	@hack/update-gofmt.sh
+
+## release: CGO-off tarballs for linux/amd64, linux/arm64, darwin/arm64 in _output/release-tars
+.PHONY: release
+release:
+	@hack/release.sh
+
+## clean: remove _output
+.PHONY: clean
+clean:
+	rm -rf _output
+
+## help: list the targets
+.PHONY: help
+help:
+	@sed -n 's/^## \([^:]*\): /\1\t/p' $(MAKEFILE_LIST) | expand -t 20

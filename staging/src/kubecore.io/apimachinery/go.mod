@@ -1,0 +1,3 @@
+module kubecore.io/apimachinery
+
+go 1.26.0
