@@ -1,0 +1,80 @@
+// Package apirequest carries what the apiserver learned about a request (its
+// namespace, user and parsed path) through the context to the registry.
+package apirequest
+
+import (
+	"context"
+)
+
+type contextKey int
+
+const (
+	namespaceKey contextKey = iota
+	userKey
+	requestInfoKey
+)
+
+// UserInfo is the authenticated identity of a request.
+type UserInfo struct {
+	Name   string
+	UID    string
+	Groups []string
+	Extra  map[string][]string
+}
+
+// RequestInfo is what the path and verb of an API request say.
+type RequestInfo struct {
+	// IsResourceRequest is false for /healthz, /version, discovery, ...
+	IsResourceRequest bool
+	Path              string
+	// Verb is the Kubernetes verb: get, list, watch, create, update, patch,
+	// delete, deletecollection (or the lower-case HTTP method for others).
+	Verb        string
+	APIPrefix   string // "api" or "apis"
+	APIGroup    string
+	APIVersion  string
+	Namespace   string
+	Resource    string
+	Subresource string
+	Name        string
+	Parts       []string
+}
+
+// WithNamespace returns ctx carrying the request's namespace.
+func WithNamespace(ctx context.Context, ns string) context.Context {
+	return context.WithValue(ctx, namespaceKey, ns)
+}
+
+// NamespaceFrom returns the request's namespace, if any.
+func NamespaceFrom(ctx context.Context) (string, bool) {
+	ns, ok := ctx.Value(namespaceKey).(string)
+	return ns, ok
+}
+
+// NamespaceValue returns the request's namespace, or "".
+func NamespaceValue(ctx context.Context) string {
+	ns, _ := NamespaceFrom(ctx)
+	return ns
+}
+
+// WithUser returns ctx carrying the authenticated user.
+func WithUser(ctx context.Context, u *UserInfo) context.Context {
+	return context.WithValue(ctx, userKey, u)
+}
+
+// UserFrom returns the authenticated user, if any.
+func UserFrom(ctx context.Context) (*UserInfo, bool) {
+	u, ok := ctx.Value(userKey).(*UserInfo)
+	return u, ok
+}
+
+// WithRequestInfo returns ctx carrying the parsed request.
+func WithRequestInfo(ctx context.Context, info *RequestInfo) context.Context {
+	return context.WithValue(ctx, requestInfoKey, info)
+}
+
+// RequestInfoFrom returns the parsed request, if any.
+func RequestInfoFrom(ctx context.Context) (*RequestInfo, bool) {
+	info, ok := ctx.Value(requestInfoKey).(*RequestInfo)
+	return info, ok
+}
