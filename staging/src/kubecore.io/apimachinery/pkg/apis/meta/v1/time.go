@@ -2,6 +2,7 @@ package v1
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -69,6 +70,30 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 	pt, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return err
+	}
+	t.Time = pt.Local()
+	return nil
+}
+
+// MarshalQueryParameter gives the query parameter form of t (PodLogOptions'
+// sinceTime): RFC 3339 in UTC, or "" when zero.
+func (t Time) MarshalQueryParameter() (string, error) {
+	if t.Time.IsZero() {
+		return "", nil
+	}
+	return t.UTC().Format(time.RFC3339), nil
+}
+
+// UnmarshalQueryParameter parses the query parameter form of a Time; "" and
+// "null" give the zero Time.
+func (t *Time) UnmarshalQueryParameter(s string) error {
+	if s == "" || s == "null" {
+		t.Time = time.Time{}
+		return nil
+	}
+	pt, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return fmt.Errorf("parse time %q: %w", s, err)
 	}
 	t.Time = pt.Local()
 	return nil
