@@ -1,0 +1,5 @@
+// +kubecore:deepcopy-gen=package
+
+// Package v1 holds the autoscaling/v1 types kubecore serves: Scale, the body
+// of the scale subresource of Deployments, ReplicaSets and StatefulSets.
+package v1

@@ -1,0 +1,306 @@
+package v1
+
+import (
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/util/intstr"
+)
+
+// Service gives a set of pods, picked by a label selector, one stable
+// name, virtual address and port set.
+//
+// +kubecore:deepcopy-gen:interfaces=kubecore.io/apimachinery/pkg/runtime.Object
+type Service struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard object metadata.
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is the service's desired behaviour.
+	Spec ServiceSpec `json:"spec,omitempty"`
+	// Status holds the load balancer, if any.
+	Status ServiceStatus `json:"status,omitempty"`
+}
+
+// ServiceList is a list of services.
+//
+// +kubecore:deepcopy-gen:interfaces=kubecore.io/apimachinery/pkg/runtime.Object
+type ServiceList struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard list metadata.
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// Items are the services.
+	Items []Service `json:"items"`
+}
+
+// ClusterIPNone as spec.clusterIP makes a headless service: DNS returns the
+// pods' addresses and no virtual IP is allocated.
+const ClusterIPNone = "None"
+
+// ServiceSpec is a service's desired behaviour.
+type ServiceSpec struct {
+	// Ports the service exposes.
+	Ports []ServicePort `json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"port"`
+	// Selector picks the backing pods by label; without one the endpoints
+	// are managed by hand.
+	Selector map[string]string `json:"selector,omitempty"`
+	// ClusterIP is the virtual address, allocated when empty; "None" makes
+	// the service headless.
+	ClusterIP string `json:"clusterIP,omitempty"`
+	// ClusterIPs are the virtual addresses, one per IP family, the first
+	// equal to clusterIP.
+	ClusterIPs []string `json:"clusterIPs,omitempty"`
+	// Type is ClusterIP (the default), NodePort, LoadBalancer or
+	// ExternalName.
+	Type ServiceType `json:"type,omitempty"`
+	// ExternalIPs are extra addresses nodes accept traffic on.
+	ExternalIPs []string `json:"externalIPs,omitempty"`
+	// SessionAffinity is None (the default) or ClientIP.
+	SessionAffinity ServiceAffinity `json:"sessionAffinity,omitempty"`
+	// LoadBalancerIP is a deprecated request for a load balancer address.
+	LoadBalancerIP string `json:"loadBalancerIP,omitempty"`
+	// LoadBalancerSourceRanges restrict the clients of a load balancer.
+	LoadBalancerSourceRanges []string `json:"loadBalancerSourceRanges,omitempty"`
+	// ExternalName is the DNS name an ExternalName service aliases.
+	ExternalName string `json:"externalName,omitempty"`
+	// ExternalTrafficPolicy is Cluster or Local, for traffic from outside.
+	ExternalTrafficPolicy ServiceExternalTrafficPolicy `json:"externalTrafficPolicy,omitempty"`
+	// HealthCheckNodePort serves health checks with externalTrafficPolicy
+	// Local.
+	HealthCheckNodePort int32 `json:"healthCheckNodePort,omitempty"`
+	// PublishNotReadyAddresses includes not-ready pods in DNS and
+	// endpoints.
+	PublishNotReadyAddresses bool `json:"publishNotReadyAddresses,omitempty"`
+	// SessionAffinityConfig tunes ClientIP affinity.
+	SessionAffinityConfig *SessionAffinityConfig `json:"sessionAffinityConfig,omitempty"`
+	// IPFamilies are the families of clusterIPs, in order.
+	IPFamilies []IPFamily `json:"ipFamilies,omitempty"`
+	// IPFamilyPolicy is SingleStack, PreferDualStack or RequireDualStack.
+	IPFamilyPolicy *IPFamilyPolicy `json:"ipFamilyPolicy,omitempty"`
+	// AllocateLoadBalancerNodePorts says whether a LoadBalancer service
+	// gets node ports; defaults to true.
+	AllocateLoadBalancerNodePorts *bool `json:"allocateLoadBalancerNodePorts,omitempty"`
+	// LoadBalancerClass picks the load balancer implementation.
+	LoadBalancerClass *string `json:"loadBalancerClass,omitempty"`
+	// InternalTrafficPolicy is Cluster or Local, for traffic from inside.
+	InternalTrafficPolicy *ServiceInternalTrafficPolicy `json:"internalTrafficPolicy,omitempty"`
+	// TrafficDistribution expresses a routing preference, such as
+	// PreferClose.
+	TrafficDistribution *string `json:"trafficDistribution,omitempty"`
+}
+
+// The values of spec.trafficDistribution.
+const (
+	// ServiceTrafficDistributionPreferClose prefers topologically close
+	// endpoints.
+	ServiceTrafficDistributionPreferClose = "PreferClose"
+	// ServiceTrafficDistributionPreferSameZone prefers endpoints in the
+	// client's zone.
+	ServiceTrafficDistributionPreferSameZone = "PreferSameZone"
+	// ServiceTrafficDistributionPreferSameNode prefers endpoints on the
+	// client's node.
+	ServiceTrafficDistributionPreferSameNode = "PreferSameNode"
+)
+
+// ServicePort is one port of a service.
+type ServicePort struct {
+	// Name of the port; required when there are several.
+	Name string `json:"name,omitempty"`
+	// Protocol is TCP (the default), UDP or SCTP.
+	Protocol Protocol `json:"protocol,omitempty"`
+	// AppProtocol is the application protocol, such as "http".
+	AppProtocol *string `json:"appProtocol,omitempty"`
+	// Port the service listens on.
+	Port int32 `json:"port"`
+	// TargetPort is the pods' port, by number or by container port name;
+	// defaults to port.
+	TargetPort intstr.IntOrString `json:"targetPort,omitempty"`
+	// NodePort is the port on every node for NodePort and LoadBalancer
+	// services; allocated when zero.
+	NodePort int32 `json:"nodePort,omitempty"`
+}
+
+// ServiceType is how a service is exposed.
+type ServiceType string
+
+// The service types.
+const (
+	// ServiceTypeClusterIP: a virtual IP reachable inside the cluster.
+	ServiceTypeClusterIP ServiceType = "ClusterIP"
+	// ServiceTypeNodePort: a cluster IP plus a port on every node.
+	ServiceTypeNodePort ServiceType = "NodePort"
+	// ServiceTypeLoadBalancer: a node port plus an external load balancer.
+	ServiceTypeLoadBalancer ServiceType = "LoadBalancer"
+	// ServiceTypeExternalName: a DNS CNAME to externalName.
+	ServiceTypeExternalName ServiceType = "ExternalName"
+)
+
+// ServiceAffinity is the session affinity of a service.
+type ServiceAffinity string
+
+// The session affinities.
+const (
+	ServiceAffinityClientIP ServiceAffinity = "ClientIP"
+	ServiceAffinityNone     ServiceAffinity = "None"
+)
+
+// DefaultClientIPServiceAffinitySeconds is the default ClientIP affinity
+// timeout: three hours.
+const DefaultClientIPServiceAffinitySeconds int32 = 10800
+
+// SessionAffinityConfig tunes session affinity.
+type SessionAffinityConfig struct {
+	// ClientIP tunes ClientIP affinity.
+	ClientIP *ClientIPConfig `json:"clientIP,omitempty"`
+}
+
+// ClientIPConfig tunes ClientIP affinity.
+type ClientIPConfig struct {
+	// TimeoutSeconds a client sticks to a backend; 1 to 86400.
+	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
+}
+
+// ServiceInternalTrafficPolicy routes traffic from inside the cluster.
+type ServiceInternalTrafficPolicy string
+
+// The internal traffic policies.
+const (
+	// ServiceInternalTrafficPolicyCluster routes to any ready endpoint.
+	ServiceInternalTrafficPolicyCluster ServiceInternalTrafficPolicy = "Cluster"
+	// ServiceInternalTrafficPolicyLocal routes to endpoints on the same
+	// node only.
+	ServiceInternalTrafficPolicyLocal ServiceInternalTrafficPolicy = "Local"
+)
+
+// ServiceExternalTrafficPolicy routes traffic from outside the cluster.
+type ServiceExternalTrafficPolicy string
+
+// The external traffic policies.
+const (
+	// ServiceExternalTrafficPolicyCluster routes to any ready endpoint.
+	ServiceExternalTrafficPolicyCluster ServiceExternalTrafficPolicy = "Cluster"
+	// ServiceExternalTrafficPolicyLocal keeps the client address and routes
+	// to endpoints on the receiving node only.
+	ServiceExternalTrafficPolicyLocal ServiceExternalTrafficPolicy = "Local"
+)
+
+// IPFamily is IPv4 or IPv6.
+type IPFamily string
+
+// The IP families.
+const (
+	IPv4Protocol    IPFamily = "IPv4"
+	IPv6Protocol    IPFamily = "IPv6"
+	IPFamilyUnknown IPFamily = ""
+)
+
+// IPFamilyPolicy says how many IP families a service gets.
+type IPFamilyPolicy string
+
+// The IP family policies.
+const (
+	IPFamilyPolicySingleStack      IPFamilyPolicy = "SingleStack"
+	IPFamilyPolicyPreferDualStack  IPFamilyPolicy = "PreferDualStack"
+	IPFamilyPolicyRequireDualStack IPFamilyPolicy = "RequireDualStack"
+)
+
+// ServiceStatus is the observed state of a service.
+type ServiceStatus struct {
+	// LoadBalancer holds the load balancer's addresses.
+	LoadBalancer LoadBalancerStatus `json:"loadBalancer,omitempty"`
+	// Conditions of the service.
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+}
+
+// LoadBalancerStatus lists a load balancer's ingress points.
+type LoadBalancerStatus struct {
+	// Ingress points of the load balancer.
+	Ingress []LoadBalancerIngress `json:"ingress,omitempty"`
+}
+
+// LoadBalancerIngress is one ingress point of a load balancer.
+type LoadBalancerIngress struct {
+	// IP of the ingress point.
+	IP string `json:"ip,omitempty"`
+	// Hostname of the ingress point.
+	Hostname string `json:"hostname,omitempty"`
+	// IPMode is VIP or Proxy.
+	IPMode *LoadBalancerIPMode `json:"ipMode,omitempty"`
+	// Ports of the ingress point and their errors.
+	Ports []PortStatus `json:"ports,omitempty"`
+}
+
+// LoadBalancerIPMode says how traffic reaches the load balancer's IP.
+type LoadBalancerIPMode string
+
+// The load balancer IP modes.
+const (
+	LoadBalancerIPModeVIP   LoadBalancerIPMode = "VIP"
+	LoadBalancerIPModeProxy LoadBalancerIPMode = "Proxy"
+)
+
+// PortStatus is the state of one load balancer port.
+type PortStatus struct {
+	// Port number.
+	Port int32 `json:"port"`
+	// Protocol of the port.
+	Protocol Protocol `json:"protocol"`
+	// Error is a CamelCase problem with the port, if any.
+	Error *string `json:"error,omitempty"`
+}
+
+// Endpoints lists the addresses backing a service; its name is the
+// service's.
+//
+// +kubecore:deepcopy-gen:interfaces=kubecore.io/apimachinery/pkg/runtime.Object
+type Endpoints struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard object metadata.
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Subsets group addresses that share the same ports.
+	Subsets []EndpointSubset `json:"subsets,omitempty"`
+}
+
+// EndpointSubset is a set of addresses with a common set of ports.
+type EndpointSubset struct {
+	// Addresses that are ready.
+	Addresses []EndpointAddress `json:"addresses,omitempty"`
+	// NotReadyAddresses are not ready yet or no longer.
+	NotReadyAddresses []EndpointAddress `json:"notReadyAddresses,omitempty"`
+	// Ports available on every address.
+	Ports []EndpointPort `json:"ports,omitempty"`
+}
+
+// EndpointAddress is one backend address.
+type EndpointAddress struct {
+	// IP of the backend.
+	IP string `json:"ip"`
+	// Hostname of the backend.
+	Hostname string `json:"hostname,omitempty"`
+	// NodeName of the backend's node.
+	NodeName *string `json:"nodeName,omitempty"`
+	// TargetRef is the backing object, usually a pod.
+	TargetRef *ObjectReference `json:"targetRef,omitempty"`
+}
+
+// EndpointPort is one port of the backends.
+type EndpointPort struct {
+	// Name matching the service port's name.
+	Name string `json:"name,omitempty"`
+	// Port number.
+	Port int32 `json:"port"`
+	// Protocol is TCP (the default), UDP or SCTP.
+	Protocol Protocol `json:"protocol,omitempty"`
+	// AppProtocol is the application protocol.
+	AppProtocol *string `json:"appProtocol,omitempty"`
+}
+
+// EndpointsList is a list of endpoints.
+//
+// +kubecore:deepcopy-gen:interfaces=kubecore.io/apimachinery/pkg/runtime.Object
+type EndpointsList struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard list metadata.
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// Items are the endpoints.
+	Items []Endpoints `json:"items"`
+}
