@@ -12,6 +12,7 @@ const (
 	namespaceKey contextKey = iota
 	userKey
 	requestInfoKey
+	warningKey
 )
 
 // UserInfo is the authenticated identity of a request.
@@ -77,4 +78,20 @@ func WithRequestInfo(ctx context.Context, info *RequestInfo) context.Context {
 func RequestInfoFrom(ctx context.Context) (*RequestInfo, bool) {
 	info, ok := ctx.Value(requestInfoKey).(*RequestInfo)
 	return info, ok
+}
+
+// WarningRecorder collects the warnings a request produces; the HTTP layer
+// sends them as `Warning: 299 - "..."` headers.
+type WarningRecorder func(message string)
+
+// WithWarningRecorder returns ctx carrying a recorder for warnings.
+func WithWarningRecorder(ctx context.Context, rec WarningRecorder) context.Context {
+	return context.WithValue(ctx, warningKey, rec)
+}
+
+// AddWarning records a warning on the request, if it has a recorder.
+func AddWarning(ctx context.Context, message string) {
+	if rec, ok := ctx.Value(warningKey).(WarningRecorder); ok && rec != nil {
+		rec(message)
+	}
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // Interface stores the objects of one resource under string keys such as
-// "/registry/pods/default/web-0". Objects come back with their
+// "/pods/default/web-0", relative to the storage's prefix ("/registry" in
+// etcd). Objects come back with their
 // resourceVersion set: the etcd mod revision as a decimal string.
 //
 // Implementations return *StorageError for storage-level failures (not found,

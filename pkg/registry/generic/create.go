@@ -1,0 +1,194 @@
+package generic
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+	"kubecore.io/apimachinery/pkg/api/validation"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/util/validation/field"
+
+	"kubecore.io/kubecore/pkg/apirequest"
+	"kubecore.io/kubecore/pkg/registry/rest"
+	"kubecore.io/kubecore/pkg/storage"
+)
+
+const (
+	// nameSuffixAlphabet leaves out vowels and look-alike characters, so
+	// that generated names spell no words.
+	nameSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+	nameSuffixLength   = 5
+	// maxGeneratedBaseLength keeps a generated name within 63 characters.
+	maxGeneratedBaseLength = 63 - nameSuffixLength
+	// generateNameAttempts bounds the retries of a generated name that
+	// collides with an existing object.
+	generateNameAttempts = 8
+)
+
+// SimpleNameGenerator returns base (cut to 58 characters) followed by five
+// random characters.
+func SimpleNameGenerator(base string) string {
+	if len(base) > maxGeneratedBaseLength {
+		base = base[:maxGeneratedBaseLength]
+	}
+	b := make([]byte, nameSuffixLength)
+	for i := range b {
+		b[i] = nameSuffixAlphabet[rand.IntN(len(nameSuffixAlphabet))]
+	}
+	return base + string(b)
+}
+
+func (s *Store) generateName(base string) string {
+	if s.NameGenerator != nil {
+		return s.NameGenerator(base)
+	}
+	return SimpleNameGenerator(base)
+}
+
+// isDryRun reports dryRun=All.
+func isDryRun(dryRun []string) bool { return slices.Contains(dryRun, metav1.DryRunAll) }
+
+// ensureNamespace makes the object's namespace agree with the request's:
+// an empty one takes the request's, a cluster-scoped object has none.
+func (s *Store) ensureNamespace(ctx context.Context, m *metav1.ObjectMeta) error {
+	if !s.NamespaceScoped() {
+		m.Namespace = ""
+		return nil
+	}
+	reqNS := apirequest.NamespaceValue(ctx)
+	switch {
+	case m.Namespace == reqNS:
+	case m.Namespace == "":
+		m.Namespace = reqNS
+	case reqNS == "":
+		// The key function will ask for the namespace parameter.
+	default:
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
+// beforeCreate fills the metadata the server owns and runs the strategy:
+// prepare, validate, canonicalize. obj is modified in place.
+func (s *Store) beforeCreate(ctx context.Context, obj runtime.Object, m *metav1.ObjectMeta) error {
+	if s.CreateStrategy == nil {
+		return apierrors.NewMethodNotSupported(s.DefaultQualifiedResource, "create")
+	}
+	if err := s.ensureNamespace(ctx, m); err != nil {
+		return err
+	}
+	if s.NamespaceScoped() && s.NamespaceLifecycle != nil && m.Namespace != "" {
+		if err := s.NamespaceLifecycle(ctx, m.Namespace); err != nil {
+			return err
+		}
+	}
+	m.UID = newUID()
+	m.CreationTimestamp = metav1.NewTime(s.now().Truncate(1e9))
+	m.DeletionTimestamp = nil
+	m.DeletionGracePeriodSeconds = nil
+	m.Generation = 0
+	m.SelfLink = ""
+	if m.GenerateName != "" && m.Name == "" {
+		m.Name = s.generateName(m.GenerateName)
+	}
+	s.CreateStrategy.PrepareForCreate(ctx, obj)
+	if errs := s.CreateStrategy.Validate(ctx, obj); len(errs) > 0 {
+		return apierrors.NewInvalid(s.qualifiedKind(obj), m.Name, errs)
+	}
+	// The strategy's messages come first; the generic metadata checks
+	// catch what a strategy does not look at.
+	nameFn := func(name string, prefix bool) []string {
+		if prefix {
+			return nil
+		}
+		return validatePathSegmentName(name)
+	}
+	if errs := validation.ValidateObjectMeta(m, s.NamespaceScoped(), nameFn, field.NewPath("metadata")); len(errs) > 0 {
+		return apierrors.NewInvalid(s.qualifiedKind(obj), m.Name, errs)
+	}
+	s.CreateStrategy.Canonicalize(obj)
+	for _, w := range s.CreateStrategy.WarningsOnCreate(ctx, obj) {
+		apirequest.AddWarning(ctx, w)
+	}
+	return nil
+}
+
+// Create implements rest.Creater.
+func (s *Store) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
+	m, err := objectMeta(obj)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	if m.ResourceVersion != "" {
+		return nil, apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
+	}
+	generated := m.GenerateName != "" && m.Name == ""
+	if err := s.beforeCreate(ctx, obj, m); err != nil {
+		return nil, err
+	}
+	if createValidation != nil {
+		if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
+			return nil, err
+		}
+	}
+	dryRun := opts != nil && isDryRun(opts.DryRun)
+	for attempt := 1; ; attempt++ {
+		key, err := s.key(ctx, m.Name)
+		if err != nil {
+			return nil, err
+		}
+		var out runtime.Object
+		if dryRun {
+			out, err = s.dryRunCreate(ctx, key, obj)
+		} else {
+			out, err = s.Storage.Create(ctx, key, obj)
+		}
+		if err == nil {
+			if !dryRun && s.AfterCreate != nil {
+				s.AfterCreate(ctx, out)
+			}
+			return out, nil
+		}
+		if !storage.IsExist(err) {
+			return nil, interpretStorageError(err, verbCreate, s.DefaultQualifiedResource, m.Name)
+		}
+		if generated {
+			if attempt < generateNameAttempts {
+				m.Name = s.generateName(m.GenerateName)
+				continue
+			}
+			return nil, apierrors.NewGenerateNameConflict(s.DefaultQualifiedResource, m.Name, 1)
+		}
+		return nil, s.alreadyExists(ctx, key, m.Name)
+	}
+}
+
+// dryRunCreate answers as a create would, without writing.
+func (s *Store) dryRunCreate(ctx context.Context, key string, obj runtime.Object) (runtime.Object, error) {
+	_, err := s.Storage.Get(ctx, key, storage.GetOptions{})
+	switch {
+	case err == nil:
+		return nil, storage.NewError(storage.ErrCodeKeyExists, key, 0, "")
+	case storage.IsNotFound(err):
+		return obj, nil
+	}
+	return nil, err
+}
+
+// alreadyExists is the AlreadyExists error of a create, which says so when
+// the existing object is being deleted.
+func (s *Store) alreadyExists(ctx context.Context, key, name string) error {
+	err := apierrors.NewAlreadyExists(s.DefaultQualifiedResource, name)
+	existing, getErr := s.Storage.Get(ctx, key, storage.GetOptions{})
+	if getErr != nil {
+		return err
+	}
+	if em, merr := objectMeta(existing); merr == nil && em.DeletionTimestamp != nil {
+		err.ErrStatus.Message = fmt.Sprintf("object is being deleted: %s", err.ErrStatus.Message)
+	}
+	return err
+}

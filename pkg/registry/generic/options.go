@@ -1,0 +1,73 @@
+package generic
+
+import (
+	"errors"
+	"fmt"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"kubecore.io/kubecore/pkg/storage"
+	"kubecore.io/kubecore/pkg/storage/etcd3"
+)
+
+// StoreOptions say where a Store keeps its objects.
+type StoreOptions struct {
+	// Client talks to etcd. Required unless the Store has its Storage.
+	Client *clientv3.Client
+	// Prefix is the etcd key prefix of every resource ("/registry").
+	Prefix string
+	// Codec encodes the objects; JSON when nil.
+	Codec etcd3.Codec
+	// Decorate wraps the etcd3 storage of the resource, with the Store's
+	// key prefix ("/pods"), typically in the watch cache; the returned
+	// func releases it. Nil serves straight from etcd.
+	Decorate func(s storage.Interface, store *Store) (storage.Interface, func(), error)
+}
+
+// CompleteWithOptions checks the required fields and, when Storage is nil,
+// builds the etcd3 storage of the resource (decorated per opts).
+func (s *Store) CompleteWithOptions(opts StoreOptions) error {
+	gr := s.DefaultQualifiedResource
+	switch {
+	case gr.Resource == "":
+		return errors.New("store: DefaultQualifiedResource is required")
+	case s.NewFunc == nil:
+		return fmt.Errorf("store %s: NewFunc is required", gr)
+	case s.NewListFunc == nil:
+		return fmt.Errorf("store %s: NewListFunc is required", gr)
+	case s.CreateStrategy == nil && s.UpdateStrategy == nil && s.DeleteStrategy == nil:
+		return fmt.Errorf("store %s: at least one strategy is required", gr)
+	}
+	if _, err := itemsField(s.NewListFunc()); err != nil {
+		return fmt.Errorf("store %s: %w", gr, err)
+	}
+	if s.Storage != nil {
+		return nil
+	}
+	if opts.Client == nil {
+		return fmt.Errorf("store %s: an etcd client or a Storage is required", gr)
+	}
+	st, err := etcd3.New(etcd3.Config{
+		Client:        opts.Client,
+		Prefix:        opts.Prefix,
+		Codec:         opts.Codec,
+		NewFunc:       s.NewFunc,
+		GroupResource: gr,
+	})
+	if err != nil {
+		return fmt.Errorf("store %s: %w", gr, err)
+	}
+	if opts.Decorate != nil {
+		decorated, destroy, err := opts.Decorate(st, s)
+		if err != nil {
+			return fmt.Errorf("store %s: decorate storage: %w", gr, err)
+		}
+		st, s.DestroyFunc = decorated, destroy
+	}
+	s.Storage = st
+	return nil
+}
+
+// KeyPrefix is the key under which the Store keeps its objects ("/pods"),
+// for a storage decorator such as the watch cache.
+func (s *Store) KeyPrefix() string { return s.resourcePrefix() }

@@ -1,0 +1,274 @@
+package generic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"kubecore.io/kubecore/pkg/apirequest"
+
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+	"kubecore.io/apimachinery/pkg/api/validation"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/runtime/schema"
+	"kubecore.io/apimachinery/pkg/util/validation/field"
+
+	"kubecore.io/kubecore/pkg/registry/rest"
+	"kubecore.io/kubecore/pkg/storage"
+)
+
+// errEmptiedFinalizers stops an update that removed the last finalizer of
+// an object whose deletion is due: the Store deletes it instead.
+var errEmptiedFinalizers = errors.New("emptied finalizers")
+
+// Update implements rest.Updater: PUT and PATCH. objInfo computes the new
+// object from the current one inside the storage's compare-and-swap loop.
+func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	if s.UpdateStrategy == nil {
+		return nil, false, apierrors.NewMethodNotSupported(s.DefaultQualifiedResource, "update")
+	}
+	key, err := s.key(ctx, name)
+	if err != nil {
+		return nil, false, err
+	}
+	var preconditions *storage.Preconditions
+	if p := objInfo.Preconditions(); p != nil {
+		preconditions = &storage.Preconditions{UID: p.UID, ResourceVersion: p.ResourceVersion}
+	}
+	dryRun := opts != nil && isDryRun(opts.DryRun)
+
+	var (
+		creating  bool
+		toDelete  runtime.Object
+		oldForDel *metav1.ObjectMeta
+	)
+	tryUpdate := func(existing runtime.Object) (runtime.Object, error) {
+		creating, toDelete, oldForDel = false, nil, nil
+		if existing == nil {
+			if !s.UpdateStrategy.AllowCreateOnUpdate() && !forceAllowCreate {
+				return nil, apierrors.NewNotFound(s.DefaultQualifiedResource, name)
+			}
+			obj, err := objInfo.UpdatedObject(ctx, nil)
+			if err != nil {
+				return nil, err
+			}
+			m, err := objectMeta(obj)
+			if err != nil {
+				return nil, apierrors.NewInternalError(err)
+			}
+			if err := checkName(m, name); err != nil {
+				return nil, err
+			}
+			m.ResourceVersion = ""
+			creating = true
+			if err := s.beforeCreate(ctx, obj, m); err != nil {
+				return nil, err
+			}
+			if createValidation != nil {
+				if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
+					return nil, err
+				}
+			}
+			return obj, nil
+		}
+		obj, err := objInfo.UpdatedObject(ctx, existing)
+		if err != nil {
+			return nil, err
+		}
+		m, err := objectMeta(obj)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		old, err := objectMeta(existing)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		if err := checkName(m, name); err != nil {
+			return nil, err
+		}
+		switch {
+		case m.ResourceVersion == "" && s.UpdateStrategy.AllowUnconditionalUpdate():
+			m.ResourceVersion = old.ResourceVersion
+		case m.ResourceVersion == "":
+			kind := schema.GroupKind{Group: s.DefaultQualifiedResource.Group, Kind: s.DefaultQualifiedResource.Resource}
+			return nil, apierrors.NewInvalid(kind, name, field.ErrorList{
+				field.Invalid(field.NewPath("metadata", "resourceVersion"), 0, "must be specified for an update"),
+			})
+		case m.ResourceVersion != old.ResourceVersion:
+			return nil, apierrors.NewConflict(s.DefaultQualifiedResource, name, errors.New(apierrors.OptimisticLockErrorMsg))
+		}
+		if err := s.beforeUpdate(ctx, obj, existing, m, old); err != nil {
+			return nil, err
+		}
+		if updateValidation != nil {
+			if err := updateValidation(ctx, obj.DeepCopyObject(), existing.DeepCopyObject()); err != nil {
+				return nil, err
+			}
+		}
+		if deleteDuringUpdate(m, old) {
+			toDelete, oldForDel = obj, old
+			return nil, errEmptiedFinalizers
+		}
+		return obj, nil
+	}
+
+	var out runtime.Object
+	if dryRun {
+		out, err = s.dryRunUpdate(ctx, key, preconditions, true, tryUpdate)
+	} else {
+		out, err = s.Storage.GuaranteedUpdate(ctx, key, preconditions, true, tryUpdate, nil)
+	}
+	switch {
+	case errors.Is(err, errEmptiedFinalizers):
+		return s.deleteWithoutFinalizers(ctx, key, name, toDelete, oldForDel, dryRun)
+	case err != nil && creating:
+		return nil, false, interpretStorageError(err, verbCreate, s.DefaultQualifiedResource, name)
+	case err != nil:
+		return nil, false, interpretStorageError(err, verbUpdate, s.DefaultQualifiedResource, name)
+	}
+	if !dryRun {
+		if creating && s.AfterCreate != nil {
+			s.AfterCreate(ctx, out)
+		} else if !creating && s.AfterUpdate != nil {
+			s.AfterUpdate(ctx, out)
+		}
+	}
+	return out, creating, nil
+}
+
+// checkName fills an empty name from the URL and rejects another one.
+func checkName(m *metav1.ObjectMeta, name string) error {
+	switch m.Name {
+	case name:
+	case "":
+		m.Name = name
+	default:
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.Name, name))
+	}
+	return nil
+}
+
+// beforeUpdate keeps the metadata the server owns, runs the strategy and
+// validates the result against the stored object.
+func (s *Store) beforeUpdate(ctx context.Context, obj, existing runtime.Object, m, old *metav1.ObjectMeta) error {
+	if err := s.ensureNamespace(ctx, m); err != nil {
+		return err
+	}
+	// Clients do not set the generation: the strategy bumps it.
+	m.Generation = old.Generation
+	s.UpdateStrategy.PrepareForUpdate(ctx, obj, existing)
+	if m.UID == "" {
+		m.UID = old.UID
+	}
+	if !old.CreationTimestamp.IsZero() {
+		m.CreationTimestamp = old.CreationTimestamp
+	}
+	// An update never removes or moves a deletion that has started.
+	if old.DeletionTimestamp != nil {
+		m.DeletionTimestamp = old.DeletionTimestamp
+	}
+	if old.DeletionGracePeriodSeconds != nil && m.DeletionGracePeriodSeconds == nil {
+		m.DeletionGracePeriodSeconds = old.DeletionGracePeriodSeconds
+	}
+	errs := validation.ValidateObjectMetaUpdate(m, old, field.NewPath("metadata"))
+	errs = appendNew(errs, s.UpdateStrategy.ValidateUpdate(ctx, obj, existing))
+	if len(errs) > 0 {
+		return apierrors.NewInvalid(s.qualifiedKind(obj), m.Name, errs)
+	}
+	s.UpdateStrategy.Canonicalize(obj)
+	for _, w := range s.UpdateStrategy.WarningsOnUpdate(ctx, obj, existing) {
+		apirequest.AddWarning(ctx, w)
+	}
+	return nil
+}
+
+// appendNew appends the errors of more that errs does not hold yet: a
+// strategy that validates the metadata update too does not double them.
+func appendNew(errs, more field.ErrorList) field.ErrorList {
+	for _, e := range more {
+		dup := false
+		for _, have := range errs {
+			if have.Type == e.Type && have.Field == e.Field && have.Detail == e.Detail {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			errs = append(errs, e)
+		}
+	}
+	return errs
+}
+
+// deleteDuringUpdate reports an update that removed the last finalizer of
+// an object marked for deletion whose grace period is over.
+func deleteDuringUpdate(m, old *metav1.ObjectMeta) bool {
+	return len(m.Finalizers) == 0 && len(old.Finalizers) > 0 &&
+		old.DeletionTimestamp != nil &&
+		old.DeletionGracePeriodSeconds != nil && *old.DeletionGracePeriodSeconds == 0
+}
+
+// deleteWithoutFinalizers deletes the object an update emptied of
+// finalizers, provided it did not change since; it returns the object of
+// the update, as a PUT answers with an object.
+func (s *Store) deleteWithoutFinalizers(ctx context.Context, key, name string, obj runtime.Object, old *metav1.ObjectMeta, dryRun bool) (runtime.Object, bool, error) {
+	if dryRun {
+		return obj, false, nil
+	}
+	uid, rv := old.UID, old.ResourceVersion
+	deleted, err := s.Storage.Delete(ctx, key, &storage.Preconditions{UID: &uid, ResourceVersion: &rv}, nil, nil)
+	switch {
+	case storage.IsNotFound(err):
+		// Another update removed the finalizers and deleted it first.
+		return obj, false, nil
+	case err != nil:
+		return nil, false, interpretStorageError(err, verbDelete, s.DefaultQualifiedResource, name)
+	}
+	if s.AfterDelete != nil {
+		s.AfterDelete(ctx, deleted)
+	}
+	return obj, false, nil
+}
+
+// dryRunUpdate computes what GuaranteedUpdate would store, without
+// writing: storage.Interface has no dry-run mode.
+func (s *Store) dryRunUpdate(ctx context.Context, key string, preconditions *storage.Preconditions, ignoreNotFound bool, tryUpdate storage.UpdateFunc) (runtime.Object, error) {
+	current, err := s.Storage.Get(ctx, key, storage.GetOptions{})
+	switch {
+	case storage.IsNotFound(err) && ignoreNotFound:
+		current = nil
+	case err != nil:
+		return nil, err
+	default:
+		current = current.DeepCopyObject()
+	}
+	if err := checkPreconditions(key, preconditions, current); err != nil {
+		return nil, err
+	}
+	return tryUpdate(current)
+}
+
+// checkPreconditions compares preconditions with the stored object (nil
+// when there is none), with the storage's messages.
+func checkPreconditions(key string, p *storage.Preconditions, obj runtime.Object) error {
+	if p == nil || (p.UID == nil && p.ResourceVersion == nil) {
+		return nil
+	}
+	var uid, rv string
+	if obj != nil {
+		m, err := objectMeta(obj)
+		if err != nil {
+			return storage.NewError(storage.ErrCodeInvalidObj, key, 0, err.Error())
+		}
+		uid, rv = string(m.UID), m.ResourceVersion
+	}
+	if p.UID != nil && string(*p.UID) != uid {
+		return storage.NewError(storage.ErrCodeResourceVersionConflicts, key, 0,
+			fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, uid))
+	}
+	if p.ResourceVersion != nil && *p.ResourceVersion != rv {
+		return storage.NewError(storage.ErrCodeResourceVersionConflicts, key, 0,
+			fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, rv))
+	}
+	return nil
+}
