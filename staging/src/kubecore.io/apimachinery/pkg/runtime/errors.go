@@ -48,7 +48,9 @@ func IsNotRegisteredError(err error) bool {
 
 type missingKindErr struct{ data string }
 
-func (e *missingKindErr) Error() string { return fmt.Sprintf("Object 'Kind' is missing in '%s'", e.data) }
+func (e *missingKindErr) Error() string {
+	return fmt.Sprintf("Object 'Kind' is missing in '%s'", e.data)
+}
 
 // NewMissingKindErr reports data that names no kind.
 func NewMissingKindErr(data string) error { return &missingKindErr{data: data} }

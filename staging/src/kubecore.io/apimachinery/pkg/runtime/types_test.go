@@ -72,32 +72,38 @@ type plain struct {
 }
 
 func TestDeepCopyJSONValue(t *testing.T) {
-	one := 1
-	tests := []any{
-		nil, "s", true, int64(3), 2.5, json.Number("7"),
-		map[string]any{"a": []any{"x", map[string]any{"b": int64(1)}, nil}},
-		[]any{[]any{1.5}, map[string]any{}},
-		&testtypes.Pod{ObjectMeta: testtypes.ObjectMeta{Name: "p", Labels: map[string]string{"k": "v"}}},
-		plain{S: []int{1}, M: map[string]*int{"one": &one}, P: &plain{S: []int{2}}, I: map[string]any{"z": []any{1}}, hidden: []int{9}},
-		&plain{S: []int{3}},
-		[]string{"a"},
-		map[string]any(nil),
+	// Each case is built twice: one copy is mutated through its deep copy,
+	// the other is what it must still equal.
+	cases := []func() any{
+		func() any { return map[string]any{"a": []any{"x", map[string]any{"b": int64(1)}, nil, 2.5, true}} },
+		func() any { return []any{[]any{"y"}, map[string]any{"n": json.Number("7")}} },
+		func() any {
+			return &testtypes.Pod{ObjectMeta: testtypes.ObjectMeta{Name: "p", Labels: map[string]string{"k": "v"}}}
+		},
+		func() any {
+			one := 1
+			return &plain{S: []int{1}, M: map[string]*int{"one": &one}, P: &plain{S: []int{2}}, I: map[string]any{"z": []any{"q"}}, hidden: []int{9}}
+		},
+		func() any { return []string{"a"} },
+		func() any { return map[string][]int{"a": {1}} },
 	}
-	for _, in := range tests {
-		c := runtime.DeepCopyJSONValue(in)
-		if !reflect.DeepEqual(in, c) {
-			t.Fatalf("copy of %#v is %#v", in, c)
+	for i, build := range cases {
+		orig, want := build(), build()
+		c := runtime.DeepCopyJSONValue(orig)
+		if !reflect.DeepEqual(orig, c) {
+			t.Fatalf("case %d: copy %#v differs", i, c)
 		}
 		mutateAny(reflect.ValueOf(&c).Elem())
-		if in != nil && reflect.TypeOf(in).Kind() != reflect.Struct && reflect.DeepEqual(in, c) && isReference(in) {
-			t.Fatalf("mutating the copy of %#v did nothing: the test is broken", in)
+		if reflect.DeepEqual(c, want) {
+			t.Fatalf("case %d: mutation did nothing, the test is broken", i)
+		}
+		if !reflect.DeepEqual(orig, want) {
+			t.Fatalf("case %d: changing the copy changed the original: %#v", i, orig)
 		}
 	}
-	// The originals are unchanged by mutations of their copies.
-	for i, in := range tests {
-		again := runtime.DeepCopyJSONValue(in)
-		if !reflect.DeepEqual(in, again) {
-			t.Fatalf("case %d changed", i)
+	for _, scalar := range []any{nil, "s", true, int64(3), 2.5, json.Number("7"), map[string]any(nil), []any(nil)} {
+		if c := runtime.DeepCopyJSONValue(scalar); !reflect.DeepEqual(c, scalar) {
+			t.Fatalf("copy of %#v is %#v", scalar, c)
 		}
 	}
 	m := map[string]any{"a": []any{"x"}}
@@ -106,20 +112,10 @@ func TestDeepCopyJSONValue(t *testing.T) {
 	if m["a"].([]any)[0] != "x" || runtime.DeepCopyJSON(nil) != nil {
 		t.Fatal("DeepCopyJSON shares memory")
 	}
-	p := plain{S: []int{1}, hidden: []int{9}}
-	pc := runtime.DeepCopyJSONValue(p).(plain)
-	pc.S[0] = 2
-	if p.S[0] != 1 {
-		t.Fatal("exported struct fields are shared")
+	var nilPod *testtypes.Pod
+	if c := runtime.DeepCopyJSONValue(plain{I: nilPod}); c.(plain).I != nil && !reflect.ValueOf(c.(plain).I).IsNil() {
+		t.Fatalf("copy of a typed nil: %#v", c)
 	}
-}
-
-func isReference(v any) bool {
-	switch reflect.TypeOf(v).Kind() {
-	case reflect.Map, reflect.Slice, reflect.Pointer:
-		return reflect.ValueOf(v).Len() > 0 || reflect.TypeOf(v).Kind() == reflect.Pointer
-	}
-	return false
 }
 
 // mutateAny changes every string, number and bool reachable from v.
@@ -161,6 +157,10 @@ func mutateAny(v reflect.Value) {
 	case reflect.Int, reflect.Int64:
 		if v.CanSet() {
 			v.SetInt(v.Int() + 1)
+		}
+	case reflect.Array:
+		for i := range v.Len() {
+			mutateAny(v.Index(i))
 		}
 	}
 }

@@ -1,6 +1,5 @@
-// Package strictjson decodes JSON into Go values as the Kubernetes API server
-// does: field names match case-sensitively, integers in untyped values stay
-// int64, and every unknown or duplicate field is reported with its path.
+// Package strictjson decodes JSON as the Kubernetes API server does: names
+// match case-sensitively and unknown or duplicate fields are reported by path.
 package strictjson
 
 import (
@@ -22,9 +21,11 @@ import (
 // so that hostile input cannot exhaust the stack.
 const maxDepth = 10000
 
-// Decoder decodes JSON into Go values. It caches what it learns about each
-// Go type, so keep one per process (or per scheme) rather than one per call.
-// The zero value is ready to use; a Decoder is safe for concurrent use.
+// Decoder decodes JSON into Go values. Integers decoded into untyped values
+// (any) stay int64 when they fit, as Kubernetes keeps them; other numbers
+// are float64. It caches what it learns about each Go type, so keep one per
+// process (or per scheme) rather than one per call. The zero value is ready
+// to use; a Decoder is safe for concurrent use.
 type Decoder struct {
 	cache sync.Map // reflect.Type -> *typeDecoder
 

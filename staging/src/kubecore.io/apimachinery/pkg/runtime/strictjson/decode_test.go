@@ -93,6 +93,9 @@ func TestUnmarshalMatchesEncodingJSON(t *testing.T) {
 			if !reflect.DeepEqual(normalize(want), normalize(got)) {
 				t.Fatalf("got  %+v\nwant %+v", got, want)
 			}
+			if got.Spec.unexported != "" {
+				t.Fatal("an unexported field was set")
+			}
 		})
 	}
 }
