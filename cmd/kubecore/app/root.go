@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 
+	"kubecore.io/kubecore/cmd/kubecore/app/apiserver"
 	"kubecore.io/kubecore/cmd/kubecore/app/version"
 )
 
@@ -61,7 +62,7 @@ func NewKubecoreCommand() *cobra.Command {
 	for _, c := range []*cobra.Command{
 		notImplemented("all-in-one", "Run etcd, apiserver, scheduler, controller-manager and a kubelet in one process"),
 		notImplemented("etcd", "Run an embedded etcd member"),
-		notImplemented("apiserver", "Run the API server"),
+		apiserver.NewCommand(),
 		notImplemented("scheduler", "Run the scheduler"),
 		notImplemented("controller-manager", "Run the controllers"),
 		notImplemented("kubelet", "Run a node agent"),

@@ -1,11 +1,15 @@
 package generic
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"kubecore.io/apimachinery/pkg/runtime/schema"
+
+	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/storage"
 	"kubecore.io/kubecore/pkg/storage/etcd3"
 )
@@ -22,6 +26,12 @@ type StoreOptions struct {
 	// key prefix ("/pods"), typically in the watch cache; the returned
 	// func releases it. Nil serves straight from etcd.
 	Decorate func(s storage.Interface, store *Store) (storage.Interface, func(), error)
+	// TableConvertorFor returns the Table printer of a resource, nil for
+	// the default Name/Created At table; it fills an unset TableConvertor.
+	TableConvertorFor func(schema.GroupResource) rest.TableConvertor
+	// NamespaceLifecycle fills an unset NamespaceLifecycle of namespaced
+	// Stores.
+	NamespaceLifecycle func(ctx context.Context, namespace string) error
 }
 
 // CompleteWithOptions checks the required fields and, when Storage is nil,
@@ -40,6 +50,14 @@ func (s *Store) CompleteWithOptions(opts StoreOptions) error {
 	}
 	if _, err := itemsField(s.NewListFunc()); err != nil {
 		return fmt.Errorf("store %s: %w", gr, err)
+	}
+	if s.TableConvertor == nil && opts.TableConvertorFor != nil {
+		if tc := opts.TableConvertorFor(gr); tc != nil {
+			s.TableConvertor = tc
+		}
+	}
+	if s.NamespaceLifecycle == nil && s.NamespaceScoped() {
+		s.NamespaceLifecycle = opts.NamespaceLifecycle
 	}
 	if s.Storage != nil {
 		return nil

@@ -1,0 +1,235 @@
+// Package apiserver implements `kubecore apiserver`: flags into Options,
+// validated and completed into a Config whose Run(ctx) serves until ctx ends.
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/klog/v2"
+
+	"kubecore.io/apimachinery/pkg/runtime"
+
+	"kubecore.io/kubecore/pkg/apiserver"
+	"kubecore.io/kubecore/pkg/controlplane"
+	"kubecore.io/kubecore/pkg/etcd"
+	"kubecore.io/kubecore/pkg/pki"
+)
+
+// ResourcesFunc builds the storage of every served resource on an etcd
+// client (pkg/controlplane provides it).
+type ResourcesFunc func(ctx context.Context, client *clientv3.Client) (*runtime.Scheme, []apiserver.APIGroupInfo, error)
+
+// Options are the flags of `kubecore apiserver`.
+type Options struct {
+	DataDir               string
+	EtcdServers           []string
+	BindAddress           string
+	SecurePort            int
+	ServiceClusterIPRange string
+	// Resources installs the API (every built-in resource by default).
+	Resources ResourcesFunc
+}
+
+// NewOptions returns the defaults.
+func NewOptions() *Options {
+	home, _ := os.UserHomeDir()
+	return &Options{
+		DataDir:               filepath.Join(home, ".kubecore"),
+		BindAddress:           "127.0.0.1",
+		SecurePort:            6443,
+		ServiceClusterIPRange: "10.96.0.0/12",
+	}
+}
+
+// controlPlane serves every built-in resource from pkg/controlplane and
+// creates the objects a cluster starts with.
+func controlPlane(serviceCIDR string) ResourcesFunc {
+	return func(ctx context.Context, client *clientv3.Client) (*runtime.Scheme, []apiserver.APIGroupInfo, error) {
+		in, err := controlplane.New(ctx, controlplane.Config{EtcdClient: client, ServiceCIDR: serviceCIDR})
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := in.Bootstrap(ctx); err != nil {
+			in.Destroy()
+			return nil, nil, err
+		}
+		return in.Scheme, in.Groups, nil
+	}
+}
+
+// Validate returns every problem with the options.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.DataDir == "" {
+		errs = append(errs, errors.New("--data-dir is required"))
+	}
+	if net.ParseIP(o.BindAddress) == nil {
+		errs = append(errs, fmt.Errorf("--bind-address %q is not an IP address", o.BindAddress))
+	}
+	if o.SecurePort < 0 || o.SecurePort > 65535 {
+		errs = append(errs, fmt.Errorf("--secure-port %d is out of range", o.SecurePort))
+	}
+	for _, s := range o.EtcdServers {
+		if u, err := url.Parse(s); err != nil || u.Host == "" {
+			errs = append(errs, fmt.Errorf("--etcd-servers: %q is not a URL", s))
+		}
+	}
+	if o.ServiceClusterIPRange != "" {
+		if _, _, err := net.ParseCIDR(o.ServiceClusterIPRange); err != nil {
+			errs = append(errs, fmt.Errorf("--service-cluster-ip-range: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Config is the completed options; only Complete makes one.
+type Config struct {
+	completed *Options
+}
+
+// Complete validates o and returns the config Run needs.
+func (o *Options) Complete() (Config, error) {
+	if err := o.Validate(); err != nil {
+		return Config{}, err
+	}
+	c := *o
+	abs, err := filepath.Abs(c.DataDir)
+	if err != nil {
+		return Config{}, fmt.Errorf("data dir %q: %w", c.DataDir, err)
+	}
+	c.DataDir = abs
+	if c.Resources == nil {
+		c.Resources = controlPlane(c.ServiceClusterIPRange)
+	}
+	return Config{completed: &c}, nil
+}
+
+// Run starts etcd (embedded unless --etcd-servers), the PKI and kubeconfig,
+// and the API server; it serves until ctx ends, then shuts down in order:
+// readiness fails, requests drain, watches end, etcd closes. ready, when
+// not nil, is told the address once the server serves.
+func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
+	o := c.completed
+	if o == nil {
+		return errors.New("apiserver config was not completed")
+	}
+	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
+		return fmt.Errorf("create data dir: %w", err)
+	}
+	var client *clientv3.Client
+	if len(o.EtcdServers) == 0 {
+		member, err := etcd.Start(ctx, etcd.Config{DataDir: filepath.Join(o.DataDir, "etcd")})
+		if err != nil {
+			return fmt.Errorf("start embedded etcd: %w", err)
+		}
+		defer member.Close()
+		client = member.Client()
+	} else {
+		var err error
+		client, err = clientv3.New(clientv3.Config{Endpoints: o.EtcdServers, DialTimeout: 5 * time.Second, Context: ctx})
+		if err != nil {
+			return fmt.Errorf("connect to etcd %s: %w", strings.Join(o.EtcdServers, ","), err)
+		}
+		defer client.Close()
+	}
+
+	hosts, err := pki.DefaultHosts(o.BindAddress)
+	if err != nil {
+		return fmt.Errorf("serving certificate hosts: %w", err)
+	}
+	bundle, err := pki.EnsureServing(filepath.Join(o.DataDir, "pki"), pki.Options{Hosts: hosts})
+	if err != nil {
+		return fmt.Errorf("pki: %w", err)
+	}
+	for _, is := range bundle.Issued {
+		klog.InfoS("Issued certificate", "name", is.Name, "reason", is.Reason)
+	}
+
+	scheme := runtime.NewScheme()
+	var groups []apiserver.APIGroupInfo
+	if o.Resources != nil {
+		if scheme, groups, err = o.Resources(ctx, client); err != nil {
+			return fmt.Errorf("install resources: %w", err)
+		}
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	cert := bundle.Serving.TLSCertificate()
+	cfg := apiserver.Config{
+		Scheme:      scheme,
+		Groups:      groups,
+		Listener:    ln,
+		ServingCert: &cert,
+		ClientCA:    bundle.CAPool(),
+		ReadyChecks: []apiserver.HealthCheck{{Name: "etcd", Check: func(ctx context.Context) error {
+			ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			defer cancel()
+			_, err := client.Get(ctx, "/registry/health", clientv3.WithCountOnly())
+			return err
+		}}},
+	}
+	cc, err := cfg.Complete()
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	srv, err := apiserver.New(cc)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	serverURL := "https://" + ln.Addr().String()
+	kubeconfig := filepath.Join(o.DataDir, "admin.kubeconfig")
+	if err := pki.WriteAdminKubeconfig(kubeconfig, serverURL, bundle); err != nil {
+		_ = ln.Close()
+		return fmt.Errorf("write %s: %w", kubeconfig, err)
+	}
+	go func() {
+		select {
+		case <-srv.Ready():
+			klog.InfoS("kubecore apiserver is ready", "url", serverURL, "kubeconfig", kubeconfig)
+			if ready != nil {
+				ready(srv.Addr())
+			}
+		case <-ctx.Done():
+		}
+	}()
+	return srv.Run(ctx)
+}
+
+// NewCommand returns the apiserver subcommand.
+func NewCommand() *cobra.Command {
+	o := NewOptions()
+	cmd := &cobra.Command{
+		Use:   "apiserver",
+		Short: "Run the API server",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := o.Complete()
+			if err != nil {
+				return err
+			}
+			return c.Run(cmd.Context(), nil)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory holding etcd data (unless --etcd-servers), pki/ and admin.kubeconfig")
+	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "External etcd client URLs; empty runs an embedded member in DATA_DIR/etcd")
+	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "IP address to serve on")
+	fs.IntVar(&o.SecurePort, "secure-port", o.SecurePort, "HTTPS port (0 picks a free one)")
+	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "CIDR service cluster IPs are allocated from")
+	return cmd
+}

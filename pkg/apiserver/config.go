@@ -1,0 +1,145 @@
+package apiserver
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/runtime/schema"
+
+	"kubecore.io/kubecore/pkg/apirequest"
+	"kubecore.io/kubecore/pkg/registry/rest"
+)
+
+// Defaults of a Config's limits, as Kubernetes sets them.
+const (
+	DefaultMaxRequestsInFlight         = 400
+	DefaultMaxMutatingRequestsInFlight = 200
+	DefaultRequestTimeout              = 60 * time.Second
+	DefaultMaxRequestBodyBytes         = 3 * 1024 * 1024
+	DefaultMinWatchTimeout             = 30 * time.Minute
+)
+
+// APIGroupInfo is one group version's resources: each key is a resource
+// path ("pods", "pods/status", "deployments/scale") and each value the
+// storage serving it. The verbs offered are the rest interfaces the storage
+// implements.
+type APIGroupInfo struct {
+	GroupVersion schema.GroupVersion
+	Storage      map[string]rest.Storage
+}
+
+// HealthCheck is one named check of /readyz (and /healthz).
+type HealthCheck struct {
+	Name  string
+	Check func(ctx context.Context) error
+}
+
+// Authenticator identifies the user of a request; ok is false when the
+// request carries no credentials this authenticator understands.
+type Authenticator interface {
+	AuthenticateRequest(r *http.Request) (user *apirequest.UserInfo, ok bool, err error)
+}
+
+// Config is what an API server serves and how. Fill it, then Complete it.
+type Config struct {
+	// Scheme knows every served kind and its defaults.
+	Scheme *runtime.Scheme
+	// Groups are the installed group versions.
+	Groups []APIGroupInfo
+	// ReadyChecks run on /readyz and /healthz (an etcd check, typically).
+	ReadyChecks []HealthCheck
+
+	// BindAddress and Port say where to listen (Port 0: any free port).
+	BindAddress string
+	Port        int
+	// Listener, when set, is used instead of BindAddress and Port.
+	Listener net.Listener
+	// ServingCert is the TLS certificate; ClientCA verifies client
+	// certificates. Without ServingCert the server speaks plain HTTP (tests).
+	ServingCert *tls.Certificate
+	ClientCA    *x509.CertPool
+	// Authenticator overrides the client certificate authenticator.
+	Authenticator Authenticator
+
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
+	RequestTimeout              time.Duration
+	MaxRequestBodyBytes         int64
+	// MinWatchTimeout bounds watches without timeoutSeconds (each gets a
+	// random duration between it and twice it).
+	MinWatchTimeout time.Duration
+	// ShutdownTimeout bounds the wait for in-flight requests on shutdown.
+	ShutdownTimeout time.Duration
+}
+
+// CompletedConfig is a validated Config with its defaults filled in; only
+// Complete makes one.
+type CompletedConfig struct {
+	*completedConfig
+}
+
+type completedConfig struct {
+	Config
+}
+
+// Complete validates c and fills in defaults.
+func (c Config) Complete() (CompletedConfig, error) {
+	var errs []error
+	if c.Scheme == nil {
+		errs = append(errs, errors.New("scheme is required"))
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		errs = append(errs, fmt.Errorf("port %d is out of range", c.Port))
+	}
+	seen := map[schema.GroupVersion]bool{}
+	for _, g := range c.Groups {
+		if g.GroupVersion.Version == "" {
+			errs = append(errs, fmt.Errorf("group %q has no version", g.GroupVersion.Group))
+		}
+		if seen[g.GroupVersion] {
+			errs = append(errs, fmt.Errorf("group version %s installed twice", g.GroupVersion))
+		}
+		seen[g.GroupVersion] = true
+	}
+	if err := errors.Join(errs...); err != nil {
+		return CompletedConfig{}, fmt.Errorf("invalid apiserver config: %w", err)
+	}
+	if c.BindAddress == "" {
+		c.BindAddress = "127.0.0.1"
+	}
+	if c.MaxRequestsInFlight == 0 {
+		c.MaxRequestsInFlight = DefaultMaxRequestsInFlight
+	}
+	if c.MaxMutatingRequestsInFlight == 0 {
+		c.MaxMutatingRequestsInFlight = DefaultMaxMutatingRequestsInFlight
+	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = DefaultRequestTimeout
+	}
+	if c.MaxRequestBodyBytes == 0 {
+		c.MaxRequestBodyBytes = DefaultMaxRequestBodyBytes
+	}
+	if c.MinWatchTimeout == 0 {
+		c.MinWatchTimeout = DefaultMinWatchTimeout
+	}
+	if c.ShutdownTimeout == 0 {
+		c.ShutdownTimeout = c.RequestTimeout
+	}
+	if c.Authenticator == nil {
+		c.Authenticator = ClientCertAuthenticator{}
+	}
+	return CompletedConfig{&completedConfig{c}}, nil
+}
+
+// address is the host:port the server listens on.
+func (c *completedConfig) address() string {
+	return net.JoinHostPort(c.BindAddress, strconv.Itoa(c.Port))
+}

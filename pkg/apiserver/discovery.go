@@ -1,0 +1,137 @@
+package apiserver
+
+import (
+	"net"
+	"net/http"
+	"sort"
+
+	restful "github.com/emicklei/go-restful/v3"
+
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime/schema"
+	"kubecore.io/apimachinery/pkg/version"
+)
+
+// installDiscovery serves /api, /apis, /apis/<group>, each group version's
+// resource list, and /version. Aggregated discovery is not served: clients
+// asking for it get the plain documents and fall back to them.
+func (s *Server) installDiscovery() {
+	var legacyVersions []string
+	groups := map[string][]schema.GroupVersion{}
+	var groupOrder []string
+	for _, g := range s.cfg.Groups {
+		gv := g.GroupVersion
+		if gv.Group == "" {
+			legacyVersions = append(legacyVersions, gv.Version)
+			continue
+		}
+		if _, ok := groups[gv.Group]; !ok {
+			groupOrder = append(groupOrder, gv.Group)
+		}
+		groups[gv.Group] = append(groups[gv.Group], gv)
+	}
+	sort.Strings(groupOrder)
+
+	s.container.Handle("/api", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, &metav1.APIVersions{
+			TypeMeta: metav1.TypeMeta{Kind: "APIVersions"},
+			Versions: legacyVersions,
+			ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{
+				{ClientCIDR: "0.0.0.0/0", ServerAddress: serverAddress(r)},
+			},
+		})
+	}))
+
+	list := &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: []metav1.APIGroup{}}
+	for _, name := range groupOrder {
+		g := apiGroup(name, groups[name])
+		list.Groups = append(list.Groups, g)
+		g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
+		s.container.Handle("/apis/"+name, staticJSON(&g))
+	}
+	s.container.Handle("/apis", staticJSON(list))
+	s.container.Handle("/version", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, version.Get())
+	}))
+	s.container.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			writeError(w, notFoundPath())
+			return
+		}
+		writeJSON(w, http.StatusOK, &metav1.RootPaths{Paths: s.rootPaths()})
+	}))
+}
+
+func apiGroup(name string, versions []schema.GroupVersion) metav1.APIGroup {
+	g := metav1.APIGroup{Name: name}
+	for _, gv := range versions {
+		g.Versions = append(g.Versions, metav1.GroupVersionForDiscovery{GroupVersion: gv.String(), Version: gv.Version})
+	}
+	g.PreferredVersion = g.Versions[0]
+	return g
+}
+
+// rootPaths lists the paths the server serves, for GET /.
+func (s *Server) rootPaths() []string {
+	paths := []string{"/api", "/apis", "/healthz", "/livez", "/metrics", "/readyz", "/version"}
+	for _, g := range s.cfg.Groups {
+		paths = append(paths, groupPath(g.GroupVersion))
+		if g.GroupVersion.Group != "" {
+			paths = append(paths, "/apis/"+g.GroupVersion.Group)
+		}
+	}
+	sort.Strings(paths)
+	return paths
+}
+
+// serverAddress is the host:port the client reached.
+func serverAddress(r *http.Request) string {
+	if r.Host != "" {
+		return r.Host
+	}
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		return a.String()
+	}
+	return ""
+}
+
+// staticJSON serves v, marshalled once, to GET requests on exactly one path.
+func staticJSON(v any) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			writeJSON(w, http.StatusMethodNotAllowed, statusOf(methodNotAllowed()))
+			return
+		}
+		writeJSON(w, http.StatusOK, v)
+	})
+}
+
+// resourceList is a group version's discovery document.
+func resourceList(gv schema.GroupVersion, eps []*endpoint) *metav1.APIResourceList {
+	resources := make([]metav1.APIResource, 0, len(eps))
+	for _, e := range eps {
+		resources = append(resources, e.apiResource())
+	}
+	return &metav1.APIResourceList{
+		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
+		GroupVersion: gv.String(),
+		APIResources: resources,
+	}
+}
+
+// installResourceList serves the group version's discovery document at the
+// web service's root.
+func installResourceList(ws *restful.WebService, list *metav1.APIResourceList) {
+	h := staticJSON(list)
+	ws.Route(ws.GET("/").To(func(req *restful.Request, resp *restful.Response) {
+		h.ServeHTTP(resp.ResponseWriter, req.Request)
+	}))
+}
+
+func methodNotAllowed() error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Message: "the server does not allow this method on the requested resource",
+		Reason: metav1.StatusReasonMethodNotAllowed, Code: http.StatusMethodNotAllowed, Details: &metav1.StatusDetails{},
+	}}
+}

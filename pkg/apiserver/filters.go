@@ -1,0 +1,289 @@
+package apiserver
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+
+	"kubecore.io/kubecore/pkg/apirequest"
+)
+
+// buildFilters wraps h in the filter chain, outermost first: panic
+// recovery, request info, logging and metrics, authentication, max in
+// flight, timeout, body limit.
+func (s *Server) buildFilters(h http.Handler) http.Handler {
+	h = s.withBodyLimit(h)
+	h = s.withTimeout(h)
+	h = s.withMaxInFlight(h)
+	h = s.withAuthentication(h)
+	h = s.withLoggingAndMetrics(h)
+	h = withRequestInfo(h)
+	h = withPanicRecovery(h)
+	return h
+}
+
+// isLongRunning: watches are exempt from the in-flight limit and timeout.
+func isLongRunning(info *apirequest.RequestInfo) bool {
+	return info != nil && info.Verb == "watch"
+}
+
+func withPanicRecovery(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				klog.ErrorS(fmt.Errorf("panic: %v", p), "Recovered from a panic in a request handler", "method", r.Method, "path", r.URL.Path, "stack", string(debug.Stack()))
+				writeError(w, apierrors.NewInternalError(fmt.Errorf("a panic occurred while serving the request: %v", p)))
+			}
+		}()
+		h.ServeHTTP(w, r)
+	})
+}
+
+func withRequestInfo(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(apirequest.WithRequestInfo(r.Context(), parseRequestInfo(r))))
+	})
+}
+
+// statusRecorder remembers the response code for logs and metrics.
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.code == 0 {
+		s.code = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.code == 0 {
+		s.code = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+func (s *Server) withLoggingAndMetrics(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			code := rec.code
+			if code == 0 {
+				code = http.StatusOK
+			}
+			info, _ := apirequest.RequestInfoFrom(r.Context())
+			d := time.Since(start)
+			if info != nil && info.IsResourceRequest {
+				s.metrics.observe(metricVerb(info.Verb), info.APIGroup, info.APIVersion, info.Resource, info.Subresource, code, d)
+			} else {
+				s.metrics.observe(r.Method, "", "", "", "", code, d)
+			}
+			user := ""
+			if u, ok := apirequest.UserFrom(r.Context()); ok {
+				user = u.Name
+			}
+			klog.V(3).InfoS("HTTP", "verb", r.Method, "URI", r.URL.RequestURI(), "latency", d, "userAgent", r.UserAgent(), "user", user, "code", code)
+		}()
+		h.ServeHTTP(rec, r)
+	})
+}
+
+// isPublicPath: health and version need no credentials.
+func isPublicPath(p string) bool {
+	for _, root := range []string{"/healthz", "/livez", "/readyz"} {
+		if p == root || strings.HasPrefix(p, root+"/") {
+			return true
+		}
+	}
+	return p == "/version"
+}
+
+func (s *Server) withAuthentication(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, ok, err := s.cfg.Authenticator.AuthenticateRequest(r)
+		if err != nil {
+			klog.V(2).InfoS("Authentication failed", "err", err)
+		}
+		if ok && err == nil {
+			r = r.WithContext(apirequest.WithUser(r.Context(), user))
+		} else if !isPublicPath(r.URL.Path) {
+			writeError(w, apierrors.NewUnauthorized("Unauthorized"))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// ClientCertAuthenticator takes the user from a verified TLS client
+// certificate: the common name is the user, the organizations its groups.
+type ClientCertAuthenticator struct{}
+
+var _ Authenticator = ClientCertAuthenticator{}
+
+// AuthenticateRequest implements Authenticator.
+func (ClientCertAuthenticator) AuthenticateRequest(r *http.Request) (*apirequest.UserInfo, bool, error) {
+	if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 || len(r.TLS.VerifiedChains[0]) == 0 {
+		return nil, false, nil
+	}
+	cert := r.TLS.VerifiedChains[0][0]
+	if cert.Subject.CommonName == "" {
+		return nil, false, fmt.Errorf("client certificate %s has no common name", cert.SerialNumber)
+	}
+	return &apirequest.UserInfo{
+		Name:   cert.Subject.CommonName,
+		Groups: append(append([]string(nil), cert.Subject.Organization...), "system:authenticated"),
+	}, true, nil
+}
+
+func (s *Server) withMaxInFlight(h http.Handler) http.Handler {
+	readOnly := make(chan struct{}, s.cfg.MaxRequestsInFlight)
+	mutating := make(chan struct{}, s.cfg.MaxMutatingRequestsInFlight)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info, _ := apirequest.RequestInfoFrom(r.Context())
+		if isLongRunning(info) || isPublicPath(r.URL.Path) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		sem, kind := readOnly, "readOnly"
+		switch r.Method {
+		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+			sem, kind = mutating, "mutating"
+		}
+		select {
+		case sem <- struct{}{}:
+		default:
+			writeError(w, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
+			return
+		}
+		g := s.metrics.inFlight.WithLabelValues(kind)
+		g.Inc()
+		defer func() {
+			g.Dec()
+			<-sem
+		}()
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) withBodyLimit(h http.Handler) http.Handler {
+	limit := s.cfg.MaxRequestBodyBytes
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > limit {
+			writeError(w, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit)))
+			return
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// withTimeout ends non-watch requests after RequestTimeout with a 504
+// Timeout Status. The handler writes into a buffer that is copied out when
+// it finishes in time; a panic in it is re-raised for the recovery filter.
+func (s *Server) withTimeout(h http.Handler) http.Handler {
+	timeout := s.cfg.RequestTimeout
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info, _ := apirequest.RequestInfoFrom(r.Context())
+		if isLongRunning(info) || timeout <= 0 {
+			h.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
+		defer cancel()
+		tw := &timeoutWriter{header: http.Header{}}
+		done := make(chan struct{})
+		panicked := make(chan any, 1)
+		go func() {
+			defer func() {
+				if p := recover(); p != nil {
+					panicked <- p
+					return
+				}
+				close(done)
+			}()
+			h.ServeHTTP(tw, r.WithContext(ctx))
+		}()
+		select {
+		case p := <-panicked:
+			panic(p)
+		case <-done:
+			tw.mu.Lock()
+			defer tw.mu.Unlock()
+			dst := w.Header()
+			for k, v := range tw.header {
+				dst[k] = v
+			}
+			if tw.code == 0 {
+				tw.code = http.StatusOK
+			}
+			w.WriteHeader(tw.code)
+			_, _ = w.Write(tw.buf.Bytes())
+		case <-ctx.Done():
+			tw.mu.Lock()
+			defer tw.mu.Unlock()
+			tw.timedOut = true
+			writeError(w, apierrors.NewTimeoutError(fmt.Sprintf("request did not complete within requested timeout - %s", ctx.Err()), 0))
+		}
+	})
+}
+
+// timeoutWriter buffers a response until the handler finishes in time.
+type timeoutWriter struct {
+	mu       sync.Mutex
+	header   http.Header
+	buf      bytes.Buffer
+	code     int
+	timedOut bool
+}
+
+func (t *timeoutWriter) Header() http.Header { return t.header }
+
+func (t *timeoutWriter) WriteHeader(code int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.code == 0 {
+		t.code = code
+	}
+}
+
+func (t *timeoutWriter) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.timedOut {
+		return 0, http.ErrHandlerTimeout
+	}
+	if t.code == 0 {
+		t.code = http.StatusOK
+	}
+	return t.buf.Write(b)
+}
+
+// metricVerb is the verb label Kubernetes' request metrics use.
+func metricVerb(verb string) string {
+	switch verb {
+	case "create":
+		return "POST"
+	case "update":
+		return "PUT"
+	}
+	return strings.ToUpper(verb)
+}

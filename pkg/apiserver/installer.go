@@ -1,0 +1,218 @@
+package apiserver
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	restful "github.com/emicklei/go-restful/v3"
+
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime/schema"
+
+	"kubecore.io/kubecore/pkg/registry/rest"
+)
+
+// endpoint is one installed resource or subresource.
+type endpoint struct {
+	s           *Server
+	gv          schema.GroupVersion
+	resource    string
+	subresource string
+	namespaced  bool
+	storage     rest.Storage
+	// kind is the kind of the objects this endpoint reads and writes.
+	kind schema.GroupVersionKind
+	// table renders Table responses (the main resource's Lister).
+	table tableConvertor
+	verbs []string
+}
+
+func (e *endpoint) groupResource() schema.GroupResource {
+	return schema.GroupResource{Group: e.gv.Group, Resource: e.resource}
+}
+
+// groupPath is the root of a group version: /api/v1 or /apis/<g>/<v>.
+func groupPath(gv schema.GroupVersion) string {
+	if gv.Group == "" {
+		return "/api/" + gv.Version
+	}
+	return "/apis/" + gv.Group + "/" + gv.Version
+}
+
+// installAPI adds one web service per group version with every resource's
+// routes.
+func (s *Server) installAPI() error {
+	for _, g := range s.cfg.Groups {
+		ws := new(restful.WebService)
+		ws.Path(groupPath(g.GroupVersion)).Produces("*/*")
+		eps, err := s.endpoints(g)
+		if err != nil {
+			return err
+		}
+		for _, e := range eps {
+			e.install(ws)
+		}
+		installResourceList(ws, resourceList(g.GroupVersion, eps))
+		s.container.Add(ws)
+	}
+	return nil
+}
+
+// endpoints resolves the storages of a group version, main resources first.
+func (s *Server) endpoints(g APIGroupInfo) ([]*endpoint, error) {
+	paths := make([]string, 0, len(g.Storage))
+	for p := range g.Storage {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var out []*endpoint
+	for _, p := range paths {
+		st := g.Storage[p]
+		resource, sub, _ := strings.Cut(p, "/")
+		parent := st
+		if sub != "" {
+			var ok bool
+			if parent, ok = g.Storage[resource]; !ok {
+				return nil, fmt.Errorf("subresource %s of %s has no parent resource", p, g.GroupVersion)
+			}
+		}
+		e := &endpoint{s: s, gv: g.GroupVersion, resource: resource, subresource: sub, storage: st}
+		if sc, ok := parent.(rest.Scoper); ok {
+			e.namespaced = sc.NamespaceScoped()
+		}
+		if kp, ok := st.(rest.KindProvider); ok {
+			e.kind = kp.GroupVersionKind(g.GroupVersion)
+		} else {
+			gvk, err := s.cfg.Scheme.ObjectKind(st.New())
+			if err != nil {
+				return nil, fmt.Errorf("resource %s of %s: %w", p, g.GroupVersion, err)
+			}
+			e.kind = gvk
+		}
+		if tc, ok := parent.(tableConvertor); ok {
+			e.table = tc
+		}
+		e.verbs = verbsOf(st, sub != "")
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// verbsOf lists the Kubernetes verbs a storage serves, in discovery's order.
+func verbsOf(st rest.Storage, isSub bool) []string {
+	var verbs []string
+	add := func(ok bool, v ...string) {
+		if ok {
+			verbs = append(verbs, v...)
+		}
+	}
+	_, creater := st.(rest.Creater)
+	_, named := st.(rest.NamedCreater)
+	_, deleter := st.(rest.GracefulDeleter)
+	_, collDeleter := st.(rest.CollectionDeleter)
+	_, getter := st.(rest.Getter)
+	_, lister := st.(rest.Lister)
+	_, updater := st.(rest.Updater)
+	_, watcher := st.(rest.Watcher)
+	add(creater || (isSub && named), "create")
+	add(deleter && !isSub, "delete")
+	add(collDeleter && !isSub, "deletecollection")
+	add(getter, "get")
+	add(lister && !isSub, "list")
+	add(updater, "patch")
+	add(updater, "update")
+	add(watcher && !isSub, "watch")
+	return verbs
+}
+
+// install adds the endpoint's routes to ws.
+func (e *endpoint) install(ws *restful.WebService) {
+	prefix := ""
+	if e.namespaced {
+		prefix = "/namespaces/{namespace}"
+	}
+	collection := prefix + "/" + e.resource
+	item := collection + "/{name}"
+	st := e.storage
+	route := func(method, path string, h func(w http.ResponseWriter, r *http.Request, ns, name string)) {
+		ws.Route(ws.Method(method).Path(path).To(func(req *restful.Request, resp *restful.Response) {
+			h(resp.ResponseWriter, req.Request, req.PathParameter("namespace"), req.PathParameter("name"))
+		}))
+	}
+	if e.subresource != "" {
+		sub := item + "/" + e.subresource
+		if _, ok := st.(rest.Getter); ok {
+			route(http.MethodGet, sub, e.get)
+		}
+		if _, ok := st.(rest.Updater); ok {
+			route(http.MethodPut, sub, e.update)
+			route(http.MethodPatch, sub, e.patch)
+		}
+		_, named := st.(rest.NamedCreater)
+		_, creater := st.(rest.Creater)
+		if named || creater {
+			route(http.MethodPost, sub, e.create)
+		}
+		return
+	}
+	_, lister := st.(rest.Lister)
+	_, watcher := st.(rest.Watcher)
+	if lister || watcher {
+		route(http.MethodGet, collection, e.list)
+		if e.namespaced {
+			route(http.MethodGet, "/"+e.resource, e.list)
+		}
+	}
+	if _, ok := st.(rest.Creater); ok {
+		route(http.MethodPost, collection, e.create)
+	}
+	if _, ok := st.(rest.CollectionDeleter); ok {
+		route(http.MethodDelete, collection, e.deleteCollection)
+	}
+	if _, ok := st.(rest.Getter); ok {
+		route(http.MethodGet, item, e.get)
+	}
+	if _, ok := st.(rest.Updater); ok {
+		route(http.MethodPut, item, e.update)
+		route(http.MethodPatch, item, e.patch)
+	}
+	if _, ok := st.(rest.GracefulDeleter); ok {
+		route(http.MethodDelete, item, e.delete)
+	}
+}
+
+// apiResource is the endpoint's discovery entry.
+func (e *endpoint) apiResource() metav1.APIResource {
+	name := e.resource
+	if e.subresource != "" {
+		name += "/" + e.subresource
+	}
+	r := metav1.APIResource{
+		Name:       name,
+		Namespaced: e.namespaced,
+		Kind:       e.kind.Kind,
+		Verbs:      metav1.Verbs(e.verbs),
+	}
+	if r.Verbs == nil {
+		r.Verbs = metav1.Verbs{}
+	}
+	if e.kind.GroupVersion() != e.gv {
+		r.Group, r.Version = e.kind.Group, e.kind.Version
+	}
+	if e.subresource == "" {
+		if p, ok := e.storage.(rest.SingularNameProvider); ok {
+			r.SingularName = p.GetSingularName()
+		} else {
+			r.SingularName = strings.ToLower(e.kind.Kind)
+		}
+		if p, ok := e.storage.(rest.ShortNamesProvider); ok {
+			r.ShortNames = p.ShortNames()
+		}
+		if p, ok := e.storage.(rest.CategoriesProvider); ok {
+			r.Categories = p.Categories()
+		}
+	}
+	return r
+}

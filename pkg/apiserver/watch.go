@@ -1,0 +1,93 @@
+package apiserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/watch"
+
+	"kubecore.io/kubecore/pkg/registry/rest"
+	"kubecore.io/kubecore/pkg/storage"
+)
+
+// serveWatch streams the watch as chunked JSON, one event per line, each
+// flushed as it is written. It ends when the watch does, at the timeout,
+// when the client goes away, or when the server shuts down.
+func (e *endpoint) serveWatch(ctx context.Context, w http.ResponseWriter, r *http.Request, wt rest.Watcher, opts *rest.ListOptions, out output) {
+	timeout := e.s.cfg.MinWatchTimeout + rand.N(e.s.cfg.MinWatchTimeout)
+	if opts.TimeoutSeconds != nil {
+		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	wi, err := wt.Watch(ctx, opts)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer wi.Stop()
+	e.s.metrics.watchers.WithLabelValues(e.gv.Group, e.gv.Version, e.resource).Inc()
+	defer e.s.metrics.watchers.WithLabelValues(e.gv.Group, e.gv.Version, e.resource).Dec()
+
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", contentTypeJSON)
+	w.Header().Set("Transfer-Encoding", "chunked")
+	w.WriteHeader(http.StatusOK)
+	_ = rc.Flush()
+	tableOpts := tableOptions(r)
+	var line bytes.Buffer
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-e.s.watchStop:
+			return
+		case ev, ok := <-wi.ResultChan():
+			if !ok {
+				return
+			}
+			data, err := e.eventObject(ctx, ev, out, tableOpts)
+			if err != nil {
+				data, _ = json.Marshal(statusOf(err))
+				ev.Type = watch.Error
+			}
+			if out == outputTable && ev.Type != watch.Error {
+				// Later events of a Table watch carry rows only.
+				tableOpts = &metav1.TableOptions{NoHeaders: true, IncludeObject: tableOpts.IncludeObject}
+			}
+			line.Reset()
+			line.WriteString(`{"type":`)
+			tb, _ := json.Marshal(string(ev.Type))
+			line.Write(tb)
+			line.WriteString(`,"object":`)
+			line.Write(data)
+			line.WriteString("}\n")
+			if _, err := w.Write(line.Bytes()); err != nil {
+				return
+			}
+			if err := rc.Flush(); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// eventObject is the JSON of an event's object in the asked-for form.
+func (e *endpoint) eventObject(ctx context.Context, ev watch.Event, out output, tableOpts *metav1.TableOptions) ([]byte, error) {
+	if ev.Type == watch.Error || ev.Type == watch.Bookmark || out == outputObject {
+		return e.s.encode(ev.Object)
+	}
+	if out == outputPartialMetadata {
+		return partialMetadata(storage.Unwrap(ev.Object))
+	}
+	table, err := e.s.toTable(ctx, ev.Object, e.table, tableOpts)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(table)
+}

@@ -1,0 +1,267 @@
+// Package controlplane assembles kubecore's API: the scheme with every
+// group and its defaults, the storage of every resource, and the objects
+// that must exist from the start.
+package controlplane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	appsv1 "kubecore.io/api/apps/v1"
+	autoscalingv1 "kubecore.io/api/autoscaling/v1"
+	coordinationv1 "kubecore.io/api/coordination/v1"
+	corev1 "kubecore.io/api/core/v1"
+	policyv1 "kubecore.io/api/policy/v1"
+	schedulingv1 "kubecore.io/api/scheduling/v1"
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime"
+
+	appsdefaults "kubecore.io/kubecore/pkg/apis/apps/v1"
+	coredefaults "kubecore.io/kubecore/pkg/apis/core/v1"
+	schedulingdefaults "kubecore.io/kubecore/pkg/apis/scheduling/v1"
+	"kubecore.io/kubecore/pkg/apiserver"
+	"kubecore.io/kubecore/pkg/printers"
+	"kubecore.io/kubecore/pkg/registry/apps/controllerrevision"
+	"kubecore.io/kubecore/pkg/registry/apps/daemonset"
+	"kubecore.io/kubecore/pkg/registry/apps/deployment"
+	"kubecore.io/kubecore/pkg/registry/apps/replicaset"
+	"kubecore.io/kubecore/pkg/registry/apps/statefulset"
+	"kubecore.io/kubecore/pkg/registry/coordination/lease"
+	"kubecore.io/kubecore/pkg/registry/core/configmap"
+	"kubecore.io/kubecore/pkg/registry/core/endpoints"
+	"kubecore.io/kubecore/pkg/registry/core/event"
+	"kubecore.io/kubecore/pkg/registry/core/namespace"
+	"kubecore.io/kubecore/pkg/registry/core/node"
+	"kubecore.io/kubecore/pkg/registry/core/persistentvolume"
+	"kubecore.io/kubecore/pkg/registry/core/persistentvolumeclaim"
+	"kubecore.io/kubecore/pkg/registry/core/pod"
+	"kubecore.io/kubecore/pkg/registry/core/podtemplate"
+	"kubecore.io/kubecore/pkg/registry/core/secret"
+	"kubecore.io/kubecore/pkg/registry/core/service"
+	"kubecore.io/kubecore/pkg/registry/core/serviceaccount"
+	"kubecore.io/kubecore/pkg/registry/generic"
+	"kubecore.io/kubecore/pkg/registry/policy/poddisruptionbudget"
+	"kubecore.io/kubecore/pkg/registry/rest"
+	"kubecore.io/kubecore/pkg/registry/scheduling/priorityclass"
+	"kubecore.io/kubecore/pkg/storage"
+)
+
+// Config is what the control plane's storage needs.
+type Config struct {
+	// EtcdClient talks to etcd. Required.
+	EtcdClient *clientv3.Client
+	// Prefix is the etcd key prefix ("/registry" when empty).
+	Prefix string
+	// Decorate wraps each resource's storage (the watch cache); nil serves
+	// from etcd.
+	Decorate func(s storage.Interface, store *generic.Store) (storage.Interface, func(), error)
+	// ServiceCIDR is the cluster IP range ("10.96.0.0/12" when empty).
+	ServiceCIDR string
+	// NodePortBase and NodePortSize are the node port range (30000-32767
+	// when zero).
+	NodePortBase, NodePortSize int
+}
+
+// Instance is the assembled API.
+type Instance struct {
+	// Scheme knows every served kind and its defaults.
+	Scheme *runtime.Scheme
+	// Groups are the served group versions, the core group first.
+	Groups []apiserver.APIGroupInfo
+	// NamespaceLifecycle is the namespace check every namespaced Store
+	// runs on create (already installed in them).
+	NamespaceLifecycle func(ctx context.Context, namespace string) error
+
+	namespaces      *namespace.REST
+	priorityClasses *priorityclass.REST
+	destroy         []func()
+}
+
+// NewScheme returns a scheme with every served group and its defaults.
+func NewScheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		coredefaults.AddToScheme, appsdefaults.AddToScheme, autoscalingv1.AddToScheme,
+		coordinationv1.AddToScheme, schedulingdefaults.AddToScheme, policyv1.AddToScheme,
+	} {
+		if err := add(s); err != nil {
+			return nil, fmt.Errorf("build scheme: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// New builds the storage of every resource. ctx bounds the reads made at
+// start (the service allocations).
+func New(ctx context.Context, cfg Config) (*Instance, error) {
+	if cfg.EtcdClient == nil {
+		return nil, errors.New("controlplane: EtcdClient is required")
+	}
+	if cfg.Prefix == "" {
+		cfg.Prefix = "/registry"
+	}
+	scheme, err := NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	opts := generic.StoreOptions{
+		Client:            cfg.EtcdClient,
+		Prefix:            cfg.Prefix,
+		Decorate:          cfg.Decorate,
+		TableConvertorFor: printers.TableConvertorFor,
+	}
+	in := &Instance{Scheme: scheme}
+	var errs []error
+	// keep records a resource's storage for Destroy.
+	keep := func(st rest.Storage) { in.destroy = append(in.destroy, st.Destroy) }
+	must := func(name string, err error) bool {
+		if err != nil {
+			errs = append(errs, fmt.Errorf("storage of %s: %w", name, err))
+			return false
+		}
+		return true
+	}
+
+	// Namespaces come first: every namespaced Store checks them on create.
+	ns, err := namespace.NewStorage(opts)
+	if err != nil {
+		return nil, fmt.Errorf("storage of namespaces: %w", err)
+	}
+	keep(ns.Namespace)
+	in.namespaces = ns.Namespace
+	in.NamespaceLifecycle = ns.Namespace.Lifecycle()
+	opts.NamespaceLifecycle = in.NamespaceLifecycle
+
+	core := map[string]rest.Storage{
+		"namespaces": ns.Namespace, "namespaces/status": ns.Status, "namespaces/finalize": ns.Finalize,
+	}
+	if n, err := node.NewStorage(opts); must("nodes", err) {
+		keep(n.Node)
+		core["nodes"], core["nodes/status"] = n.Node, n.Status
+	}
+	var pdbs *poddisruptionbudget.Storage
+	if p, err := poddisruptionbudget.NewStorage(opts); must("poddisruptionbudgets", err) {
+		keep(p.PodDisruptionBudget)
+		pdbs = p
+	}
+	var checker pod.DisruptionChecker
+	if pdbs != nil {
+		checker = &budgetChecker{store: pdbs.PodDisruptionBudget.Store}
+	}
+	if p, err := pod.NewStorage(opts, checker); must("pods", err) {
+		keep(p.Pod)
+		core["pods"], core["pods/status"], core["pods/binding"], core["pods/eviction"] = p.Pod, p.Status, p.Binding, p.Eviction
+	}
+	if s, err := service.NewStorage(ctx, opts, service.Config{ServiceCIDR: cfg.ServiceCIDR, NodePortBase: cfg.NodePortBase, NodePortSize: cfg.NodePortSize}); must("services", err) {
+		keep(s.Service)
+		core["services"], core["services/status"] = s.Service, s.Status
+	}
+	if c, err := persistentvolumeclaim.NewStorage(opts); must("persistentvolumeclaims", err) {
+		keep(c.PersistentVolumeClaim)
+		core["persistentvolumeclaims"], core["persistentvolumeclaims/status"] = c.PersistentVolumeClaim, c.Status
+	}
+	if v, err := persistentvolume.NewStorage(opts); must("persistentvolumes", err) {
+		keep(v.PersistentVolume)
+		core["persistentvolumes"], core["persistentvolumes/status"] = v.PersistentVolume, v.Status
+	}
+	for name, newREST := range map[string]func(generic.StoreOptions) (rest.Storage, error){
+		"configmaps":      storageOf(configmap.NewREST),
+		"secrets":         storageOf(secret.NewREST),
+		"serviceaccounts": storageOf(serviceaccount.NewREST),
+		"events":          storageOf(event.NewREST),
+		"endpoints":       storageOf(endpoints.NewREST),
+		"podtemplates":    storageOf(podtemplate.NewREST),
+	} {
+		if st, err := newREST(opts); must(name, err) {
+			keep(st)
+			core[name] = st
+		}
+	}
+
+	apps := map[string]rest.Storage{}
+	if d, err := deployment.NewStorage(opts); must("deployments", err) {
+		keep(d.Deployment)
+		apps["deployments"], apps["deployments/status"], apps["deployments/scale"] = d.Deployment, d.Status, d.Scale
+	}
+	if r, err := replicaset.NewStorage(opts); must("replicasets", err) {
+		keep(r.ReplicaSet)
+		apps["replicasets"], apps["replicasets/status"], apps["replicasets/scale"] = r.ReplicaSet, r.Status, r.Scale
+	}
+	if s, err := statefulset.NewStorage(opts); must("statefulsets", err) {
+		keep(s.StatefulSet)
+		apps["statefulsets"], apps["statefulsets/status"], apps["statefulsets/scale"] = s.StatefulSet, s.Status, s.Scale
+	}
+	if d, err := daemonset.NewStorage(opts); must("daemonsets", err) {
+		keep(d.DaemonSet)
+		apps["daemonsets"], apps["daemonsets/status"] = d.DaemonSet, d.Status
+	}
+	if r, err := controllerrevision.NewREST(opts); must("controllerrevisions", err) {
+		keep(r)
+		apps["controllerrevisions"] = r
+	}
+
+	coordination := map[string]rest.Storage{}
+	if l, err := lease.NewREST(opts); must("leases", err) {
+		keep(l)
+		coordination["leases"] = l
+	}
+	scheduling := map[string]rest.Storage{}
+	if p, err := priorityclass.NewREST(opts); must("priorityclasses", err) {
+		keep(p)
+		scheduling["priorityclasses"] = p
+		in.priorityClasses = p
+	}
+	policy := map[string]rest.Storage{}
+	if pdbs != nil {
+		policy["poddisruptionbudgets"], policy["poddisruptionbudgets/status"] = pdbs.PodDisruptionBudget, pdbs.Status
+	}
+	if err := errors.Join(errs...); err != nil {
+		in.Destroy()
+		return nil, err
+	}
+	in.Groups = []apiserver.APIGroupInfo{
+		{GroupVersion: corev1.SchemeGroupVersion, Storage: core},
+		{GroupVersion: appsv1.SchemeGroupVersion, Storage: apps},
+		{GroupVersion: coordinationv1.SchemeGroupVersion, Storage: coordination},
+		{GroupVersion: schedulingv1.SchemeGroupVersion, Storage: scheduling},
+		{GroupVersion: policyv1.SchemeGroupVersion, Storage: policy},
+	}
+	return in, nil
+}
+
+// storageOf adapts a resource's NewREST to return its rest.Storage.
+func storageOf[R rest.Storage](newREST func(generic.StoreOptions) (R, error)) func(generic.StoreOptions) (rest.Storage, error) {
+	return func(opts generic.StoreOptions) (rest.Storage, error) { return newREST(opts) }
+}
+
+// Destroy releases every resource's storage.
+func (in *Instance) Destroy() {
+	for _, d := range in.destroy {
+		d()
+	}
+	in.destroy = nil
+}
+
+// Bootstrap creates the objects every cluster starts with, when missing:
+// the namespaces default, kube-system, kube-public and kube-node-lease and
+// the system priority classes.
+func (in *Instance) Bootstrap(ctx context.Context) error {
+	for _, name := range []string{metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic, corev1.NamespaceNodeLease} {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		in.Scheme.Default(ns)
+		if _, err := in.namespaces.Create(ctx, ns, nil, &metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create namespace %s: %w", name, err)
+		}
+	}
+	for _, pc := range schedulingv1.SystemPriorityClasses() {
+		in.Scheme.Default(pc)
+		if _, err := in.priorityClasses.Create(ctx, pc, nil, &metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create priority class %s: %w", pc.Name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,49 @@
+package pki
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"kubecore.io/client/tools/clientcmd"
+	"kubecore.io/client/tools/clientcmd/api"
+)
+
+// KubeconfigName names the cluster, user and context of the kubeconfigs this
+// package writes.
+const KubeconfigName = "kubecore"
+
+// WriteAdminKubeconfig writes to path (mode 0600) a kubeconfig for the admin
+// client certificate of b and the apiserver at serverURL, with the CA and
+// credentials embedded, so that it can be copied anywhere and used by kubectl.
+func WriteAdminKubeconfig(path, serverURL string, b *Bundle) error {
+	return WriteKubeconfig(path, serverURL, b, b.Admin)
+}
+
+// WriteKubeconfig writes to path (mode 0600) a kubeconfig for the client
+// certificate client of b and the apiserver at serverURL, with everything
+// embedded. An identical existing file is left alone.
+func WriteKubeconfig(path, serverURL string, b *Bundle, client *KeyPair) error {
+	if serverURL == "" {
+		return fmt.Errorf("kubeconfig %s: server URL: required", path)
+	}
+	keyPEM, err := client.KeyPEM()
+	if err != nil {
+		return fmt.Errorf("kubeconfig %s: %w", path, err)
+	}
+	cfg := api.NewConfig()
+	cfg.Clusters[KubeconfigName] = &api.Cluster{Server: serverURL, CertificateAuthorityData: b.CA.CertPEM()}
+	cfg.AuthInfos[KubeconfigName] = &api.AuthInfo{ClientCertificateData: client.CertPEM(), ClientKeyData: keyPEM}
+	cfg.Contexts[KubeconfigName] = &api.Context{Cluster: KubeconfigName, AuthInfo: KubeconfigName}
+	cfg.CurrentContext = KubeconfigName
+	data, err := clientcmd.Marshal(cfg)
+	if err != nil {
+		return fmt.Errorf("kubeconfig %s: %w", path, err)
+	}
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		if fi, err := os.Stat(path); err == nil && fi.Mode().Perm() == 0o600 {
+			return nil
+		}
+	}
+	return clientcmd.Write(cfg, path)
+}

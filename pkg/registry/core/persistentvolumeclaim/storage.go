@@ -1,0 +1,62 @@
+// Package persistentvolumeclaim serves persistentvolumeclaims: requests for storage
+// and their status subresource through the generic Store.
+package persistentvolumeclaim
+
+import (
+	"context"
+
+	corev1 "kubecore.io/api/core/v1"
+	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/util/validation/field"
+
+	"kubecore.io/kubecore/pkg/apis/core/validation"
+	"kubecore.io/kubecore/pkg/apis/strategy"
+	"kubecore.io/kubecore/pkg/registry/generic"
+)
+
+// Storage is the storage of persistentvolumeclaims and their status.
+type Storage struct {
+	PersistentVolumeClaim *REST
+	Status                *strategy.StatusREST
+}
+
+// REST serves persistentvolumeclaims.
+type REST struct{ *generic.Store }
+
+// NewStrategy returns the strategy of persistentvolumeclaims: status only through /status.
+func NewStrategy() *strategy.Strategy[*corev1.PersistentVolumeClaim] {
+	return &strategy.Strategy[*corev1.PersistentVolumeClaim]{
+		Namespaced:        true,
+		StatusSubresource: true,
+		ValidateFunc: func(_ context.Context, obj *corev1.PersistentVolumeClaim) field.ErrorList {
+			return validation.ValidatePersistentVolumeClaim(obj)
+		},
+		ValidateUpdateFunc: func(_ context.Context, obj, old *corev1.PersistentVolumeClaim) field.ErrorList {
+			return validation.ValidatePersistentVolumeClaimUpdate(obj, old)
+		},
+	}
+}
+
+// NewStatusStrategy returns the strategy of persistentvolumeclaims/status.
+func NewStatusStrategy() *strategy.StatusStrategy[*corev1.PersistentVolumeClaim] {
+	return &strategy.StatusStrategy[*corev1.PersistentVolumeClaim]{Namespaced: true}
+}
+
+// NewStorage returns the storage of persistentvolumeclaims.
+func NewStorage(opts generic.StoreOptions) (*Storage, error) {
+	s := NewStrategy()
+	store := &generic.Store{
+		NewFunc:                   func() runtime.Object { return &corev1.PersistentVolumeClaim{} },
+		NewListFunc:               func() runtime.Object { return &corev1.PersistentVolumeClaimList{} },
+		DefaultQualifiedResource:  corev1.Resource("persistentvolumeclaims"),
+		SingularQualifiedResource: corev1.Resource("persistentvolumeclaim"),
+		CreateStrategy:            s,
+		UpdateStrategy:            s,
+		DeleteStrategy:            s,
+		ShortNamesList:            []string{"pvc"},
+	}
+	if err := store.CompleteWithOptions(opts); err != nil {
+		return nil, err
+	}
+	return &Storage{PersistentVolumeClaim: &REST{Store: store}, Status: strategy.NewStatusREST(store, NewStatusStrategy())}, nil
+}

@@ -1,0 +1,231 @@
+package pod
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "kubecore.io/api/core/v1"
+	policyv1 "kubecore.io/api/policy/v1"
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/runtime/schema"
+
+	"kubecore.io/kubecore/pkg/apirequest"
+	"kubecore.io/kubecore/pkg/apis/core/validation"
+	"kubecore.io/kubecore/pkg/apis/strategy"
+	"kubecore.io/kubecore/pkg/registry/generic"
+	"kubecore.io/kubecore/pkg/registry/rest"
+	"kubecore.io/kubecore/pkg/storage"
+)
+
+// Storage is the storage of pods and their subresources.
+type Storage struct {
+	Pod      *REST
+	Status   *strategy.StatusREST
+	Binding  *BindingREST
+	Eviction *EvictionREST
+}
+
+// REST serves pods.
+type REST struct{ *generic.Store }
+
+// NewStorage returns the storage of pods. disruptions checks evictions
+// against disruption budgets; nil allows every eviction.
+func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker) (*Storage, error) {
+	s := NewStrategy()
+	store := &generic.Store{
+		NewFunc:                   func() runtime.Object { return &corev1.Pod{} },
+		NewListFunc:               func() runtime.Object { return &corev1.PodList{} },
+		DefaultQualifiedResource:  corev1.Resource("pods"),
+		SingularQualifiedResource: corev1.Resource("pod"),
+		CreateStrategy:            s,
+		UpdateStrategy:            s,
+		DeleteStrategy:            s,
+		ReturnDeletedObject:       true,
+		GetAttrs:                  GetAttrs,
+		ShortNamesList:            []string{"po"},
+		CategoriesList:            []string{"all"},
+	}
+	if err := store.CompleteWithOptions(opts); err != nil {
+		return nil, err
+	}
+	return &Storage{
+		Pod:      &REST{Store: store},
+		Status:   strategy.NewStatusREST(store, NewStatusStrategy()),
+		Binding:  &BindingREST{store: store},
+		Eviction: &EvictionREST{store: store, disruptions: disruptions},
+	}, nil
+}
+
+// podKey is the storage key of the pod name in ctx's namespace.
+func podKey(ctx context.Context, store *generic.Store, name string) (string, error) {
+	ns := apirequest.NamespaceValue(ctx)
+	if ns == "" {
+		return "", apierrors.NewBadRequest("Namespace parameter required.")
+	}
+	return store.KeyPrefix() + "/" + ns + "/" + name, nil
+}
+
+// BindingREST serves pods/binding: it assigns a pod to a node once.
+type BindingREST struct {
+	store *generic.Store
+}
+
+var _ rest.NamedCreater = (*BindingREST)(nil)
+
+// New implements rest.NamedCreater.
+func (r *BindingREST) New() runtime.Object { return &corev1.Binding{} }
+
+// Destroy implements rest.Storage.
+func (r *BindingREST) Destroy() {}
+
+var bindingResource = schema.GroupResource{Resource: "pods/binding"}
+
+// Create implements rest.NamedCreater: it sets spec.nodeName, the
+// binding's annotations and the PodScheduled condition of pod name.
+func (r *BindingREST) Create(ctx context.Context, name string, obj runtime.Object, validate rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
+	binding, ok := obj.(*corev1.Binding)
+	if !ok {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a Binding object: %T", obj))
+	}
+	if binding.Name != name {
+		return nil, apierrors.NewBadRequest("name in URL does not match name in Binding object")
+	}
+	if errs := validation.ValidatePodBinding(binding); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(schema.GroupKind{Kind: "Binding"}, binding.Name, errs)
+	}
+	if validate != nil {
+		if err := validate(ctx, binding); err != nil {
+			return nil, err
+		}
+	}
+	key, err := podKey(ctx, r.store, name)
+	if err != nil {
+		return nil, err
+	}
+	assign := func(current runtime.Object) (runtime.Object, error) {
+		pod, ok := current.(*corev1.Pod)
+		if !ok {
+			return nil, apierrors.NewInternalError(fmt.Errorf("not a pod: %T", current))
+		}
+		if uid := binding.UID; uid != "" && uid != pod.UID {
+			return nil, apierrors.NewConflict(bindingResource, name, fmt.Errorf("the UID in the binding (%s) does not match the UID of the pod (%s)", uid, pod.UID))
+		}
+		if pod.DeletionTimestamp != nil {
+			return nil, apierrors.NewConflict(bindingResource, name, fmt.Errorf("pod %s is being deleted, cannot be assigned to a host", name))
+		}
+		if pod.Spec.NodeName != "" {
+			return nil, apierrors.NewConflict(bindingResource, name, fmt.Errorf("pod %s is already assigned to node %q", name, pod.Spec.NodeName))
+		}
+		pod.Spec.NodeName = binding.Target.Name
+		for k, v := range binding.Annotations {
+			if pod.Annotations == nil {
+				pod.Annotations = map[string]string{}
+			}
+			pod.Annotations[k] = v
+		}
+		setCondition(&pod.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(time.Now().Truncate(time.Second))})
+		return pod, nil
+	}
+	if opts != nil && slices.Contains(opts.DryRun, metav1.DryRunAll) {
+		current, err := r.store.Storage.Get(ctx, key, storage.GetOptions{})
+		if err != nil {
+			return nil, strategy.StorageError(err, r.store.DefaultQualifiedResource, name)
+		}
+		if _, err := assign(current.DeepCopyObject()); err != nil {
+			return nil, err
+		}
+	} else if _, err := r.store.Storage.GuaranteedUpdate(ctx, key, nil, false, assign, nil); err != nil {
+		return nil, strategy.StorageError(err, r.store.DefaultQualifiedResource, name)
+	}
+	return &metav1.Status{Status: metav1.StatusSuccess}, nil
+}
+
+// setCondition replaces or appends the condition of c's type.
+func setCondition(s *corev1.PodStatus, c corev1.PodCondition) {
+	for i := range s.Conditions {
+		if s.Conditions[i].Type == c.Type {
+			if s.Conditions[i].Status == c.Status {
+				c.LastTransitionTime = s.Conditions[i].LastTransitionTime
+			}
+			s.Conditions[i] = c
+			return
+		}
+	}
+	s.Conditions = append(s.Conditions, c)
+}
+
+// DisruptionChecker decides whether a pod may be evicted now, recording
+// the disruption it allows (a PodDisruptionBudget's disruptionsAllowed).
+type DisruptionChecker interface {
+	CheckEviction(ctx context.Context, pod *corev1.Pod, dryRun bool) error
+}
+
+// EvictionREST serves pods/eviction: a policy/v1 Eviction deletes the pod
+// with the eviction's delete options when the disruption budgets allow it.
+type EvictionREST struct {
+	store       *generic.Store
+	disruptions DisruptionChecker
+}
+
+var _ rest.NamedCreater = (*EvictionREST)(nil)
+
+// New implements rest.NamedCreater.
+func (r *EvictionREST) New() runtime.Object { return &policyv1.Eviction{} }
+
+// Destroy implements rest.Storage.
+func (r *EvictionREST) Destroy() {}
+
+// GroupVersionKind implements rest.KindProvider: an Eviction is policy/v1.
+func (r *EvictionREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
+	return policyv1.SchemeGroupVersion.WithKind("Eviction")
+}
+
+// Create implements rest.NamedCreater.
+func (r *EvictionREST) Create(ctx context.Context, name string, obj runtime.Object, validate rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
+	eviction, ok := obj.(*policyv1.Eviction)
+	if !ok {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a Eviction object: %T", obj))
+	}
+	if eviction.Name != name {
+		return nil, apierrors.NewBadRequest("name in URL does not match name in Eviction object")
+	}
+	if validate != nil {
+		if err := validate(ctx, eviction); err != nil {
+			return nil, err
+		}
+	}
+	deleteOpts := &metav1.DeleteOptions{}
+	if eviction.DeleteOptions != nil {
+		deleteOpts = eviction.DeleteOptions.DeepCopy()
+	}
+	dryRun := opts != nil && slices.Contains(opts.DryRun, metav1.DryRunAll)
+	if dryRun {
+		deleteOpts.DryRun = []string{metav1.DryRunAll}
+	}
+	current, err := r.store.Get(ctx, name, &metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	pod := current.(*corev1.Pod)
+	if pod.DeletionTimestamp != nil {
+		// Already going: the eviction has nothing more to do.
+		return &metav1.Status{Status: metav1.StatusSuccess}, nil
+	}
+	budgeted := pod.Status.Phase == corev1.PodRunning || pod.Status.Phase == corev1.PodUnknown
+	if budgeted && r.disruptions != nil {
+		if err := r.disruptions.CheckEviction(ctx, pod, dryRun); err != nil {
+			return nil, err
+		}
+	}
+	if deleteOpts.Preconditions == nil {
+		deleteOpts.Preconditions = &metav1.Preconditions{UID: &pod.UID}
+	}
+	if _, _, err := r.store.Delete(ctx, name, nil, deleteOpts); err != nil {
+		return nil, err
+	}
+	return &metav1.Status{Status: metav1.StatusSuccess}, nil
+}

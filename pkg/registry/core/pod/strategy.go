@@ -1,0 +1,136 @@
+// Package pod serves pods and their status, binding and eviction
+// subresources, with graceful deletion of pods bound to a node.
+package pod
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "kubecore.io/api/core/v1"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/fields"
+	"kubecore.io/apimachinery/pkg/labels"
+	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/util/validation/field"
+
+	"kubecore.io/kubecore/pkg/apis/core/validation"
+	"kubecore.io/kubecore/pkg/apis/strategy"
+	"kubecore.io/kubecore/pkg/registry/rest"
+)
+
+// Strategy is the pod strategy: status only through /status, generation
+// bumped on spec changes, graceful deletion of bound pods.
+type Strategy struct {
+	*strategy.Strategy[*corev1.Pod]
+}
+
+var _ rest.GracefulDeleteStrategy = Strategy{}
+
+// NewStrategy returns the pod strategy.
+func NewStrategy() Strategy {
+	return Strategy{&strategy.Strategy[*corev1.Pod]{
+		Namespaced:        true,
+		StatusSubresource: true,
+		Generation:        true,
+		PrepareCreate: func(_ context.Context, p *corev1.Pod) {
+			p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(&p.Spec)}
+		},
+		ValidateFunc: func(_ context.Context, p *corev1.Pod) field.ErrorList {
+			return validation.ValidatePod(p)
+		},
+		ValidateUpdateFunc: func(_ context.Context, p, old *corev1.Pod) field.ErrorList {
+			return validation.ValidatePodUpdate(p, old)
+		},
+	}}
+}
+
+// CheckGracefulDelete implements rest.GracefulDeleteStrategy: a pod on a
+// node gets the requested grace period or its own
+// terminationGracePeriodSeconds; an unbound or finished pod goes at once.
+func (Strategy) CheckGracefulDelete(_ context.Context, obj runtime.Object, opts *metav1.DeleteOptions) bool {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok || opts == nil {
+		return false
+	}
+	var period int64
+	switch {
+	case opts.GracePeriodSeconds != nil:
+		period = *opts.GracePeriodSeconds
+	case pod.Spec.TerminationGracePeriodSeconds != nil:
+		period = *pod.Spec.TerminationGracePeriodSeconds
+	}
+	if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		period = 0
+	}
+	if period < 0 {
+		period = 1
+	}
+	opts.GracePeriodSeconds = &period
+	return true
+}
+
+// NewStatusStrategy returns the strategy of pods/status; it also keeps
+// the stored nodeName-related spec, as the kubelet writes status only.
+func NewStatusStrategy() *strategy.StatusStrategy[*corev1.Pod] {
+	return &strategy.StatusStrategy[*corev1.Pod]{
+		Namespaced: true,
+		ValidateStatus: func(_ context.Context, p, old *corev1.Pod) field.ErrorList {
+			return validation.ValidatePodStatusUpdate(p, old)
+		},
+	}
+}
+
+// qosClass is the quality of service the pod's resources give it.
+func qosClass(spec *corev1.PodSpec) corev1.PodQOSClass {
+	anySet, guaranteed := false, true
+	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for _, c := range cs {
+			if len(c.Resources.Requests) > 0 || len(c.Resources.Limits) > 0 {
+				anySet = true
+			}
+			for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+				l, okL := c.Resources.Limits[r]
+				q, okR := c.Resources.Requests[r]
+				if !okL || (okR && q.Cmp(l) != 0) {
+					guaranteed = false
+				}
+			}
+		}
+	}
+	switch {
+	case !anySet:
+		return corev1.PodQOSBestEffort
+	case guaranteed:
+		return corev1.PodQOSGuaranteed
+	}
+	return corev1.PodQOSBurstable
+}
+
+// GetAttrs returns a pod's labels and selectable fields.
+func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return nil, nil, fmt.Errorf("not a pod: %T", obj)
+	}
+	return labels.Set(pod.Labels), PodToSelectableFields(pod), nil
+}
+
+// PodToSelectableFields returns the fields a pod field selector can use.
+func PodToSelectableFields(pod *corev1.Pod) fields.Set {
+	podIP := ""
+	if len(pod.Status.PodIPs) > 0 {
+		podIP = pod.Status.PodIPs[0].IP
+	}
+	return fields.Set{
+		"metadata.name":            pod.Name,
+		"metadata.namespace":       pod.Namespace,
+		"spec.nodeName":            pod.Spec.NodeName,
+		"spec.restartPolicy":       string(pod.Spec.RestartPolicy),
+		"spec.schedulerName":       pod.Spec.SchedulerName,
+		"spec.serviceAccountName":  pod.Spec.ServiceAccountName,
+		"spec.hostNetwork":         fmt.Sprint(pod.Spec.HostNetwork),
+		"status.phase":             string(pod.Status.Phase),
+		"status.podIP":             podIP,
+		"status.nominatedNodeName": pod.Status.NominatedNodeName,
+	}
+}

@@ -1,0 +1,65 @@
+package informers
+
+import (
+	appsv1 "kubecore.io/api/apps/v1"
+	coordinationv1 "kubecore.io/api/coordination/v1"
+	corev1 "kubecore.io/api/core/v1"
+	"kubecore.io/client/tools/cache"
+)
+
+// The shared informers of the resources the control plane watches.
+
+// Pods returns the shared pod informer.
+func Pods(f *SharedInformerFactory) (*cache.Informer[*corev1.Pod], error) {
+	return For[*corev1.Pod](f, corev1.SchemeGroupVersion.WithResource("pods"))
+}
+
+// Nodes returns the shared node informer.
+func Nodes(f *SharedInformerFactory) (*cache.Informer[*corev1.Node], error) {
+	return For[*corev1.Node](f, corev1.SchemeGroupVersion.WithResource("nodes"))
+}
+
+// Namespaces returns the shared namespace informer.
+func Namespaces(f *SharedInformerFactory) (*cache.Informer[*corev1.Namespace], error) {
+	return For[*corev1.Namespace](f, corev1.SchemeGroupVersion.WithResource("namespaces"))
+}
+
+// Services returns the shared service informer.
+func Services(f *SharedInformerFactory) (*cache.Informer[*corev1.Service], error) {
+	return For[*corev1.Service](f, corev1.SchemeGroupVersion.WithResource("services"))
+}
+
+// ConfigMaps returns the shared config map informer.
+func ConfigMaps(f *SharedInformerFactory) (*cache.Informer[*corev1.ConfigMap], error) {
+	return For[*corev1.ConfigMap](f, corev1.SchemeGroupVersion.WithResource("configmaps"))
+}
+
+// Secrets returns the shared secret informer.
+func Secrets(f *SharedInformerFactory) (*cache.Informer[*corev1.Secret], error) {
+	return For[*corev1.Secret](f, corev1.SchemeGroupVersion.WithResource("secrets"))
+}
+
+// Deployments returns the shared deployment informer.
+func Deployments(f *SharedInformerFactory) (*cache.Informer[*appsv1.Deployment], error) {
+	return For[*appsv1.Deployment](f, appsv1.SchemeGroupVersion.WithResource("deployments"))
+}
+
+// ReplicaSets returns the shared replica set informer.
+func ReplicaSets(f *SharedInformerFactory) (*cache.Informer[*appsv1.ReplicaSet], error) {
+	return For[*appsv1.ReplicaSet](f, appsv1.SchemeGroupVersion.WithResource("replicasets"))
+}
+
+// StatefulSets returns the shared stateful set informer.
+func StatefulSets(f *SharedInformerFactory) (*cache.Informer[*appsv1.StatefulSet], error) {
+	return For[*appsv1.StatefulSet](f, appsv1.SchemeGroupVersion.WithResource("statefulsets"))
+}
+
+// ControllerRevisions returns the shared controller revision informer.
+func ControllerRevisions(f *SharedInformerFactory) (*cache.Informer[*appsv1.ControllerRevision], error) {
+	return For[*appsv1.ControllerRevision](f, appsv1.SchemeGroupVersion.WithResource("controllerrevisions"))
+}
+
+// Leases returns the shared lease informer.
+func Leases(f *SharedInformerFactory) (*cache.Informer[*coordinationv1.Lease], error) {
+	return For[*coordinationv1.Lease](f, coordinationv1.SchemeGroupVersion.WithResource("leases"))
+}

@@ -1,0 +1,158 @@
+package typed
+
+import (
+	appsv1 "kubecore.io/api/apps/v1"
+	autoscalingv1 "kubecore.io/api/autoscaling/v1"
+	coordinationv1 "kubecore.io/api/coordination/v1"
+	corev1 "kubecore.io/api/core/v1"
+	policyv1 "kubecore.io/api/policy/v1"
+	schedulingv1 "kubecore.io/api/scheduling/v1"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/runtime/schema"
+)
+
+// The built-in resources: each function returns the descriptor the generic
+// client needs. Functions rather than variables, so that no caller can
+// change the table.
+
+func core[E, LE any, T interface {
+	*E
+	Object
+}, L interface {
+	*LE
+	List
+}](resource, kind string, namespaced bool) Resource[T, L] {
+	return NewResource[E, LE, T, L](corev1.SchemeGroupVersion.WithResource(resource), kind, namespaced)
+}
+
+func apps[E, LE any, T interface {
+	*E
+	Object
+}, L interface {
+	*LE
+	List
+}](resource, kind string) Resource[T, L] {
+	return NewResource[E, LE, T, L](appsv1.SchemeGroupVersion.WithResource(resource), kind, true)
+}
+
+// Core group (v1).
+func PodsResource() Resource[*corev1.Pod, *corev1.PodList] {
+	return core[corev1.Pod, corev1.PodList]("pods", "Pod", true)
+}
+func PodTemplatesResource() Resource[*corev1.PodTemplate, *corev1.PodTemplateList] {
+	return core[corev1.PodTemplate, corev1.PodTemplateList]("podtemplates", "PodTemplate", true)
+}
+func NodesResource() Resource[*corev1.Node, *corev1.NodeList] {
+	return core[corev1.Node, corev1.NodeList]("nodes", "Node", false)
+}
+func NamespacesResource() Resource[*corev1.Namespace, *corev1.NamespaceList] {
+	return core[corev1.Namespace, corev1.NamespaceList]("namespaces", "Namespace", false)
+}
+func ServicesResource() Resource[*corev1.Service, *corev1.ServiceList] {
+	return core[corev1.Service, corev1.ServiceList]("services", "Service", true)
+}
+func EndpointsResource() Resource[*corev1.Endpoints, *corev1.EndpointsList] {
+	return core[corev1.Endpoints, corev1.EndpointsList]("endpoints", "Endpoints", true)
+}
+func ConfigMapsResource() Resource[*corev1.ConfigMap, *corev1.ConfigMapList] {
+	return core[corev1.ConfigMap, corev1.ConfigMapList]("configmaps", "ConfigMap", true)
+}
+func SecretsResource() Resource[*corev1.Secret, *corev1.SecretList] {
+	return core[corev1.Secret, corev1.SecretList]("secrets", "Secret", true)
+}
+func ServiceAccountsResource() Resource[*corev1.ServiceAccount, *corev1.ServiceAccountList] {
+	return core[corev1.ServiceAccount, corev1.ServiceAccountList]("serviceaccounts", "ServiceAccount", true)
+}
+func EventsResource() Resource[*corev1.Event, *corev1.EventList] {
+	return core[corev1.Event, corev1.EventList]("events", "Event", true)
+}
+func PersistentVolumesResource() Resource[*corev1.PersistentVolume, *corev1.PersistentVolumeList] {
+	return core[corev1.PersistentVolume, corev1.PersistentVolumeList]("persistentvolumes", "PersistentVolume", false)
+}
+func PersistentVolumeClaimsResource() Resource[*corev1.PersistentVolumeClaim, *corev1.PersistentVolumeClaimList] {
+	return core[corev1.PersistentVolumeClaim, corev1.PersistentVolumeClaimList]("persistentvolumeclaims", "PersistentVolumeClaim", true)
+}
+
+// Group apps/v1.
+func DeploymentsResource() Resource[*appsv1.Deployment, *appsv1.DeploymentList] {
+	return apps[appsv1.Deployment, appsv1.DeploymentList]("deployments", "Deployment")
+}
+func ReplicaSetsResource() Resource[*appsv1.ReplicaSet, *appsv1.ReplicaSetList] {
+	return apps[appsv1.ReplicaSet, appsv1.ReplicaSetList]("replicasets", "ReplicaSet")
+}
+func StatefulSetsResource() Resource[*appsv1.StatefulSet, *appsv1.StatefulSetList] {
+	return apps[appsv1.StatefulSet, appsv1.StatefulSetList]("statefulsets", "StatefulSet")
+}
+func DaemonSetsResource() Resource[*appsv1.DaemonSet, *appsv1.DaemonSetList] {
+	return apps[appsv1.DaemonSet, appsv1.DaemonSetList]("daemonsets", "DaemonSet")
+}
+func ControllerRevisionsResource() Resource[*appsv1.ControllerRevision, *appsv1.ControllerRevisionList] {
+	return apps[appsv1.ControllerRevision, appsv1.ControllerRevisionList]("controllerrevisions", "ControllerRevision")
+}
+
+// Groups coordination.k8s.io/v1, scheduling.k8s.io/v1 and policy/v1.
+func LeasesResource() Resource[*coordinationv1.Lease, *coordinationv1.LeaseList] {
+	return NewResource[coordinationv1.Lease, coordinationv1.LeaseList](coordinationv1.SchemeGroupVersion.WithResource("leases"), "Lease", true)
+}
+func PriorityClassesResource() Resource[*schedulingv1.PriorityClass, *schedulingv1.PriorityClassList] {
+	return NewResource[schedulingv1.PriorityClass, schedulingv1.PriorityClassList](schedulingv1.SchemeGroupVersion.WithResource("priorityclasses"), "PriorityClass", false)
+}
+func PodDisruptionBudgetsResource() Resource[*policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudgetList] {
+	return NewResource[policyv1.PodDisruptionBudget, policyv1.PodDisruptionBudgetList](policyv1.SchemeGroupVersion.WithResource("poddisruptionbudgets"), "PodDisruptionBudget", true)
+}
+
+// ResourceInfo is the untyped row of the built-in table.
+type ResourceInfo struct {
+	GroupVersionResource schema.GroupVersionResource
+	Kind                 string
+	Namespaced           bool
+	// Subresources served for the resource by kubecore, e.g. "status".
+	Subresources []string
+}
+
+func info[T Object, L List](r Resource[T, L], subresources ...string) ResourceInfo {
+	return ResourceInfo{GroupVersionResource: r.GroupVersionResource, Kind: r.Kind, Namespaced: r.Namespaced, Subresources: subresources}
+}
+
+// BuiltinResources returns every built-in resource the Clientset serves.
+func BuiltinResources() []ResourceInfo {
+	return []ResourceInfo{
+		info(PodsResource(), "status", "binding", "eviction", "log"),
+		info(PodTemplatesResource()),
+		info(NodesResource(), "status"),
+		info(NamespacesResource(), "status"),
+		info(ServicesResource(), "status"),
+		info(EndpointsResource()),
+		info(ConfigMapsResource()),
+		info(SecretsResource()),
+		info(ServiceAccountsResource()),
+		info(EventsResource()),
+		info(PersistentVolumesResource(), "status"),
+		info(PersistentVolumeClaimsResource(), "status"),
+		info(DeploymentsResource(), "status", "scale"),
+		info(ReplicaSetsResource(), "status", "scale"),
+		info(StatefulSetsResource(), "status", "scale"),
+		info(DaemonSetsResource(), "status"),
+		info(ControllerRevisionsResource()),
+		info(LeasesResource()),
+		info(PriorityClassesResource()),
+		info(PodDisruptionBudgetsResource(), "status"),
+	}
+}
+
+// NewScheme returns a scheme knowing every built-in kind (and meta/v1's
+// Status), e.g. for rest.ClientOptions.Decoder.
+func NewScheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		corev1.AddToScheme, appsv1.AddToScheme, autoscalingv1.AddToScheme,
+		coordinationv1.AddToScheme, schedulingv1.AddToScheme, policyv1.AddToScheme,
+	} {
+		if err := add(s); err != nil {
+			return nil, err
+		}
+	}
+	s.AddUnversionedTypes(metav1.Unversioned, &metav1.Status{})
+	return s, nil
+}
