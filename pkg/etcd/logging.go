@@ -63,10 +63,11 @@ func (c *klogCore) Write(e zapcore.Entry, fields []zapcore.Field) error {
 	for k, v := range enc.Fields {
 		kv = append(kv, k, v)
 	}
+	quiet := c.root().closing.Load() || benign(e.Message)
 	switch {
-	case e.Level >= zapcore.ErrorLevel && !c.root().closing.Load():
+	case e.Level >= zapcore.ErrorLevel && !quiet:
 		klog.ErrorSDepth(1, nil, e.Message, kv...)
-	case e.Level >= zapcore.WarnLevel && !c.root().closing.Load():
+	case e.Level >= zapcore.WarnLevel && !quiet:
 		klog.V(2).InfoSDepth(1, e.Message, kv...)
 	default:
 		klog.V(4).InfoSDepth(1, e.Message, kv...)
@@ -75,3 +76,9 @@ func (c *klogCore) Write(e zapcore.Entry, fields []zapcore.Field) error {
 }
 
 func (c *klogCore) Sync() error { return nil }
+
+// benign reports messages etcd logs as errors in normal operation: a fresh
+// member cannot read a storage version it has not written yet.
+func benign(msg string) bool {
+	return msg == "failed to update storage version"
+}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"kubecore.io/kubecore/cmd/kubecore/app/apiserver"
+	"kubecore.io/kubecore/cmd/kubecore/app/etcd"
 	"kubecore.io/kubecore/cmd/kubecore/app/version"
 )
 
@@ -61,7 +62,7 @@ func NewKubecoreCommand() *cobra.Command {
 	)
 	for _, c := range []*cobra.Command{
 		notImplemented("all-in-one", "Run etcd, apiserver, scheduler, controller-manager and a kubelet in one process"),
-		notImplemented("etcd", "Run an embedded etcd member"),
+		etcd.NewCommand(),
 		apiserver.NewCommand(),
 		notImplemented("scheduler", "Run the scheduler"),
 		notImplemented("controller-manager", "Run the controllers"),
