@@ -62,6 +62,9 @@ func New(c CompletedConfig) (*Server, error) {
 		return nil, err
 	}
 	s.installDiscovery()
+	if err := s.installOpenAPI(); err != nil {
+		return nil, err
+	}
 	s.installHealth()
 	s.container.Handle("/metrics", promhttpHandler(s.registry))
 	s.handler = s.buildFilters(s.container)

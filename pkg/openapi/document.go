@@ -1,0 +1,170 @@
+package openapi
+
+import (
+	"crypto/sha512"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/runtime/schema"
+	"kubecore.io/apimachinery/pkg/version"
+)
+
+// Resource is one served resource or subresource of a group version, as
+// discovery lists it.
+type Resource struct {
+	// Path is the resource ("deployments") or subresource
+	// ("deployments/status") name.
+	Path string
+	// Kind is the kind of the objects read and written there.
+	Kind       schema.GroupVersionKind
+	Namespaced bool
+	// Verbs are discovery's verbs: get, list, watch, create, update, patch,
+	// delete, deletecollection.
+	Verbs []string
+}
+
+// GroupVersion is a served group version and its resources.
+type GroupVersion struct {
+	GroupVersion schema.GroupVersion
+	Resources    []Resource
+}
+
+// Spec is what the documents describe: the Go types (from Scheme) and the
+// served resources.
+type Spec struct {
+	Scheme *runtime.Scheme
+	Groups []GroupVersion
+}
+
+// Document is one group version's OpenAPI document.
+type Document struct {
+	// JSON is the encoded document.
+	JSON []byte
+	// Hash is the upper-case hex SHA-512 of JSON.
+	Hash string
+}
+
+// Documents are the index and every group version's document, keyed by the
+// group version's path without its leading slash ("api/v1", "apis/apps/v1").
+type Documents struct {
+	Index         []byte
+	GroupVersions map[string]Document
+}
+
+// indexDocument is the JSON of /openapi/v3.
+type indexDocument struct {
+	Paths map[string]indexEntry `json:"paths"`
+}
+
+type indexEntry struct {
+	ServerRelativeURL string `json:"serverRelativeURL"`
+}
+
+// openAPI is an OpenAPI 3.0 document.
+type openAPI struct {
+	OpenAPI    string               `json:"openapi"`
+	Info       info                 `json:"info"`
+	Paths      map[string]*pathItem `json:"paths"`
+	Components components           `json:"components"`
+}
+
+type info struct {
+	Title   string `json:"title"`
+	Version string `json:"version"`
+}
+
+type components struct {
+	Schemas map[string]*Schema `json:"schemas"`
+}
+
+// groupPath is "api/v1" or "apis/<group>/<version>".
+func groupPath(gv schema.GroupVersion) string {
+	if gv.Group == "" {
+		return "api/" + gv.Version
+	}
+	return "apis/" + gv.Group + "/" + gv.Version
+}
+
+// Build generates every document of spec.
+func Build(spec Spec) (*Documents, error) {
+	if spec.Scheme == nil {
+		return nil, fmt.Errorf("openapi: spec has no scheme")
+	}
+	gvks := map[reflect.Type][]GVK{}
+	for gvk, t := range spec.Scheme.AllKnownTypes() {
+		gvks[t] = append(gvks[t], gvkOf(gvk))
+	}
+	for _, list := range gvks {
+		sort.Slice(list, func(i, j int) bool {
+			a, b := list[i], list[j]
+			if a.Group != b.Group {
+				return a.Group < b.Group
+			}
+			if a.Version != b.Version {
+				return a.Version < b.Version
+			}
+			return a.Kind < b.Kind
+		})
+	}
+	b := newSchemaBuilder(gvks)
+	b.schemas[patchSchemaName] = &Schema{
+		Type:        "object",
+		Description: "Patch is the body of a PATCH request: a JSON patch, a JSON merge patch, a strategic merge patch or an apply configuration.",
+	}
+	docs := &Documents{GroupVersions: map[string]Document{}}
+	index := indexDocument{Paths: map[string]indexEntry{}}
+	title := "kubecore"
+	ver := version.Get().GitVersion
+	if ver == "" {
+		ver = "unversioned"
+	}
+	for _, g := range spec.Groups {
+		pb := &pathBuilder{scheme: spec.Scheme, schemas: b, gv: g.GroupVersion}
+		paths, err := pb.build(g.Resources)
+		if err != nil {
+			return nil, fmt.Errorf("openapi for %s: %w", g.GroupVersion, err)
+		}
+		doc := openAPI{
+			OpenAPI:    "3.0.0",
+			Info:       info{Title: title, Version: ver},
+			Paths:      paths,
+			Components: components{Schemas: b.closure(pb.refs)},
+		}
+		data, err := json.Marshal(&doc)
+		if err != nil {
+			return nil, fmt.Errorf("encode openapi for %s: %w", g.GroupVersion, err)
+		}
+		key := groupPath(g.GroupVersion)
+		d := Document{JSON: data, Hash: fmt.Sprintf("%X", sha512.Sum512(data))}
+		docs.GroupVersions[key] = d
+		index.Paths[key] = indexEntry{ServerRelativeURL: "/openapi/v3/" + key + "?hash=" + d.Hash}
+	}
+	data, err := json.Marshal(&index)
+	if err != nil {
+		return nil, fmt.Errorf("encode openapi index: %w", err)
+	}
+	docs.Index = data
+	return docs, nil
+}
+
+// operationPrefix is the group version part of operation IDs: CoreV1,
+// AppsV1, CoordinationV1 (coordination.k8s.io).
+func operationPrefix(gv schema.GroupVersion) string {
+	group := gv.Group
+	if group == "" {
+		group = "core"
+	}
+	group, _, _ = strings.Cut(group, ".")
+	return upperFirst(group) + upperFirst(gv.Version)
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
