@@ -4,6 +4,7 @@ package validation
 
 import (
 	"fmt"
+	"slices"
 
 	appsv1 "kubecore.io/api/apps/v1"
 	corev1 "kubecore.io/api/core/v1"
@@ -148,8 +149,11 @@ func ValidateReplicaSetUpdate(rs, old *appsv1.ReplicaSet) field.ErrorList {
 // ValidateStatefulSet checks a stateful set.
 func ValidateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
 	errs := validateMeta(&ss.ObjectMeta)
-	errs = append(errs, validateWorkload("statefulset", ss.Spec.Replicas, ss.Spec.Selector, &ss.Spec.Template)...)
+	errs = append(errs, validateWorkload("statefulset", ss.Spec.Replicas, ss.Spec.Selector, templateWithClaims(ss))...)
 	errs = append(errs, validateAlwaysRestart(&ss.Spec.Template)...)
+	if ss.Spec.ServiceName == "" {
+		errs = append(errs, field.Required(specPath.Child("serviceName"), "the headless service that gives the pods their network identity"))
+	}
 	switch ss.Spec.PodManagementPolicy {
 	case "", appsv1.OrderedReadyPodManagement, appsv1.ParallelPodManagement:
 	default:
@@ -177,6 +181,25 @@ func ValidateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
 		errs = append(errs, apivalidation.ValidateNonnegativeField(int64(*l), specPath.Child("revisionHistoryLimit"))...)
 	}
 	return errs
+}
+
+// templateWithClaims returns the pod template as the controller stamps it:
+// each volumeClaimTemplate becomes a volume of the same name, so that a
+// volumeMount may name a claim template.
+func templateWithClaims(ss *appsv1.StatefulSet) *corev1.PodTemplateSpec {
+	if len(ss.Spec.VolumeClaimTemplates) == 0 {
+		return &ss.Spec.Template
+	}
+	t := ss.Spec.Template.DeepCopy()
+	for _, c := range ss.Spec.VolumeClaimTemplates {
+		if slices.ContainsFunc(t.Spec.Volumes, func(v corev1.Volume) bool { return v.Name == c.Name }) {
+			continue
+		}
+		t.Spec.Volumes = append(t.Spec.Volumes, corev1.Volume{Name: c.Name, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: c.Name},
+		}})
+	}
+	return t
 }
 
 // ValidateStatefulSetUpdate checks an update: only replicas, ordinals,
