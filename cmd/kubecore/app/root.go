@@ -17,6 +17,7 @@ import (
 
 	"kubecore.io/kubecore/cmd/kubecore/app/apiserver"
 	"kubecore.io/kubecore/cmd/kubecore/app/etcd"
+	"kubecore.io/kubecore/cmd/kubecore/app/scheduler"
 	"kubecore.io/kubecore/cmd/kubecore/app/version"
 )
 
@@ -64,7 +65,7 @@ func NewKubecoreCommand() *cobra.Command {
 		notImplemented("all-in-one", "Run etcd, apiserver, scheduler, controller-manager and a kubelet in one process"),
 		etcd.NewCommand(),
 		apiserver.NewCommand(),
-		notImplemented("scheduler", "Run the scheduler"),
+		scheduler.NewCommand(),
 		notImplemented("controller-manager", "Run the controllers"),
 		notImplemented("kubelet", "Run a node agent"),
 		notImplemented("hollow-nodes", "Run simulated kubelets for scale tests"),

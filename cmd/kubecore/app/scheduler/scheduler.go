@@ -1,0 +1,299 @@
+// Package scheduler implements `kubecore scheduler`: flags into Options,
+// validated and completed into a Config whose Run(ctx) schedules pods.
+package scheduler
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+
+	corev1 "kubecore.io/api/core/v1"
+	"kubecore.io/apimachinery/pkg/runtime/schema"
+	"kubecore.io/client/informers"
+	"kubecore.io/client/rest"
+	"kubecore.io/client/tools/cache"
+	"kubecore.io/client/tools/clientcmd"
+	"kubecore.io/client/tools/leaderelection"
+	"kubecore.io/client/typed"
+
+	"kubecore.io/kubecore/pkg/scheduler"
+)
+
+// Options are the flags of `kubecore scheduler`.
+type Options struct {
+	Kubeconfig    string
+	SchedulerName string
+	// LeaderElect runs scheduling only while holding the Lease
+	// LeaseNamespace/LeaseName.
+	LeaderElect                               bool
+	LeaseNamespace, LeaseName                 string
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// QPS and Burst limit the client; the scheduler writes a binding and
+	// an event per pod.
+	QPS                      float32
+	Burst                    int
+	PercentageOfNodesToScore int32
+	// MetricsBindAddress serves /metrics and /healthz over HTTP; empty
+	// disables it.
+	MetricsBindAddress string
+
+	// RESTConfig, when set, is used instead of Kubeconfig (all-in-one).
+	RESTConfig *rest.Config
+	// Identity of this scheduler in leader election; host name plus a
+	// random suffix when empty.
+	Identity string
+	// InitialBackoff and MaxBackoff of pods (1s and 10s when zero).
+	InitialBackoff, MaxBackoff time.Duration
+}
+
+// NewOptions returns the defaults.
+func NewOptions() *Options {
+	return &Options{
+		SchedulerName:  corev1.DefaultSchedulerName,
+		LeaseNamespace: "kube-system",
+		LeaseName:      "kube-scheduler",
+		LeaseDuration:  15 * time.Second,
+		RenewDeadline:  10 * time.Second,
+		RetryPeriod:    2 * time.Second,
+		QPS:            5000,
+		Burst:          10000,
+	}
+}
+
+// Validate returns every problem with the options.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.Kubeconfig == "" && o.RESTConfig == nil {
+		errs = append(errs, errors.New("--kubeconfig is required"))
+	}
+	if o.SchedulerName == "" {
+		errs = append(errs, errors.New("--scheduler-name must not be empty"))
+	}
+	if o.LeaderElect {
+		if o.LeaseName == "" || o.LeaseNamespace == "" {
+			errs = append(errs, errors.New("--leader-elect-resource-name and --leader-elect-resource-namespace must not be empty"))
+		}
+		if o.LeaseDuration <= o.RenewDeadline {
+			errs = append(errs, fmt.Errorf("--leader-elect-lease-duration %s must be greater than --leader-elect-renew-deadline %s", o.LeaseDuration, o.RenewDeadline))
+		}
+		if o.RenewDeadline <= o.RetryPeriod {
+			errs = append(errs, fmt.Errorf("--leader-elect-renew-deadline %s must be greater than --leader-elect-retry-period %s", o.RenewDeadline, o.RetryPeriod))
+		}
+		if o.RetryPeriod <= 0 {
+			errs = append(errs, fmt.Errorf("--leader-elect-retry-period %s must be positive", o.RetryPeriod))
+		}
+	}
+	if o.QPS < 0 || o.Burst < 0 {
+		errs = append(errs, errors.New("--kube-api-qps and --kube-api-burst must not be negative"))
+	}
+	if o.PercentageOfNodesToScore < 0 || o.PercentageOfNodesToScore > 100 {
+		errs = append(errs, fmt.Errorf("--percentage-of-nodes-to-score %d is not in [0, 100]", o.PercentageOfNodesToScore))
+	}
+	if o.MetricsBindAddress != "" {
+		if _, _, err := net.SplitHostPort(o.MetricsBindAddress); err != nil {
+			errs = append(errs, fmt.Errorf("--metrics-bind-address: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Config is the completed options; only Complete makes one.
+type Config struct {
+	completed *completedConfig
+}
+
+type completedConfig struct {
+	Options
+	rest   *rest.Config
+	client *typed.Clientset
+}
+
+// Complete validates o, loads the kubeconfig and makes the client.
+func (o *Options) Complete() (Config, error) {
+	if err := o.Validate(); err != nil {
+		return Config{}, err
+	}
+	c := &completedConfig{Options: *o}
+	if o.RESTConfig != nil {
+		c.rest = rest.CopyConfig(o.RESTConfig)
+	} else {
+		rc, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
+		if err != nil {
+			return Config{}, fmt.Errorf("load kubeconfig %s: %w", o.Kubeconfig, err)
+		}
+		c.rest = rc
+	}
+	c.rest.QPS, c.rest.Burst = o.QPS, o.Burst
+	if c.Identity == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			return Config{}, fmt.Errorf("leader election identity: %w", err)
+		}
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		c.Identity = host + "_" + hex.EncodeToString(b[:])
+	}
+	cs, err := typed.NewForConfig(c.rest)
+	if err != nil {
+		return Config{}, fmt.Errorf("scheduler client: %w", err)
+	}
+	c.client = cs
+	return Config{completed: c}, nil
+}
+
+// listWatchSource serves the informers the scheduler needs from the typed
+// client.
+func listWatchSource(cs *typed.Clientset) informers.ListWatchSource {
+	return informers.ListWatchSourceFunc(func(gvr schema.GroupVersionResource, ns string) (cache.ListerWatcher, error) {
+		switch gvr {
+		case corev1.SchemeGroupVersion.WithResource("pods"):
+			return cache.ListWatchFromClient(cs.CoreV1().Pods(ns)), nil
+		case corev1.SchemeGroupVersion.WithResource("nodes"):
+			return cache.ListWatchFromClient(cs.CoreV1().Nodes()), nil
+		case corev1.SchemeGroupVersion.WithResource("namespaces"):
+			return cache.ListWatchFromClient(cs.CoreV1().Namespaces()), nil
+		}
+		return nil, fmt.Errorf("the scheduler does not watch %s", gvr)
+	})
+}
+
+// Run watches the cluster and, while leading (or always without leader
+// election), schedules pods until ctx ends. Losing the lease is an error.
+func (c Config) Run(ctx context.Context) error {
+	o := c.completed
+	if o == nil {
+		return errors.New("scheduler config was not completed")
+	}
+	logger := klog.FromContext(ctx).WithValues("scheduler", o.SchedulerName)
+	ctx, cancel := context.WithCancel(klog.NewContext(ctx, logger))
+	defer cancel()
+
+	factory := informers.NewSharedInformerFactory(listWatchSource(o.client),
+		informers.WithReflectorOptions(cache.ReflectorOptions{OnError: func(err error) {
+			logger.Error(err, "Failed to list or watch; retrying with back-off")
+		}}))
+	reg := prometheus.NewRegistry()
+	sched, err := scheduler.New(ctx, scheduler.Config{
+		Client:                   o.client,
+		Informers:                factory,
+		SchedulerName:            o.SchedulerName,
+		PercentageOfNodesToScore: o.PercentageOfNodesToScore,
+		InitialBackoff:           o.InitialBackoff,
+		MaxBackoff:               o.MaxBackoff,
+		Metrics:                  reg,
+	})
+	if err != nil {
+		return err
+	}
+	if o.MetricsBindAddress != "" {
+		stop, err := serveMetrics(ctx, o.MetricsBindAddress, reg)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	factory.Start(ctx)
+	defer factory.Shutdown()
+	defer cancel()
+
+	if !o.LeaderElect {
+		return sched.Run(ctx)
+	}
+	runErr := make(chan error, 1)
+	lost := make(chan struct{})
+	elector, err := leaderelection.New(leaderelection.Config{
+		Client:          o.client.CoordinationV1().Leases(o.LeaseNamespace),
+		LeaseName:       o.LeaseName,
+		Identity:        o.Identity,
+		LeaseDuration:   o.LeaseDuration,
+		RenewDeadline:   o.RenewDeadline,
+		RetryPeriod:     o.RetryPeriod,
+		ReleaseOnCancel: true,
+		Callbacks: leaderelection.Callbacks{
+			OnStartedLeading: func(leadCtx context.Context) {
+				logger.Info("Started leading", "identity", o.Identity)
+				runErr <- sched.Run(leadCtx)
+			},
+			OnStoppedLeading: func() { close(lost) },
+			OnNewLeader: func(id string) {
+				logger.V(2).Info("New leader elected", "leader", id)
+			},
+		},
+	})
+	if err != nil {
+		return err
+	}
+	go elector.Run(ctx)
+	select {
+	case err := <-runErr:
+		if err == nil && ctx.Err() == nil {
+			return fmt.Errorf("leader election lost: lease %s/%s", o.LeaseNamespace, o.LeaseName)
+		}
+		return err
+	case <-lost:
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("leader election lost: lease %s/%s", o.LeaseNamespace, o.LeaseName)
+	}
+}
+
+// serveMetrics serves /metrics and /healthz until ctx ends.
+func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics listener: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			klog.FromContext(ctx).Error(err, "Metrics server stopped")
+		}
+	}()
+	return func() { _ = srv.Close() }, nil
+}
+
+// NewCommand returns the scheduler subcommand.
+func NewCommand() *cobra.Command {
+	o := NewOptions()
+	cmd := &cobra.Command{
+		Use:   "scheduler",
+		Short: "Run the scheduler",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := o.Complete()
+			if err != nil {
+				return err
+			}
+			return c.Run(cmd.Context())
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to a kubeconfig file with the API server and credentials")
+	fs.StringVar(&o.SchedulerName, "scheduler-name", o.SchedulerName, "Schedule the pods whose spec.schedulerName is this")
+	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Schedule only while holding the leader lease, so that several schedulers can run")
+	fs.StringVar(&o.LeaseNamespace, "leader-elect-resource-namespace", o.LeaseNamespace, "Namespace of the leader election Lease")
+	fs.StringVar(&o.LeaseName, "leader-elect-resource-name", o.LeaseName, "Name of the leader election Lease")
+	fs.DurationVar(&o.LeaseDuration, "leader-elect-lease-duration", o.LeaseDuration, "How long non-leaders wait before taking over an unrenewed lease")
+	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", o.RenewDeadline, "How long the leader retries renewing before it stops leading")
+	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", o.RetryPeriod, "How long to wait between attempts to acquire or renew the lease")
+	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "Requests per second to the API server (0: no limit)")
+	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "Burst of requests to the API server")
+	fs.Int32Var(&o.PercentageOfNodesToScore, "percentage-of-nodes-to-score", o.PercentageOfNodesToScore, "Share of nodes to find feasible before scoring in big clusters (0: adaptive)")
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "host:port serving /metrics and /healthz over HTTP (empty: off)")
+	return cmd
+}

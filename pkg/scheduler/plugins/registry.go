@@ -1,0 +1,39 @@
+// Package plugins assembles the default scheduling profile from the
+// in-tree plugins.
+package plugins
+
+import (
+	"kubecore.io/kubecore/pkg/scheduler/framework"
+	"kubecore.io/kubecore/pkg/scheduler/plugins/defaultbinder"
+	"kubecore.io/kubecore/pkg/scheduler/plugins/interpodaffinity"
+	"kubecore.io/kubecore/pkg/scheduler/plugins/nodeaffinity"
+	"kubecore.io/kubecore/pkg/scheduler/plugins/nodename"
+	"kubecore.io/kubecore/pkg/scheduler/plugins/nodeports"
+	"kubecore.io/kubecore/pkg/scheduler/plugins/noderesources"
+	"kubecore.io/kubecore/pkg/scheduler/plugins/nodeunschedulable"
+	"kubecore.io/kubecore/pkg/scheduler/plugins/podtopologyspread"
+	"kubecore.io/kubecore/pkg/scheduler/plugins/tainttoleration"
+)
+
+// Options tune the default profile.
+type Options struct {
+	// ScoringStrategy of NodeResourcesFit; LeastAllocated when empty.
+	ScoringStrategy noderesources.ScoringStrategy
+}
+
+// Default returns the plugins of the default profile, filters first, with
+// Kubernetes' default score weights.
+func Default(o Options) []framework.PluginSpec {
+	return []framework.PluginSpec{
+		{Name: nodeunschedulable.Name, New: nodeunschedulable.New},
+		{Name: nodename.Name, New: nodename.New},
+		{Name: tainttoleration.Name, Weight: 3, New: tainttoleration.New},
+		{Name: nodeaffinity.Name, Weight: 2, New: nodeaffinity.New},
+		{Name: nodeports.Name, New: nodeports.New},
+		{Name: noderesources.FitName, Weight: 1, New: noderesources.NewFit(noderesources.FitArgs{ScoringStrategy: o.ScoringStrategy})},
+		{Name: podtopologyspread.Name, Weight: 2, New: podtopologyspread.New},
+		{Name: interpodaffinity.Name, Weight: 2, New: interpodaffinity.New},
+		{Name: noderesources.BalancedAllocationName, Weight: 1, New: noderesources.NewBalancedAllocation},
+		{Name: defaultbinder.Name, New: defaultbinder.New},
+	}
+}
