@@ -78,6 +78,11 @@ type Config struct {
 	MinWatchTimeout time.Duration
 	// ShutdownTimeout bounds the wait for in-flight requests on shutdown.
 	ShutdownTimeout time.Duration
+	// ShutdownDelay is how long the server goes on serving after shutdown
+	// begins, with /readyz failing, before it stops listening, so that load
+	// balancers take it out of rotation first (Kubernetes'
+	// --shutdown-delay-duration). Zero stops listening at once.
+	ShutdownDelay time.Duration
 }
 
 // CompletedConfig is a validated Config with its defaults filled in; only

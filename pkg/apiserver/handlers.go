@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"sigs.k8s.io/yaml"
-
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/fields"
@@ -18,13 +16,6 @@ import (
 
 	"kubecore.io/kubecore/pkg/apirequest"
 	"kubecore.io/kubecore/pkg/registry/rest"
-)
-
-// Field validation directives (the fieldValidation query parameter).
-const (
-	fieldValidationIgnore = "Ignore"
-	fieldValidationWarn   = "Warn"
-	fieldValidationStrict = "Strict"
 )
 
 // requestContext returns the request's context carrying its namespace.
@@ -93,11 +84,8 @@ func listOptions(r *http.Request) (*rest.ListOptions, error) {
 	if err := validateResourceVersion(opts.ResourceVersion); err != nil {
 		return nil, err
 	}
-	switch opts.ResourceVersionMatch {
-	case "", metav1.ResourceVersionMatchExact, metav1.ResourceVersionMatchNotOlderThan:
-	default:
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid resourceVersionMatch %q: must be %q or %q",
-			opts.ResourceVersionMatch, metav1.ResourceVersionMatchExact, metav1.ResourceVersionMatchNotOlderThan))
+	if err := validateListOptions(opts); err != nil {
+		return nil, err
 	}
 	if opts.Limit < 0 {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid limit %d: must not be negative", opts.Limit))
@@ -148,28 +136,6 @@ func (e *endpoint) list(w http.ResponseWriter, r *http.Request, ns, _ string) {
 		return
 	}
 	e.s.writeObject(ctx, w, http.StatusOK, obj, out, e.table, tableOptions(r))
-}
-
-// validateDryRun accepts no value or "All".
-func validateDryRun(values []string) error {
-	for _, v := range values {
-		if v != metav1.DryRunAll {
-			return apierrors.NewBadRequest(fmt.Sprintf("Invalid dryRun value: %q, supported values: %q", v, metav1.DryRunAll))
-		}
-	}
-	return nil
-}
-
-// fieldValidation returns the directive, Warn when none was given.
-func fieldValidation(v string) (string, error) {
-	switch v {
-	case "":
-		return fieldValidationWarn, nil
-	case fieldValidationIgnore, fieldValidationWarn, fieldValidationStrict:
-		return v, nil
-	}
-	return "", apierrors.NewBadRequest(fmt.Sprintf("fieldValidation must be one of %q, %q or %q, not %q",
-		fieldValidationIgnore, fieldValidationWarn, fieldValidationStrict, v))
 }
 
 // readBody reads the request body, answering oversize bodies with 413.
@@ -260,10 +226,7 @@ func (e *endpoint) create(w http.ResponseWriter, r *http.Request, ns, name strin
 	}
 	var opts metav1.CreateOptions
 	_ = opts.FromQuery(r.URL.Query())
-	validation, err := fieldValidation(opts.FieldValidation)
-	if err == nil {
-		err = validateDryRun(opts.DryRun)
-	}
+	validation, err := writeOptions("CreateOptions", opts.DryRun, opts.FieldManager, opts.FieldValidation)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -273,7 +236,7 @@ func (e *endpoint) create(w http.ResponseWriter, r *http.Request, ns, name strin
 		writeError(w, err)
 		return
 	}
-	obj, warnings, err := e.decode(body, validation)
+	obj, warnings, err := e.decodeBody(r, body, validation)
 	if err == nil {
 		err = e.checkNamespace(obj, ns)
 	}
@@ -315,10 +278,7 @@ func (e *endpoint) update(w http.ResponseWriter, r *http.Request, ns, name strin
 	}
 	var opts metav1.UpdateOptions
 	_ = opts.FromQuery(r.URL.Query())
-	validation, err := fieldValidation(opts.FieldValidation)
-	if err == nil {
-		err = validateDryRun(opts.DryRun)
-	}
+	validation, err := writeOptions("UpdateOptions", opts.DryRun, opts.FieldManager, opts.FieldValidation)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -328,7 +288,7 @@ func (e *endpoint) update(w http.ResponseWriter, r *http.Request, ns, name strin
 		writeError(w, err)
 		return
 	}
-	obj, warnings, err := e.decode(body, validation)
+	obj, warnings, err := e.decodeBody(r, body, validation)
 	if err == nil {
 		err = e.checkNamespace(obj, ns)
 	}
@@ -405,21 +365,14 @@ func (s *Server) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 	}
 	opts := &metav1.DeleteOptions{}
 	if len(body) > 0 {
-		if err := yaml.Unmarshal(body, opts); err != nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("decode DeleteOptions: %v", err))
+		if err := s.decodeDeleteOptions(r, body, opts); err != nil {
+			return nil, err
 		}
 	} else if err := opts.FromQuery(r.URL.Query()); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	if err := validateDryRun(opts.DryRun); err != nil {
+	if err := validateDeleteOptions(opts); err != nil {
 		return nil, err
-	}
-	if opts.PropagationPolicy != nil {
-		switch *opts.PropagationPolicy {
-		case metav1.DeletePropagationOrphan, metav1.DeletePropagationBackground, metav1.DeletePropagationForeground:
-		default:
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid propagationPolicy %q", *opts.PropagationPolicy))
-		}
 	}
 	return opts, nil
 }

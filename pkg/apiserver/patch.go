@@ -117,10 +117,7 @@ func (e *endpoint) patch(w http.ResponseWriter, r *http.Request, ns, name string
 	}
 	var opts metav1.PatchOptions
 	_ = opts.FromQuery(r.URL.Query())
-	validation, err := fieldValidation(opts.FieldValidation)
-	if err == nil {
-		err = validateDryRun(opts.DryRun)
-	}
+	validation, err := writeOptions("PatchOptions", opts.DryRun, opts.FieldManager, opts.FieldValidation)
 	if err != nil {
 		writeError(w, err)
 		return

@@ -15,6 +15,7 @@ import (
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/runtime/protobuf"
 
 	"kubecore.io/kubecore/pkg/storage"
 )
@@ -31,15 +32,19 @@ const (
 )
 
 // negotiate picks the first media type in accept that the server can
-// produce. Protobuf is not served: clients that list JSON after it get JSON.
+// produce. Protobuf is served for plain objects (see outputProtobuf).
 func negotiate(accept string) (output, error) {
 	if strings.TrimSpace(accept) == "" {
 		return outputObject, nil
 	}
-	for _, part := range strings.Split(accept, ",") {
+	parts := strings.Split(accept, ",")
+	for i, part := range parts {
 		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
 		if err != nil {
 			continue
+		}
+		if out, ok := negotiateProtobuf(mt, params, parts[i+1:]); ok {
+			return out, nil
 		}
 		switch mt {
 		case "application/json", "*/*", "application/*":
@@ -59,7 +64,7 @@ func negotiate(accept string) (output, error) {
 			}
 		}
 	}
-	return 0, apierrors.NewNotAcceptable([]string{contentTypeJSON, "application/json;as=Table;v=v1;g=meta.k8s.io"})
+	return 0, apierrors.NewNotAcceptable([]string{contentTypeJSON, "application/json;as=Table;v=v1;g=meta.k8s.io", protobuf.ContentType})
 }
 
 // statusOf turns any error into the Status the server answers with.
@@ -121,6 +126,9 @@ func (s *Server) encode(obj runtime.Object) ([]byte, error) {
 
 // writeObject writes obj in the representation out asks for.
 func (s *Server) writeObject(ctx context.Context, w http.ResponseWriter, code int, obj runtime.Object, out output, tc tableConvertor, tableOpts *metav1.TableOptions) {
+	if s.writeProtobuf(w, code, obj, out) {
+		return
+	}
 	var data []byte
 	var err error
 	switch out {

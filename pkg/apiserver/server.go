@@ -17,6 +17,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/runtime/protobuf"
 )
 
 // Server is a running (or runnable) API server. Make one with New, then call
@@ -25,6 +26,7 @@ type Server struct {
 	cfg        *completedConfig
 	serializer *runtime.Serializer
 	strict     *runtime.Serializer
+	protobuf   *protobuf.Serializer
 	container  *restful.Container
 	handler    http.Handler
 	metrics    *metrics
@@ -44,11 +46,17 @@ func New(c CompletedConfig) (*Server, error) {
 	if c.completedConfig == nil {
 		return nil, errors.New("apiserver config was not completed")
 	}
-	restful.PrettyPrintResponses = false
+	// go-restful keeps this switch in a package variable; write it only
+	// while it is still set so that a second server in the process does not
+	// race with the first one's handlers reading it.
+	if restful.PrettyPrintResponses {
+		restful.PrettyPrintResponses = false
+	}
 	s := &Server{
 		cfg:        c.completedConfig,
 		serializer: runtime.NewSerializer(c.Scheme, runtime.SerializerOptions{}),
 		strict:     runtime.NewSerializer(c.Scheme, runtime.SerializerOptions{Strict: true}),
+		protobuf:   protobuf.NewSerializer(c.Scheme),
 		container:  restful.NewContainer(),
 		ready:      make(chan struct{}),
 		watchStop:  make(chan struct{}),
@@ -86,7 +94,9 @@ func (s *Server) Addr() net.Addr {
 }
 
 // Run serves until ctx ends, then shuts down gracefully: /readyz fails
-// first, watches end, in-flight requests finish (up to ShutdownTimeout).
+// first (for ShutdownDelay while everything else is still served), then
+// watches end, the listener closes and in-flight requests finish (up to
+// ShutdownTimeout).
 func (s *Server) Run(ctx context.Context) error {
 	ln := s.cfg.Listener
 	if ln == nil {
@@ -124,8 +134,17 @@ func (s *Server) Run(ctx context.Context) error {
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	klog.InfoS("API server is shutting down")
+	klog.InfoS("API server is shutting down", "delay", s.cfg.ShutdownDelay)
 	s.shuttingDown.Store(true)
+	if s.cfg.ShutdownDelay > 0 {
+		t := time.NewTimer(s.cfg.ShutdownDelay)
+		select {
+		case <-t.C:
+		case err := <-errCh:
+			t.Stop()
+			return fmt.Errorf("serve: %w", err)
+		}
+	}
 	close(s.watchStop)
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()

@@ -99,7 +99,7 @@ func TestRequests(t *testing.T) {
 		{"create exists", call{method: "POST", path: widgetsPath, body: `{"metadata":{"name":"a"}}`}, 409, []string{`"reason":"AlreadyExists"`}, [2]string{}},
 		{"create dry run", call{method: "POST", path: widgetsPath + "?dryRun=All", body: `{"metadata":{"name":"dry"}}`}, 201, []string{`"name":"dry"`}, [2]string{}},
 		{"dry run not stored", call{method: "GET", path: widgetsPath + "/dry"}, 404, []string{`"reason":"NotFound"`}, [2]string{}},
-		{"bad dry run", call{method: "POST", path: widgetsPath + "?dryRun=Some", body: `{"metadata":{"name":"x"}}`}, 400, []string{"dryRun"}, [2]string{}},
+		{"bad dry run", call{method: "POST", path: widgetsPath + "?dryRun=Some", body: `{"metadata":{"name":"x"}}`}, 422, []string{`CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value`}, [2]string{}},
 		{"malformed", call{method: "POST", path: widgetsPath, body: `{"metadata":`}, 400, []string{`"reason":"BadRequest"`, "cannot be handled as a Widget"}, [2]string{}},
 		{"wrong version", call{method: "POST", path: widgetsPath, body: `{"apiVersion":"v1","kind":"Widget","metadata":{"name":"x"}}`}, 400, []string{`"reason":"BadRequest"`, "test.kubecore.io/v1"}, [2]string{}},
 		{"namespace mismatch", call{method: "POST", path: widgetsPath, body: `{"metadata":{"name":"x","namespace":"other"}}`}, 400, []string{"does not match the namespace sent on the request"}, [2]string{}},

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime/protobuf"
 	"kubecore.io/apimachinery/pkg/watch"
 
 	"kubecore.io/kubecore/pkg/registry/rest"
@@ -35,12 +36,22 @@ func (e *endpoint) serveWatch(ctx context.Context, w http.ResponseWriter, r *htt
 	defer e.s.metrics.watchers.WithLabelValues(e.gv.Group, e.gv.Version, e.resource).Dec()
 
 	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", contentTypeJSON)
+	pb := e.s.servesProtobuf(out, e.storage.New())
+	if !pb && out&outputProtobufOnly != 0 {
+		writeError(w, protobufOnlyError())
+		return
+	}
+	if pb {
+		w.Header().Set("Content-Type", protobuf.WatchContentType)
+	} else {
+		w.Header().Set("Content-Type", contentTypeJSON)
+	}
 	w.Header().Set("Transfer-Encoding", "chunked")
 	w.WriteHeader(http.StatusOK)
 	_ = rc.Flush()
 	tableOpts := tableOptions(r)
 	var line bytes.Buffer
+	var frame []byte
 	for {
 		select {
 		case <-ctx.Done():
@@ -50,6 +61,19 @@ func (e *endpoint) serveWatch(ctx context.Context, w http.ResponseWriter, r *htt
 		case ev, ok := <-wi.ResultChan():
 			if !ok {
 				return
+			}
+			if pb {
+				var err error
+				if frame, err = e.s.appendProtobufEvent(frame[:0], ev); err != nil {
+					return
+				}
+				if _, err := w.Write(frame); err != nil {
+					return
+				}
+				if err := rc.Flush(); err != nil {
+					return
+				}
+				continue
 			}
 			data, err := e.eventObject(ctx, ev, out, tableOpts)
 			if err != nil {

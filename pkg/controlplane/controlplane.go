@@ -152,7 +152,16 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if pdbs != nil {
 		checker = &budgetChecker{store: pdbs.PodDisruptionBudget.Store}
 	}
-	if p, err := pod.NewStorage(opts, checker); must("pods", err) {
+	// Pods resolve their priority from the priority classes.
+	if p, err := priorityclass.NewREST(opts); must("priorityclasses", err) {
+		keep(p)
+		in.priorityClasses = p
+	}
+	var priorities pod.PriorityClassGetter
+	if in.priorityClasses != nil {
+		priorities = &priorityClassReader{store: in.priorityClasses.Store}
+	}
+	if p, err := pod.NewStorage(opts, checker, priorities); must("pods", err) {
 		keep(p.Pod)
 		core["pods"], core["pods/status"], core["pods/binding"], core["pods/eviction"] = p.Pod, p.Status, p.Binding, p.Eviction
 	}
@@ -210,10 +219,8 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		coordination["leases"] = l
 	}
 	scheduling := map[string]rest.Storage{}
-	if p, err := priorityclass.NewREST(opts); must("priorityclasses", err) {
-		keep(p)
-		scheduling["priorityclasses"] = p
-		in.priorityClasses = p
+	if in.priorityClasses != nil {
+		scheduling["priorityclasses"] = in.priorityClasses
 	}
 	policy := map[string]rest.Storage{}
 	if pdbs != nil {

@@ -6,12 +6,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/klog/v2"
 
 	corev1 "kubecore.io/api/core/v1"
+	policyv1 "kubecore.io/api/policy/v1"
 	"kubecore.io/apimachinery/pkg/labels"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/client/informers"
@@ -72,6 +74,7 @@ type Scheduler struct {
 	nodeInformer      *cache.Informer[*corev1.Node]
 	namespaceInformer *cache.Informer[*corev1.Namespace]
 	synced            []cache.InformerSynced
+	pdbSynced         cache.InformerSynced
 
 	nextStartNodeIndex int
 }
@@ -89,9 +92,6 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 	}
 	if cfg.PercentageOfNodesToScore < 0 || cfg.PercentageOfNodesToScore > 100 {
 		return nil, fmt.Errorf("percentageOfNodesToScore: Invalid value: %d: not in valid range [0-100]", cfg.PercentageOfNodesToScore)
-	}
-	if cfg.Plugins == nil {
-		cfg.Plugins = plugins.Default(plugins.Options{})
 	}
 	s := &Scheduler{
 		name:      cfg.SchedulerName,
@@ -112,6 +112,28 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 	if s.namespaceInformer, err = informers.Namespaces(cfg.Informers); err != nil {
 		return nil, err
 	}
+	// Preemption respects disruption budgets when the informers can watch
+	// them; a source without them leaves preemption ignoring budgets.
+	var budgets func() []*policyv1.PodDisruptionBudget
+	if pdbs, err := informers.For[*policyv1.PodDisruptionBudget](cfg.Informers, policyv1.SchemeGroupVersion.WithResource("poddisruptionbudgets")); err != nil {
+		klog.FromContext(ctx).Info("Preemption will ignore PodDisruptionBudgets: they cannot be watched", "err", err)
+	} else {
+		s.pdbSynced = pdbs.HasSynced
+		budgets = pdbs.GetIndexer().List
+	}
+	if cfg.Plugins == nil {
+		cfg.Plugins = plugins.Default(plugins.Options{PodDisruptionBudgets: budgets})
+	}
+	if s.recorder == nil {
+		s.ownEvents = record.NewBroadcaster(ctx, record.ClientSink(func(ns string) record.EventClient {
+			return cfg.Client.CoreV1().Events(ns)
+		}), record.Options{})
+		scheme := runtime.NewScheme()
+		if err := corev1.AddToScheme(scheme); err != nil {
+			return nil, fmt.Errorf("event scheme: %w", err)
+		}
+		s.recorder = s.ownEvents.NewRecorder(scheme, corev1.EventSource{Component: cfg.SchedulerName})
+	}
 	var fwk *framework.Framework
 	s.queue = queue.New(queue.Options{
 		InitialBackoff: cfg.InitialBackoff,
@@ -129,6 +151,7 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 		NamespaceLabels: s.namespaceLabels,
 		Nominator:       s.queue,
 		Parallelism:     cfg.Parallelism,
+		Recorder:        s.recorder,
 	})
 	if err != nil {
 		return nil, err
@@ -140,16 +163,6 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 	}
 	if s.metrics, err = newMetrics(reg, cfg.SchedulerName, s.queue.Lengths); err != nil {
 		return nil, fmt.Errorf("register scheduler metrics: %w", err)
-	}
-	if s.recorder == nil {
-		s.ownEvents = record.NewBroadcaster(ctx, record.ClientSink(func(ns string) record.EventClient {
-			return cfg.Client.CoreV1().Events(ns)
-		}), record.Options{})
-		scheme := runtime.NewScheme()
-		if err := corev1.AddToScheme(scheme); err != nil {
-			return nil, fmt.Errorf("event scheme: %w", err)
-		}
-		s.recorder = s.ownEvents.NewRecorder(scheme, corev1.EventSource{Component: cfg.SchedulerName})
 	}
 	if err := s.addEventHandlers(); err != nil {
 		return nil, err
@@ -181,7 +194,11 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			_ = s.ownEvents.Shutdown(shutdownCtx)
 		}
 	}()
-	if !cache.WaitForCacheSync(ctx, s.synced...) {
+	synced := s.synced
+	if s.pdbSynced != nil {
+		synced = append(slices.Clip(synced), s.pdbSynced)
+	}
+	if !cache.WaitForCacheSync(ctx, synced...) {
 		return fmt.Errorf("scheduler %s: wait for caches: %w", s.name, ctx.Err())
 	}
 	logger.V(2).Info("Scheduler caches synced", "scheduler", s.name)

@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"kubecore.io/kubecore/cmd/kubecore/app/apiserver"
+	"kubecore.io/kubecore/cmd/kubecore/app/controllermanager"
 	"kubecore.io/kubecore/cmd/kubecore/app/etcd"
 	"kubecore.io/kubecore/cmd/kubecore/app/scheduler"
 	"kubecore.io/kubecore/cmd/kubecore/app/version"
@@ -66,7 +67,7 @@ func NewKubecoreCommand() *cobra.Command {
 		etcd.NewCommand(),
 		apiserver.NewCommand(),
 		scheduler.NewCommand(),
-		notImplemented("controller-manager", "Run the controllers"),
+		controllermanager.NewCommand(),
 		notImplemented("kubelet", "Run a node agent"),
 		notImplemented("hollow-nodes", "Run simulated kubelets for scale tests"),
 	} {

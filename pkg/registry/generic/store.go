@@ -278,21 +278,50 @@ func (s *Store) Get(ctx context.Context, name string, opts *metav1.GetOptions) (
 	return owned(obj), nil
 }
 
-// predicate builds the selection of a list or watch.
-func (s *Store) predicate(opts *rest.ListOptions) storage.SelectionPredicate {
+// predicate builds the selection of a list or watch. A field selector on
+// a field the resource does not offer is a BadRequest, as in Kubernetes.
+func (s *Store) predicate(opts *rest.ListOptions) (storage.SelectionPredicate, error) {
 	p := storage.SelectionPredicate{GetAttrs: s.attrs(), Label: labels.Everything(), Field: fields.Everything()}
 	if opts == nil {
-		return p
+		return p, nil
 	}
 	if opts.LabelSelector != nil {
 		p.Label = opts.LabelSelector
 	}
 	if opts.FieldSelector != nil {
+		if err := s.checkFieldLabels(opts.FieldSelector); err != nil {
+			return p, err
+		}
 		p.Field = opts.FieldSelector
 	}
 	p.Limit = opts.Limit
 	p.Continue = opts.Continue
-	return p
+	return p, nil
+}
+
+// checkFieldLabels accepts metadata.name, metadata.namespace and the fields
+// GetAttrs offers (the keys it returns for an empty object).
+func (s *Store) checkFieldLabels(sel fields.Selector) error {
+	if sel.Empty() {
+		return nil
+	}
+	var offered fields.Set
+	for _, r := range sel.Requirements() {
+		if r.Field == "metadata.name" || r.Field == "metadata.namespace" {
+			continue
+		}
+		if offered == nil {
+			_, fs, err := s.attrs()(s.NewFunc())
+			if err != nil {
+				return apierrors.NewInternalError(fmt.Errorf("selectable fields of %s: %w", s.DefaultQualifiedResource, err))
+			}
+			offered = fs
+		}
+		if _, ok := offered[r.Field]; !ok {
+			return apierrors.NewBadRequest("field label not supported: " + r.Field)
+		}
+	}
+	return nil
 }
 
 // narrowNamespace puts a metadata.namespace=NS field selector's namespace
@@ -310,7 +339,10 @@ func (s *Store) narrowNamespace(ctx context.Context, p storage.SelectionPredicat
 // List implements rest.Lister. A metadata.name field selector reads the one
 // key instead of the whole prefix.
 func (s *Store) List(ctx context.Context, opts *rest.ListOptions) (runtime.Object, error) {
-	p := s.predicate(opts)
+	p, err := s.predicate(opts)
+	if err != nil {
+		return nil, err
+	}
 	lopts := storage.ListOptions{Predicate: p, Recursive: true}
 	if opts != nil {
 		lopts.ResourceVersion = opts.ResourceVersion
@@ -350,7 +382,10 @@ func (s *Store) List(ctx context.Context, opts *rest.ListOptions) (runtime.Objec
 // Watch implements rest.Watcher. Bookmarks are asked for with
 // AllowWatchBookmarks; the HTTP layer enforces TimeoutSeconds.
 func (s *Store) Watch(ctx context.Context, opts *rest.ListOptions) (watch.Interface, error) {
-	p := s.predicate(opts)
+	p, err := s.predicate(opts)
+	if err != nil {
+		return nil, err
+	}
 	// A watch streams every change: paging does not apply.
 	p.Limit, p.Continue = 0, ""
 	lopts := storage.ListOptions{Predicate: p, Recursive: true}

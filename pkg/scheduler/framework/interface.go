@@ -6,6 +6,7 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/labels"
+	"kubecore.io/client/tools/record"
 )
 
 // Plugin is a named scheduling plugin; it implements one or more of the
@@ -155,6 +156,8 @@ type Handle interface {
 	Nominator() PodNominator
 	// Parallelizer runs per-node work.
 	Parallelizer() Parallelizer
+	// EventRecorder reports events about objects (a preemption's victims).
+	EventRecorder() record.EventRecorder
 	// RunFilterPluginsWithNominatedPods runs the filters as the scheduler
 	// does, counting pods nominated to the node (for preemption).
 	RunFilterPluginsWithNominatedPods(ctx context.Context, state *CycleState, pod *corev1.Pod, nodeInfo *NodeInfo) *Status

@@ -11,6 +11,8 @@ import (
 
 	corev1 "kubecore.io/api/core/v1"
 	"kubecore.io/apimachinery/pkg/labels"
+	kruntime "kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/client/tools/record"
 )
 
 // Parallelizer runs per-node work on a few goroutines.
@@ -75,6 +77,8 @@ type Config struct {
 	NamespaceLabels func(namespace string) labels.Set
 	Nominator       PodNominator
 	Parallelism     int
+	// Recorder reports events; nil drops them.
+	Recorder record.EventRecorder
 }
 
 // Framework runs a profile's plugins at each extension point.
@@ -181,6 +185,24 @@ func (f *Framework) Nominator() PodNominator { return f.cfg.Nominator }
 
 // Parallelizer implements Handle.
 func (f *Framework) Parallelizer() Parallelizer { return f.parallel }
+
+// EventRecorder implements Handle.
+func (f *Framework) EventRecorder() record.EventRecorder {
+	if f.cfg.Recorder == nil {
+		return nopRecorder{}
+	}
+	return f.cfg.Recorder
+}
+
+// nopRecorder drops events.
+type nopRecorder struct{}
+
+var _ record.EventRecorder = nopRecorder{}
+
+func (nopRecorder) Event(kruntime.Object, string, string, string)          {}
+func (nopRecorder) Eventf(kruntime.Object, string, string, string, ...any) {}
+func (nopRecorder) AnnotatedEventf(kruntime.Object, map[string]string, string, string, string, ...any) {
+}
 
 // HasPostFilterPlugins reports whether preemption may run.
 func (f *Framework) HasPostFilterPlugins() bool { return len(f.postFilter) > 0 }

@@ -3,8 +3,11 @@
 package plugins
 
 import (
+	policyv1 "kubecore.io/api/policy/v1"
+
 	"kubecore.io/kubecore/pkg/scheduler/framework"
 	"kubecore.io/kubecore/pkg/scheduler/plugins/defaultbinder"
+	"kubecore.io/kubecore/pkg/scheduler/plugins/defaultpreemption"
 	"kubecore.io/kubecore/pkg/scheduler/plugins/interpodaffinity"
 	"kubecore.io/kubecore/pkg/scheduler/plugins/nodeaffinity"
 	"kubecore.io/kubecore/pkg/scheduler/plugins/nodename"
@@ -19,6 +22,9 @@ import (
 type Options struct {
 	// ScoringStrategy of NodeResourcesFit; LeastAllocated when empty.
 	ScoringStrategy noderesources.ScoringStrategy
+	// PodDisruptionBudgets returns the budgets preemption respects; nil
+	// means none are known.
+	PodDisruptionBudgets func() []*policyv1.PodDisruptionBudget
 }
 
 // Default returns the plugins of the default profile, filters first, with
@@ -34,6 +40,7 @@ func Default(o Options) []framework.PluginSpec {
 		{Name: podtopologyspread.Name, Weight: 2, New: podtopologyspread.New},
 		{Name: interpodaffinity.Name, Weight: 2, New: interpodaffinity.New},
 		{Name: noderesources.BalancedAllocationName, Weight: 1, New: noderesources.NewBalancedAllocation},
+		{Name: defaultpreemption.Name, New: defaultpreemption.New(defaultpreemption.Args{PodDisruptionBudgets: o.PodDisruptionBudgets})},
 		{Name: defaultbinder.Name, New: defaultbinder.New},
 	}
 }

@@ -107,11 +107,14 @@ func encode(t *testing.T, obj map[string]any) []byte {
 
 func TestKubectl(t *testing.T) {
 	if _, err := os.Stat(kubectlPath); err != nil {
-		t.Skipf("needs the stock kubectl at %s: %v", kubectlPath, err)
+		t.Fatalf("needs the stock kubectl at %s: %v", kubectlPath, err)
 	}
 	k := kubectl{t: t, kubeconfig: startServer(t), cacheDir: t.TempDir()}
-	if out, errOut, ok := k.run([]byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n"), "apply", "-f", "-"); !ok {
-		t.Fatalf("apply namespace: %s%s", out, errOut)
+	// The pod fixture names a PriorityClass, which admission resolves.
+	setup := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n---\n" +
+		"apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: shop-critical\nvalue: 100000\n"
+	if out, errOut, ok := k.run([]byte(setup), "apply", "-f", "-"); !ok {
+		t.Fatalf("apply namespace and priority class: %s%s", out, errOut)
 	}
 
 	fixtures := []string{"deployment.yaml", "deployment-recreate.yaml", "replicaset.yaml", "configmap.yaml", "secret.yaml", "lease.yaml", "pod.yaml"}

@@ -16,10 +16,8 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	"kubecore.io/apimachinery/pkg/api/resource"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
-	"kubecore.io/apimachinery/pkg/runtime/schema"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/rest"
-	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/tools/clientcmd"
 	"kubecore.io/client/typed"
 
@@ -133,7 +131,7 @@ func runScheduler(tb testing.TB, cs *typed.Clientset, cfg scheduler.Config) func
 func runSchedulerWith(tb testing.TB, cs *typed.Clientset, cfg scheduler.Config, out **scheduler.Scheduler) func() {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	factory := informers.NewSharedInformerFactory(informers.ListWatchSourceFunc(listWatch(cs)))
+	factory := informers.NewSharedInformerFactory(cs)
 	cfg.Client, cfg.Informers = cs, factory
 	s, err := scheduler.New(ctx, cfg)
 	if err != nil {
@@ -150,20 +148,6 @@ func runSchedulerWith(tb testing.TB, cs *typed.Clientset, cfg scheduler.Config, 
 			tb.Errorf("scheduler: %v", err)
 		}
 		factory.Shutdown()
-	}
-}
-
-func listWatch(cs *typed.Clientset) func(gvr schema.GroupVersionResource, ns string) (cache.ListerWatcher, error) {
-	return func(gvr schema.GroupVersionResource, ns string) (cache.ListerWatcher, error) {
-		switch gvr.Resource {
-		case "pods":
-			return cache.ListWatchFromClient(cs.CoreV1().Pods(ns)), nil
-		case "nodes":
-			return cache.ListWatchFromClient(cs.CoreV1().Nodes()), nil
-		case "namespaces":
-			return cache.ListWatchFromClient(cs.CoreV1().Namespaces()), nil
-		}
-		return nil, fmt.Errorf("no list-watch for %s", gvr)
 	}
 }
 

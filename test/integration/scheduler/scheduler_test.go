@@ -27,7 +27,7 @@ func TestResourceFitAndOvercommit(t *testing.T) {
 	// 2 CPUs fit nowhere now: 1 left on big, 1 on small.
 	e.pod("two-cpus", requests("2", ""))
 	msg := e.waitUnschedulable("two-cpus")
-	want := "0/2 nodes are available: 2 Insufficient cpu."
+	want := "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling."
 	if msg != want {
 		t.Errorf("condition message = %q, want %q", msg, want)
 	}
@@ -35,7 +35,7 @@ func TestResourceFitAndOvercommit(t *testing.T) {
 
 	// The pod asking for more than any node has is told about memory too.
 	e.pod("huge", requests("8", "16Gi"))
-	if msg := e.waitUnschedulable("huge"); msg != "0/2 nodes are available: 2 Insufficient cpu, 2 Insufficient memory." {
+	if msg := e.waitUnschedulable("huge"); msg != "0/2 nodes are available: 2 Insufficient cpu, 2 Insufficient memory. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling." {
 		t.Errorf("huge: message %q", msg)
 	}
 
@@ -114,7 +114,7 @@ func TestTaints(t *testing.T) {
 	}
 	e.pod("intolerant")
 	msg := e.waitUnschedulable("intolerant")
-	want := "0/3 nodes are available: 1 node(s) had untolerated taint {drain: }, 1 node(s) had untolerated taint {gpu: true}, 1 node(s) were unschedulable."
+	want := "0/3 nodes are available: 1 node(s) had untolerated taint {drain: }, 1 node(s) had untolerated taint {gpu: true}, 1 node(s) were unschedulable. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
 	if msg != want {
 		t.Errorf("message = %q, want %q", msg, want)
 	}
@@ -126,7 +126,7 @@ func TestCordonUncordonWithoutTimer(t *testing.T) {
 	// Long back-offs: only the node event may bring the pod back in time.
 	s := e.start(scheduler.Config{InitialBackoff: 200 * time.Millisecond, MaxBackoff: 200 * time.Millisecond})
 	e.pod("waiting")
-	if msg := e.waitUnschedulable("waiting"); msg != "0/1 nodes are available: 1 node(s) were unschedulable." {
+	if msg := e.waitUnschedulable("waiting"); msg != "0/1 nodes are available: 1 node(s) were unschedulable. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling." {
 		t.Errorf("message = %q", msg)
 	}
 	// It waits in the unschedulable set, not in a back-off loop.
@@ -205,7 +205,7 @@ func TestNodeAffinityAndSelector(t *testing.T) {
 		}
 	}
 	e.pod("nowhere", affinity(corev1.NodeSelectorOpDoesNotExist, "zone"))
-	if msg := e.waitUnschedulable("nowhere"); msg != "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector." {
+	if msg := e.waitUnschedulable("nowhere"); msg != "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling." {
 		t.Errorf("message = %q", msg)
 	}
 }
@@ -232,7 +232,7 @@ func TestPodAntiAffinityAndSpread(t *testing.T) {
 		used[p.Spec.NodeName] = true
 	}
 	e.pod("web-3", podLabels("app", "web"), anti)
-	if msg := e.waitUnschedulable("web-3"); msg != "0/3 nodes are available: 3 node(s) didn't satisfy existing pods anti-affinity rules." {
+	if msg := e.waitUnschedulable("web-3"); msg != "0/3 nodes are available: 3 node(s) didn't satisfy existing pods anti-affinity rules. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod." {
 		t.Errorf("message = %q", msg)
 	}
 	// Spreading over zones with maxSkew 1: z0 has two nodes, z1 one.

@@ -56,7 +56,17 @@ func NewOptions() *Options {
 // creates the objects a cluster starts with.
 func controlPlane(serviceCIDR string) ResourcesFunc {
 	return func(ctx context.Context, client *clientv3.Client) (*runtime.Scheme, []apiserver.APIGroupInfo, error) {
-		in, err := controlplane.New(ctx, controlplane.Config{EtcdClient: client, ServiceCIDR: serviceCIDR})
+		// The watch cache encodes events as the apiserver does, with a
+		// scheme equal to the one controlplane.New builds.
+		encScheme, err := controlplane.NewScheme()
+		if err != nil {
+			return nil, nil, err
+		}
+		in, err := controlplane.New(ctx, controlplane.Config{
+			EtcdClient:  client,
+			ServiceCIDR: serviceCIDR,
+			Decorate:    watchCache(client, encScheme),
+		})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -64,6 +74,8 @@ func controlPlane(serviceCIDR string) ResourcesFunc {
 			in.Destroy()
 			return nil, nil, err
 		}
+		// The watch caches stop with the server, before etcd closes.
+		context.AfterFunc(ctx, in.Destroy)
 		return in.Scheme, in.Groups, nil
 	}
 }

@@ -30,11 +30,29 @@ type Storage struct {
 }
 
 // REST serves pods.
-type REST struct{ *generic.Store }
+type REST struct {
+	*generic.Store
+	priorities PriorityClassGetter
+}
+
+var _ rest.Creater = (*REST)(nil)
+
+// Create implements rest.Creater: Priority admission resolves the pod's
+// priority from its PriorityClass before the Store creates it.
+func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
+	if pod, ok := obj.(*corev1.Pod); ok && r.priorities != nil {
+		if err := admitPriority(ctx, r.priorities, pod); err != nil {
+			return nil, err
+		}
+	}
+	return r.Store.Create(ctx, obj, createValidation, opts)
+}
 
 // NewStorage returns the storage of pods. disruptions checks evictions
-// against disruption budgets; nil allows every eviction.
-func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker) (*Storage, error) {
+// against disruption budgets; nil allows every eviction. priorities
+// resolves the PriorityClass of new pods; nil leaves their priority as
+// sent.
+func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, priorities PriorityClassGetter) (*Storage, error) {
 	s := NewStrategy()
 	store := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Pod{} },
@@ -53,7 +71,7 @@ func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker) (*Stor
 		return nil, err
 	}
 	return &Storage{
-		Pod:      &REST{Store: store},
+		Pod:      &REST{Store: store, priorities: priorities},
 		Status:   strategy.NewStatusREST(store, NewStatusStrategy()),
 		Binding:  &BindingREST{store: store},
 		Eviction: &EvictionREST{store: store, disruptions: disruptions},

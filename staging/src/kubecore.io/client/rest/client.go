@@ -58,6 +58,7 @@ type RateLimiter interface {
 // concurrent use; share one per group version and server.
 type Client struct {
 	base        *url.URL // server URL, with any path prefix
+	source      string   // Config.Source, for errors
 	versioned   string   // e.g. /api/v1, /apis/apps/v1, or "" for absolute paths
 	group       string   // API group of versioned, for error messages
 	httpClient  *http.Client
@@ -114,12 +115,13 @@ func NewClient(config *Config, opts ClientOptions) (*Client, error) {
 	if httpClient == nil {
 		rt, err := TransportFor(config)
 		if err != nil {
-			return nil, fmt.Errorf("transport for server %s: %w", base, err)
+			return nil, fmt.Errorf("transport for server %s: %w", serverLabel(base, config.Source), err)
 		}
 		httpClient = &http.Client{Transport: rt}
 	}
 	c := &Client{
 		base:        base,
+		source:      config.Source,
 		httpClient:  httpClient,
 		timeout:     config.Timeout,
 		limiter:     opts.RateLimiter,

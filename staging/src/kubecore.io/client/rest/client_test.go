@@ -337,18 +337,26 @@ func TestUnreachableServer(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	c := newTestClient(t, &Config{Host: "https://" + addr, TLSClientConfig: TLSClientConfig{Insecure: true}}, "v1")
-	start := time.Now()
-	err = c.Get().Resource("nodes").Do(context.Background()).Error()
-	if err == nil {
-		t.Fatal("no error")
+	cases := []struct {
+		name, source, want string
+	}{
+		{"made in code", "", "GET /api/v1/nodes on server https://" + addr + ": dial tcp " + addr},
+		{"from a kubeconfig", `kubeconfig /k/config: cluster "c"`,
+			"GET /api/v1/nodes on server https://" + addr + ` (from kubeconfig /k/config: cluster "c"): dial tcp ` + addr},
 	}
-	want := "GET /api/v1/nodes on server https://" + addr + ": dial tcp " + addr
-	if !strings.HasPrefix(err.Error(), want) || !errors.Is(err, syscall.ECONNREFUSED) {
-		t.Errorf("err = %q, want it to start with %q and wrap ECONNREFUSED", err, want)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("took %v to fail", d)
+	for _, tc := range cases {
+		c := newTestClient(t, &Config{Host: "https://" + addr, Source: tc.source, TLSClientConfig: TLSClientConfig{Insecure: true}}, "v1")
+		start := time.Now()
+		err = c.Get().Resource("nodes").Do(context.Background()).Error()
+		if err == nil {
+			t.Fatalf("%s: no error", tc.name)
+		}
+		if !strings.HasPrefix(err.Error(), tc.want) || !errors.Is(err, syscall.ECONNREFUSED) {
+			t.Errorf("%s: err = %q, want it to start with %q and wrap ECONNREFUSED", tc.name, err, tc.want)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s: took %v to fail", tc.name, d)
+		}
 	}
 }
 

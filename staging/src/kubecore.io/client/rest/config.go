@@ -26,6 +26,11 @@ type Config struct {
 	// which case the scheme is https when any TLS setting is given and http
 	// otherwise.
 	Host string
+	// Source names where the Config came from, e.g.
+	// `kubeconfig /home/me/.kube/config: cluster "dev"` (clientcmd sets it).
+	// Errors that come before any response from the server name it beside
+	// the server. Empty for a Config made in code.
+	Source string
 	// APIPath is the path under Host of the API root, e.g. /api or /apis.
 	APIPath string
 	// ContentConfig says what the client sends and accepts.
@@ -228,4 +233,13 @@ func headerSafe(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// serverLabel names server, and where its Config came from when known, for
+// error messages.
+func serverLabel(server fmt.Stringer, source string) string {
+	if source == "" {
+		return server.String()
+	}
+	return server.String() + " (from " + source + ")"
 }

@@ -152,7 +152,7 @@ func (r *Request) transportError(ctx context.Context, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 		err = fmt.Errorf("%w: %w", ctxErr, err)
 	}
-	return fmt.Errorf("%s %s on server %s: %w", r.verb, r.requestPath(), r.c.base, err)
+	return fmt.Errorf("%s %s on server %s: %w", r.verb, r.requestPath(), serverLabel(r.c.base, r.c.source), err)
 }
 
 // responseError turns a non-2xx response into an *errors.StatusError: the

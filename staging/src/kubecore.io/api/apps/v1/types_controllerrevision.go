@@ -13,13 +13,13 @@ import (
 type ControllerRevision struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard object metadata.
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// The serialized state.
-	Data runtime.RawExtension `json:"data,omitempty"`
+	Data runtime.RawExtension `json:"data,omitempty" protobuf:"bytes,2,opt,name=data"`
 
 	// Sequence number of the state held in data.
-	Revision int64 `json:"revision"`
+	Revision int64 `json:"revision" protobuf:"varint,3,opt,name=revision"`
 }
 
 // ControllerRevisionList is a list of ControllerRevisions.
@@ -28,8 +28,8 @@ type ControllerRevision struct {
 type ControllerRevisionList struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard list metadata.
-	metav1.ListMeta `json:"metadata,omitempty"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// The ControllerRevisions.
-	Items []ControllerRevision `json:"items"`
+	Items []ControllerRevision `json:"items" protobuf:"bytes,2,rep,name=items"`
 }

@@ -9,27 +9,27 @@ import metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 type Scale struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard object metadata; that of the scaled object.
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Desired scale.
-	Spec ScaleSpec `json:"spec,omitempty"`
+	Spec ScaleSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 
 	// Observed scale. Read-only.
-	Status ScaleStatus `json:"status,omitempty"`
+	Status ScaleStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // ScaleSpec is the desired scale of a workload.
 type ScaleSpec struct {
 	// Desired number of replicas.
-	Replicas int32 `json:"replicas,omitempty"`
+	Replicas int32 `json:"replicas,omitempty" protobuf:"varint,1,opt,name=replicas"`
 }
 
 // ScaleStatus is the observed scale of a workload.
 type ScaleStatus struct {
 	// Observed number of replicas.
-	Replicas int32 `json:"replicas"`
+	Replicas int32 `json:"replicas" protobuf:"varint,1,opt,name=replicas"`
 
 	// The workload's pod selector in label-query string form
 	// ("app=web,tier in (fe)"), so that clients need not know its type.
-	Selector string `json:"selector,omitempty"`
+	Selector string `json:"selector,omitempty" protobuf:"bytes,2,opt,name=selector"`
 }

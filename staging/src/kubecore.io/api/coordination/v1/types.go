@@ -9,10 +9,10 @@ import metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 type Lease struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard object metadata.
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Holder and timing of the lease.
-	Spec LeaseSpec `json:"spec,omitempty"`
+	Spec LeaseSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 }
 
 // CoordinatedLeaseStrategy names how coordinated leader election picks a
@@ -29,21 +29,21 @@ const (
 // LeaseSpec is the state of a Lease.
 type LeaseSpec struct {
 	// Identity of the current holder.
-	HolderIdentity *string `json:"holderIdentity,omitempty"`
+	HolderIdentity *string `json:"holderIdentity,omitempty" protobuf:"bytes,1,opt,name=holderIdentity"`
 	// Seconds other candidates wait after renewTime before they may take the
 	// lease over.
-	LeaseDurationSeconds *int32 `json:"leaseDurationSeconds,omitempty"`
+	LeaseDurationSeconds *int32 `json:"leaseDurationSeconds,omitempty" protobuf:"varint,2,opt,name=leaseDurationSeconds"`
 	// When the current holder acquired the lease.
-	AcquireTime *metav1.MicroTime `json:"acquireTime,omitempty"`
+	AcquireTime *metav1.MicroTime `json:"acquireTime,omitempty" protobuf:"bytes,3,opt,name=acquireTime"`
 	// When the current holder last renewed the lease.
-	RenewTime *metav1.MicroTime `json:"renewTime,omitempty"`
+	RenewTime *metav1.MicroTime `json:"renewTime,omitempty" protobuf:"bytes,4,opt,name=renewTime"`
 	// Number of times the lease changed holder.
-	LeaseTransitions *int32 `json:"leaseTransitions,omitempty"`
+	LeaseTransitions *int32 `json:"leaseTransitions,omitempty" protobuf:"varint,5,opt,name=leaseTransitions"`
 	// Strategy coordinated leader election uses to pick the holder; unset
 	// means no coordination.
-	Strategy *CoordinatedLeaseStrategy `json:"strategy,omitempty"`
+	Strategy *CoordinatedLeaseStrategy `json:"strategy,omitempty" protobuf:"bytes,6,opt,name=strategy"`
 	// Identity the holder should hand the lease over to; only with strategy.
-	PreferredHolder *string `json:"preferredHolder,omitempty"`
+	PreferredHolder *string `json:"preferredHolder,omitempty" protobuf:"bytes,7,opt,name=preferredHolder"`
 }
 
 // LeaseList is a list of Leases.
@@ -52,8 +52,8 @@ type LeaseSpec struct {
 type LeaseList struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard list metadata.
-	metav1.ListMeta `json:"metadata,omitempty"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// The Leases.
-	Items []Lease `json:"items"`
+	Items []Lease `json:"items" protobuf:"bytes,2,rep,name=items"`
 }

@@ -12,12 +12,12 @@ import (
 type Service struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard object metadata.
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Spec is the service's desired behaviour.
-	Spec ServiceSpec `json:"spec,omitempty"`
+	Spec ServiceSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 	// Status holds the load balancer, if any.
-	Status ServiceStatus `json:"status,omitempty"`
+	Status ServiceStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // ServiceList is a list of services.
@@ -26,9 +26,9 @@ type Service struct {
 type ServiceList struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard list metadata.
-	metav1.ListMeta `json:"metadata,omitempty"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Items are the services.
-	Items []Service `json:"items"`
+	Items []Service `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // ClusterIPNone as spec.clusterIP makes a headless service: DNS returns the
@@ -38,53 +38,53 @@ const ClusterIPNone = "None"
 // ServiceSpec is a service's desired behaviour.
 type ServiceSpec struct {
 	// Ports the service exposes.
-	Ports []ServicePort `json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"port"`
+	Ports []ServicePort `json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"port" protobuf:"bytes,1,rep,name=ports"`
 	// Selector picks the backing pods by label; without one the endpoints
 	// are managed by hand.
-	Selector map[string]string `json:"selector,omitempty"`
+	Selector map[string]string `json:"selector,omitempty" protobuf:"bytes,2,rep,name=selector"`
 	// ClusterIP is the virtual address, allocated when empty; "None" makes
 	// the service headless.
-	ClusterIP string `json:"clusterIP,omitempty"`
+	ClusterIP string `json:"clusterIP,omitempty" protobuf:"bytes,3,opt,name=clusterIP"`
 	// ClusterIPs are the virtual addresses, one per IP family, the first
 	// equal to clusterIP.
-	ClusterIPs []string `json:"clusterIPs,omitempty"`
+	ClusterIPs []string `json:"clusterIPs,omitempty" protobuf:"bytes,18,rep,name=clusterIPs"`
 	// Type is ClusterIP (the default), NodePort, LoadBalancer or
 	// ExternalName.
-	Type ServiceType `json:"type,omitempty"`
+	Type ServiceType `json:"type,omitempty" protobuf:"bytes,4,opt,name=type"`
 	// ExternalIPs are extra addresses nodes accept traffic on.
-	ExternalIPs []string `json:"externalIPs,omitempty"`
+	ExternalIPs []string `json:"externalIPs,omitempty" protobuf:"bytes,5,rep,name=externalIPs"`
 	// SessionAffinity is None (the default) or ClientIP.
-	SessionAffinity ServiceAffinity `json:"sessionAffinity,omitempty"`
+	SessionAffinity ServiceAffinity `json:"sessionAffinity,omitempty" protobuf:"bytes,7,opt,name=sessionAffinity"`
 	// LoadBalancerIP is a deprecated request for a load balancer address.
-	LoadBalancerIP string `json:"loadBalancerIP,omitempty"`
+	LoadBalancerIP string `json:"loadBalancerIP,omitempty" protobuf:"bytes,8,opt,name=loadBalancerIP"`
 	// LoadBalancerSourceRanges restrict the clients of a load balancer.
-	LoadBalancerSourceRanges []string `json:"loadBalancerSourceRanges,omitempty"`
+	LoadBalancerSourceRanges []string `json:"loadBalancerSourceRanges,omitempty" protobuf:"bytes,9,rep,name=loadBalancerSourceRanges"`
 	// ExternalName is the DNS name an ExternalName service aliases.
-	ExternalName string `json:"externalName,omitempty"`
+	ExternalName string `json:"externalName,omitempty" protobuf:"bytes,10,opt,name=externalName"`
 	// ExternalTrafficPolicy is Cluster or Local, for traffic from outside.
-	ExternalTrafficPolicy ServiceExternalTrafficPolicy `json:"externalTrafficPolicy,omitempty"`
+	ExternalTrafficPolicy ServiceExternalTrafficPolicy `json:"externalTrafficPolicy,omitempty" protobuf:"bytes,11,opt,name=externalTrafficPolicy"`
 	// HealthCheckNodePort serves health checks with externalTrafficPolicy
 	// Local.
-	HealthCheckNodePort int32 `json:"healthCheckNodePort,omitempty"`
+	HealthCheckNodePort int32 `json:"healthCheckNodePort,omitempty" protobuf:"varint,12,opt,name=healthCheckNodePort"`
 	// PublishNotReadyAddresses includes not-ready pods in DNS and
 	// endpoints.
-	PublishNotReadyAddresses bool `json:"publishNotReadyAddresses,omitempty"`
+	PublishNotReadyAddresses bool `json:"publishNotReadyAddresses,omitempty" protobuf:"varint,13,opt,name=publishNotReadyAddresses"`
 	// SessionAffinityConfig tunes ClientIP affinity.
-	SessionAffinityConfig *SessionAffinityConfig `json:"sessionAffinityConfig,omitempty"`
+	SessionAffinityConfig *SessionAffinityConfig `json:"sessionAffinityConfig,omitempty" protobuf:"bytes,14,opt,name=sessionAffinityConfig"`
 	// IPFamilies are the families of clusterIPs, in order.
-	IPFamilies []IPFamily `json:"ipFamilies,omitempty"`
+	IPFamilies []IPFamily `json:"ipFamilies,omitempty" protobuf:"bytes,19,rep,name=ipFamilies"`
 	// IPFamilyPolicy is SingleStack, PreferDualStack or RequireDualStack.
-	IPFamilyPolicy *IPFamilyPolicy `json:"ipFamilyPolicy,omitempty"`
+	IPFamilyPolicy *IPFamilyPolicy `json:"ipFamilyPolicy,omitempty" protobuf:"bytes,17,opt,name=ipFamilyPolicy"`
 	// AllocateLoadBalancerNodePorts says whether a LoadBalancer service
 	// gets node ports; defaults to true.
-	AllocateLoadBalancerNodePorts *bool `json:"allocateLoadBalancerNodePorts,omitempty"`
+	AllocateLoadBalancerNodePorts *bool `json:"allocateLoadBalancerNodePorts,omitempty" protobuf:"varint,20,opt,name=allocateLoadBalancerNodePorts"`
 	// LoadBalancerClass picks the load balancer implementation.
-	LoadBalancerClass *string `json:"loadBalancerClass,omitempty"`
+	LoadBalancerClass *string `json:"loadBalancerClass,omitempty" protobuf:"bytes,21,opt,name=loadBalancerClass"`
 	// InternalTrafficPolicy is Cluster or Local, for traffic from inside.
-	InternalTrafficPolicy *ServiceInternalTrafficPolicy `json:"internalTrafficPolicy,omitempty"`
+	InternalTrafficPolicy *ServiceInternalTrafficPolicy `json:"internalTrafficPolicy,omitempty" protobuf:"bytes,22,opt,name=internalTrafficPolicy"`
 	// TrafficDistribution expresses a routing preference, such as
 	// PreferClose.
-	TrafficDistribution *string `json:"trafficDistribution,omitempty"`
+	TrafficDistribution *string `json:"trafficDistribution,omitempty" protobuf:"bytes,23,opt,name=trafficDistribution"`
 }
 
 // The values of spec.trafficDistribution.
@@ -103,19 +103,19 @@ const (
 // ServicePort is one port of a service.
 type ServicePort struct {
 	// Name of the port; required when there are several.
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
 	// Protocol is TCP (the default), UDP or SCTP.
-	Protocol Protocol `json:"protocol,omitempty"`
+	Protocol Protocol `json:"protocol,omitempty" protobuf:"bytes,2,opt,name=protocol"`
 	// AppProtocol is the application protocol, such as "http".
-	AppProtocol *string `json:"appProtocol,omitempty"`
+	AppProtocol *string `json:"appProtocol,omitempty" protobuf:"bytes,6,opt,name=appProtocol"`
 	// Port the service listens on.
-	Port int32 `json:"port"`
+	Port int32 `json:"port" protobuf:"varint,3,opt,name=port"`
 	// TargetPort is the pods' port, by number or by container port name;
 	// defaults to port.
-	TargetPort intstr.IntOrString `json:"targetPort,omitempty"`
+	TargetPort intstr.IntOrString `json:"targetPort,omitempty" protobuf:"bytes,4,opt,name=targetPort"`
 	// NodePort is the port on every node for NodePort and LoadBalancer
 	// services; allocated when zero.
-	NodePort int32 `json:"nodePort,omitempty"`
+	NodePort int32 `json:"nodePort,omitempty" protobuf:"varint,5,opt,name=nodePort"`
 }
 
 // ServiceType is how a service is exposed.
@@ -149,13 +149,13 @@ const DefaultClientIPServiceAffinitySeconds int32 = 10800
 // SessionAffinityConfig tunes session affinity.
 type SessionAffinityConfig struct {
 	// ClientIP tunes ClientIP affinity.
-	ClientIP *ClientIPConfig `json:"clientIP,omitempty"`
+	ClientIP *ClientIPConfig `json:"clientIP,omitempty" protobuf:"bytes,1,opt,name=clientIP"`
 }
 
 // ClientIPConfig tunes ClientIP affinity.
 type ClientIPConfig struct {
 	// TimeoutSeconds a client sticks to a backend; 1 to 86400.
-	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
+	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty" protobuf:"varint,1,opt,name=timeoutSeconds"`
 }
 
 // ServiceInternalTrafficPolicy routes traffic from inside the cluster.
@@ -205,27 +205,27 @@ const (
 // ServiceStatus is the observed state of a service.
 type ServiceStatus struct {
 	// LoadBalancer holds the load balancer's addresses.
-	LoadBalancer LoadBalancerStatus `json:"loadBalancer,omitempty"`
+	LoadBalancer LoadBalancerStatus `json:"loadBalancer,omitempty" protobuf:"bytes,1,opt,name=loadBalancer"`
 	// Conditions of the service.
-	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,2,rep,name=conditions"`
 }
 
 // LoadBalancerStatus lists a load balancer's ingress points.
 type LoadBalancerStatus struct {
 	// Ingress points of the load balancer.
-	Ingress []LoadBalancerIngress `json:"ingress,omitempty"`
+	Ingress []LoadBalancerIngress `json:"ingress,omitempty" protobuf:"bytes,1,rep,name=ingress"`
 }
 
 // LoadBalancerIngress is one ingress point of a load balancer.
 type LoadBalancerIngress struct {
 	// IP of the ingress point.
-	IP string `json:"ip,omitempty"`
+	IP string `json:"ip,omitempty" protobuf:"bytes,1,opt,name=ip"`
 	// Hostname of the ingress point.
-	Hostname string `json:"hostname,omitempty"`
+	Hostname string `json:"hostname,omitempty" protobuf:"bytes,2,opt,name=hostname"`
 	// IPMode is VIP or Proxy.
-	IPMode *LoadBalancerIPMode `json:"ipMode,omitempty"`
+	IPMode *LoadBalancerIPMode `json:"ipMode,omitempty" protobuf:"bytes,3,opt,name=ipMode"`
 	// Ports of the ingress point and their errors.
-	Ports []PortStatus `json:"ports,omitempty"`
+	Ports []PortStatus `json:"ports,omitempty" protobuf:"bytes,4,rep,name=ports"`
 }
 
 // LoadBalancerIPMode says how traffic reaches the load balancer's IP.
@@ -240,11 +240,11 @@ const (
 // PortStatus is the state of one load balancer port.
 type PortStatus struct {
 	// Port number.
-	Port int32 `json:"port"`
+	Port int32 `json:"port" protobuf:"varint,1,opt,name=port"`
 	// Protocol of the port.
-	Protocol Protocol `json:"protocol"`
+	Protocol Protocol `json:"protocol" protobuf:"bytes,2,opt,name=protocol"`
 	// Error is a CamelCase problem with the port, if any.
-	Error *string `json:"error,omitempty"`
+	Error *string `json:"error,omitempty" protobuf:"bytes,3,opt,name=error"`
 }
 
 // Endpoints lists the addresses backing a service; its name is the
@@ -254,44 +254,44 @@ type PortStatus struct {
 type Endpoints struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard object metadata.
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Subsets group addresses that share the same ports.
-	Subsets []EndpointSubset `json:"subsets,omitempty"`
+	Subsets []EndpointSubset `json:"subsets,omitempty" protobuf:"bytes,2,rep,name=subsets"`
 }
 
 // EndpointSubset is a set of addresses with a common set of ports.
 type EndpointSubset struct {
 	// Addresses that are ready.
-	Addresses []EndpointAddress `json:"addresses,omitempty"`
+	Addresses []EndpointAddress `json:"addresses,omitempty" protobuf:"bytes,1,rep,name=addresses"`
 	// NotReadyAddresses are not ready yet or no longer.
-	NotReadyAddresses []EndpointAddress `json:"notReadyAddresses,omitempty"`
+	NotReadyAddresses []EndpointAddress `json:"notReadyAddresses,omitempty" protobuf:"bytes,2,rep,name=notReadyAddresses"`
 	// Ports available on every address.
-	Ports []EndpointPort `json:"ports,omitempty"`
+	Ports []EndpointPort `json:"ports,omitempty" protobuf:"bytes,3,rep,name=ports"`
 }
 
 // EndpointAddress is one backend address.
 type EndpointAddress struct {
 	// IP of the backend.
-	IP string `json:"ip"`
+	IP string `json:"ip" protobuf:"bytes,1,opt,name=ip"`
 	// Hostname of the backend.
-	Hostname string `json:"hostname,omitempty"`
+	Hostname string `json:"hostname,omitempty" protobuf:"bytes,3,opt,name=hostname"`
 	// NodeName of the backend's node.
-	NodeName *string `json:"nodeName,omitempty"`
+	NodeName *string `json:"nodeName,omitempty" protobuf:"bytes,4,opt,name=nodeName"`
 	// TargetRef is the backing object, usually a pod.
-	TargetRef *ObjectReference `json:"targetRef,omitempty"`
+	TargetRef *ObjectReference `json:"targetRef,omitempty" protobuf:"bytes,2,opt,name=targetRef"`
 }
 
 // EndpointPort is one port of the backends.
 type EndpointPort struct {
 	// Name matching the service port's name.
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
 	// Port number.
-	Port int32 `json:"port"`
+	Port int32 `json:"port" protobuf:"varint,2,opt,name=port"`
 	// Protocol is TCP (the default), UDP or SCTP.
-	Protocol Protocol `json:"protocol,omitempty"`
+	Protocol Protocol `json:"protocol,omitempty" protobuf:"bytes,3,opt,name=protocol"`
 	// AppProtocol is the application protocol.
-	AppProtocol *string `json:"appProtocol,omitempty"`
+	AppProtocol *string `json:"appProtocol,omitempty" protobuf:"bytes,4,opt,name=appProtocol"`
 }
 
 // EndpointsList is a list of endpoints.
@@ -300,7 +300,7 @@ type EndpointPort struct {
 type EndpointsList struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard list metadata.
-	metav1.ListMeta `json:"metadata,omitempty"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Items are the endpoints.
-	Items []Endpoints `json:"items"`
+	Items []Endpoints `json:"items" protobuf:"bytes,2,rep,name=items"`
 }

@@ -17,10 +17,10 @@ const DisruptionBudgetCause metav1.CauseType = "DisruptionBudget"
 type Eviction struct {
 	metav1.TypeMeta `json:",inline"`
 	// Names the pod to evict.
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Options for the deletion, such as a grace period or preconditions.
-	DeleteOptions *metav1.DeleteOptions `json:"deleteOptions,omitempty"`
+	DeleteOptions *metav1.DeleteOptions `json:"deleteOptions,omitempty" protobuf:"bytes,2,opt,name=deleteOptions"`
 }
 
 // PodDisruptionBudget limits how many of a set of pods voluntary
@@ -30,13 +30,13 @@ type Eviction struct {
 type PodDisruptionBudget struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard object metadata.
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Desired budget.
-	Spec PodDisruptionBudgetSpec `json:"spec,omitempty"`
+	Spec PodDisruptionBudgetSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 
 	// Most recently observed state of the budget. Written by the system.
-	Status PodDisruptionBudgetStatus `json:"status,omitempty"`
+	Status PodDisruptionBudgetStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // PodDisruptionBudgetSpec is the desired budget.
@@ -44,19 +44,19 @@ type PodDisruptionBudgetSpec struct {
 	// An eviction is allowed if at least this many selected pods (a number,
 	// or a percentage such as "100%") stay available without the evicted
 	// one.
-	MinAvailable *intstr.IntOrString `json:"minAvailable,omitempty"`
+	MinAvailable *intstr.IntOrString `json:"minAvailable,omitempty" protobuf:"bytes,1,opt,name=minAvailable"`
 
 	// Label query over the pods the budget covers. A null selector matches
 	// no pods; an empty one matches every pod in the namespace.
-	Selector *metav1.LabelSelector `json:"selector,omitempty" patchStrategy:"replace"`
+	Selector *metav1.LabelSelector `json:"selector,omitempty" patchStrategy:"replace" protobuf:"bytes,2,opt,name=selector"`
 
 	// An eviction is allowed if at most this many selected pods (a number or
 	// a percentage) are unavailable after it. Exclusive with minAvailable.
-	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty" protobuf:"bytes,3,opt,name=maxUnavailable"`
 
 	// When running pods that are not yet healthy may be evicted:
 	// IfHealthyBudget (the default) or AlwaysAllow.
-	UnhealthyPodEvictionPolicy *UnhealthyPodEvictionPolicyType `json:"unhealthyPodEvictionPolicy,omitempty"`
+	UnhealthyPodEvictionPolicy *UnhealthyPodEvictionPolicyType `json:"unhealthyPodEvictionPolicy,omitempty" protobuf:"bytes,4,opt,name=unhealthyPodEvictionPolicy"`
 }
 
 // UnhealthyPodEvictionPolicyType says when running but unhealthy pods may be
@@ -79,28 +79,28 @@ const (
 type PodDisruptionBudgetStatus struct {
 	// Generation of the budget the status was computed for; the rest of the
 	// status is valid only when it equals metadata.generation.
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	ObservedGeneration int64 `json:"observedGeneration,omitempty" protobuf:"varint,1,opt,name=observedGeneration"`
 
 	// Pods whose eviction the API server accepted but the disruption
 	// controller has not yet seen deleted, with the time of the eviction.
-	DisruptedPods map[string]metav1.Time `json:"disruptedPods,omitempty"`
+	DisruptedPods map[string]metav1.Time `json:"disruptedPods,omitempty" protobuf:"bytes,2,rep,name=disruptedPods"`
 
 	// Number of disruptions currently allowed.
-	DisruptionsAllowed int32 `json:"disruptionsAllowed"`
+	DisruptionsAllowed int32 `json:"disruptionsAllowed" protobuf:"varint,3,opt,name=disruptionsAllowed"`
 
 	// Number of healthy pods.
-	CurrentHealthy int32 `json:"currentHealthy"`
+	CurrentHealthy int32 `json:"currentHealthy" protobuf:"varint,4,opt,name=currentHealthy"`
 
 	// Minimum number of healthy pods wanted.
-	DesiredHealthy int32 `json:"desiredHealthy"`
+	DesiredHealthy int32 `json:"desiredHealthy" protobuf:"varint,5,opt,name=desiredHealthy"`
 
 	// Number of pods the budget counts.
-	ExpectedPods int32 `json:"expectedPods"`
+	ExpectedPods int32 `json:"expectedPods" protobuf:"varint,6,opt,name=expectedPods"`
 
 	// Conditions of the budget; the disruption controller sets
 	// DisruptionAllowed, with reason SyncFailed, InsufficientPods or
 	// SufficientPods.
-	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,7,rep,name=conditions"`
 }
 
 // The condition the disruption controller sets and its reasons.
@@ -123,8 +123,8 @@ const (
 type PodDisruptionBudgetList struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard list metadata.
-	metav1.ListMeta `json:"metadata,omitempty"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// The PodDisruptionBudgets.
-	Items []PodDisruptionBudget `json:"items"`
+	Items []PodDisruptionBudget `json:"items" protobuf:"bytes,2,rep,name=items"`
 }

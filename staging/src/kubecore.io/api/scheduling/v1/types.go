@@ -13,22 +13,22 @@ import (
 type PriorityClass struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard object metadata.
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Priority pods of this class receive. User-defined classes may use up
 	// to 1000000000; larger values are reserved for system classes.
-	Value int32 `json:"value"`
+	Value int32 `json:"value" protobuf:"varint,2,opt,name=value"`
 
 	// Whether pods without a priorityClassName get this class. If several
 	// classes are global defaults, the smallest value wins.
-	GlobalDefault bool `json:"globalDefault,omitempty"`
+	GlobalDefault bool `json:"globalDefault,omitempty" protobuf:"varint,3,opt,name=globalDefault"`
 
 	// Free text saying when to use this class.
-	Description string `json:"description,omitempty"`
+	Description string `json:"description,omitempty" protobuf:"bytes,4,opt,name=description"`
 
 	// Whether pods of this class may preempt lower-priority pods: Never or
 	// PreemptLowerPriority (the default).
-	PreemptionPolicy *corev1.PreemptionPolicy `json:"preemptionPolicy,omitempty"`
+	PreemptionPolicy *corev1.PreemptionPolicy `json:"preemptionPolicy,omitempty" protobuf:"bytes,5,opt,name=preemptionPolicy"`
 }
 
 // PriorityClassList is a list of PriorityClasses.
@@ -37,8 +37,8 @@ type PriorityClass struct {
 type PriorityClassList struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard list metadata.
-	metav1.ListMeta `json:"metadata,omitempty"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// The PriorityClasses.
-	Items []PriorityClass `json:"items"`
+	Items []PriorityClass `json:"items" protobuf:"bytes,2,rep,name=items"`
 }

@@ -255,8 +255,13 @@ func (c *directClientConfig) ClientConfig() (*rest.Config, error) {
 			return nil, fmt.Errorf("%s: cluster: required", ctxLabel)
 		}
 	}
+	source := clusterLabel
+	if o.Server != "" {
+		source = "--server with " + ctxLabel
+	}
 	rc := &rest.Config{
 		Host:               cluster.Server,
+		Source:             source,
 		DisableCompression: cluster.DisableCompression,
 		Timeout:            o.Timeout,
 		TLSClientConfig: rest.TLSClientConfig{

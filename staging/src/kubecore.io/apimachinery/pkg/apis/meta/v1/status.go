@@ -7,35 +7,35 @@ import "kubecore.io/apimachinery/pkg/types"
 // +kubecore:deepcopy-gen:interfaces=kubecore.io/apimachinery/pkg/runtime.Object
 type Status struct {
 	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
+	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Status is StatusSuccess or StatusFailure.
-	Status string `json:"status,omitempty"`
+	Status string `json:"status,omitempty" protobuf:"bytes,2,opt,name=status"`
 	// Message is the human-readable description kubectl prints.
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,3,opt,name=message"`
 	// Reason is the machine-readable cause of a Failure.
-	Reason StatusReason `json:"reason,omitempty"`
+	Reason StatusReason `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`
 	// Details names the object concerned and the causes.
-	Details *StatusDetails `json:"details,omitempty"`
+	Details *StatusDetails `json:"details,omitempty" protobuf:"bytes,5,opt,name=details"`
 	// Code is the HTTP status code of the response.
-	Code int32 `json:"code,omitempty"`
+	Code int32 `json:"code,omitempty" protobuf:"varint,6,opt,name=code"`
 }
 
 // StatusDetails names the object a Status is about and lists its causes.
 type StatusDetails struct {
 	// Name of the object, when there is one.
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
 	// Group of the object's resource or kind.
-	Group string `json:"group,omitempty"`
+	Group string `json:"group,omitempty" protobuf:"bytes,2,opt,name=group"`
 	// Kind holds the resource (e.g. "pods") for most errors and the kind
 	// (e.g. "Pod") for Invalid, as Kubernetes does.
-	Kind string `json:"kind,omitempty"`
+	Kind string `json:"kind,omitempty" protobuf:"bytes,3,opt,name=kind"`
 	// UID of the object, when known.
-	UID types.UID `json:"uid,omitempty"`
+	UID types.UID `json:"uid,omitempty" protobuf:"bytes,6,opt,name=uid"`
 	// Causes are the individual problems, one per field for Invalid.
-	Causes []StatusCause `json:"causes,omitempty"`
+	Causes []StatusCause `json:"causes,omitempty" protobuf:"bytes,4,rep,name=causes"`
 	// RetryAfterSeconds suggests how long the client waits before retrying.
-	RetryAfterSeconds int32 `json:"retryAfterSeconds,omitempty"`
+	RetryAfterSeconds int32 `json:"retryAfterSeconds,omitempty" protobuf:"varint,5,opt,name=retryAfterSeconds"`
 }
 
 // The values of Status.Status.
@@ -96,11 +96,11 @@ const (
 // StatusCause is one problem behind a failed request.
 type StatusCause struct {
 	// Type is the machine-readable cause; it is "reason" on the wire.
-	Type CauseType `json:"reason,omitempty"`
+	Type CauseType `json:"reason,omitempty" protobuf:"bytes,1,opt,name=reason"`
 	// Message is the human-readable cause.
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,2,opt,name=message"`
 	// Field is the JSON path of the offending field, e.g. "spec.containers[0].name".
-	Field string `json:"field,omitempty"`
+	Field string `json:"field,omitempty" protobuf:"bytes,3,opt,name=field"`
 }
 
 // CauseType is the machine-readable type of a StatusCause. The FieldValue*

@@ -66,15 +66,15 @@ const RowCompleted RowConditionType = "Completed"
 // +kubecore:deepcopy-gen:interfaces=kubecore.io/apimachinery/pkg/runtime.Object
 type PartialObjectMetadata struct {
 	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
+	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 }
 
 // PartialObjectMetadataList is a list of PartialObjectMetadata.
 // +kubecore:deepcopy-gen:interfaces=kubecore.io/apimachinery/pkg/runtime.Object
 type PartialObjectMetadataList struct {
 	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
+	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Items are the objects' metadata.
-	Items []PartialObjectMetadata `json:"items"`
+	Items []PartialObjectMetadata `json:"items" protobuf:"bytes,2,rep,name=items"`
 }

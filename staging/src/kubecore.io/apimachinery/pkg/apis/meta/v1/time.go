@@ -163,7 +163,7 @@ func (t *MicroTime) UnmarshalJSON(b []byte) error {
 
 // Duration is a time.Duration that encodes as a Go duration string ("1m30s").
 type Duration struct {
-	time.Duration `protobuf:"-"`
+	time.Duration `protobuf:"varint,1,opt,name=duration"`
 }
 
 // MarshalJSON implements json.Marshaler.

@@ -12,9 +12,9 @@ import (
 // +kubecore:deepcopy-gen:interfaces=kubecore.io/apimachinery/pkg/runtime.Object
 type WatchEvent struct {
 	// Type is ADDED, MODIFIED, DELETED, BOOKMARK or ERROR.
-	Type string `json:"type"`
+	Type string `json:"type" protobuf:"bytes,1,opt,name=type"`
 	// Object is the encoded object.
-	Object json.RawMessage `json:"object"`
+	Object json.RawMessage `json:"object" protobuf:"bytes,2,opt,name=object"`
 }
 
 // GetObjectKind returns schema.EmptyObjectKind: a WatchEvent is never

@@ -1,0 +1,234 @@
+// Package controllermanager implements `kubecore controller-manager`: flags
+// into Options, validated and completed into a Config whose Run(ctx) runs the controllers.
+package controllermanager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"kubecore.io/client/rest"
+	"kubecore.io/client/tools/clientcmd"
+
+	"kubecore.io/kubecore/pkg/controllermanager"
+)
+
+// Options are the flags of `kubecore controller-manager`.
+type Options struct {
+	Kubeconfig string
+	// Controllers is --controllers: "*", "name" or "-name" entries.
+	Controllers []string
+	// LeaderElect and the lease timing.
+	LeaderElect              bool
+	LeaderElectLeaseDuration time.Duration
+	LeaderElectRenewDeadline time.Duration
+	LeaderElectRetryPeriod   time.Duration
+	// KubeAPIQPS and KubeAPIBurst limit the requests to the API server.
+	KubeAPIQPS   float32
+	KubeAPIBurst int
+	// ConcurrentSyncs is the workers of each controller by name.
+	ConcurrentSyncs map[string]int
+	// NodeMonitorGracePeriod and NodeEvictionRate tune node lifecycle.
+	NodeMonitorGracePeriod time.Duration
+	NodeEvictionRate       float64
+
+	// Table is the controllers known; nil means controllermanager.Controllers().
+	Table map[string]controllermanager.InitFunc
+}
+
+// NewOptions returns the defaults: every controller, leader election with
+// Kubernetes' timing, and client limits high enough that a Deployment of
+// thousands of replicas is not throttled by the client.
+func NewOptions() *Options {
+	le := controllermanager.DefaultLeaderElection()
+	return &Options{
+		Controllers:              []string{"*"},
+		LeaderElect:              le.Enabled,
+		LeaderElectLeaseDuration: le.LeaseDuration,
+		LeaderElectRenewDeadline: le.RenewDeadline,
+		LeaderElectRetryPeriod:   le.RetryPeriod,
+		KubeAPIQPS:               1000,
+		KubeAPIBurst:             2000,
+		ConcurrentSyncs: map[string]int{
+			"replicaset": 5, "deployment": 5, "statefulset": 5,
+			"garbagecollector": 20, "namespace": 10,
+		},
+		NodeMonitorGracePeriod: 40 * time.Second,
+		NodeEvictionRate:       0.1,
+	}
+}
+
+func (o *Options) table() map[string]controllermanager.InitFunc {
+	if o.Table != nil {
+		return o.Table
+	}
+	return controllermanager.Controllers()
+}
+
+// Validate returns every problem with the options.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.Kubeconfig == "" {
+		errs = append(errs, errors.New("--kubeconfig is required"))
+	}
+	if _, err := controllermanager.EnabledControllers(o.Controllers, controllermanager.KnownControllers(o.table())); err != nil {
+		errs = append(errs, err)
+	}
+	if o.LeaderElect {
+		if o.LeaderElectLeaseDuration <= 0 || o.LeaderElectRenewDeadline <= 0 || o.LeaderElectRetryPeriod <= 0 {
+			errs = append(errs, errors.New("--leader-elect-lease-duration, --leader-elect-renew-deadline and --leader-elect-retry-period must be positive"))
+		} else {
+			if o.LeaderElectRenewDeadline >= o.LeaderElectLeaseDuration {
+				errs = append(errs, fmt.Errorf("--leader-elect-renew-deadline %s must be less than --leader-elect-lease-duration %s", o.LeaderElectRenewDeadline, o.LeaderElectLeaseDuration))
+			}
+			if o.LeaderElectRetryPeriod >= o.LeaderElectRenewDeadline {
+				errs = append(errs, fmt.Errorf("--leader-elect-retry-period %s must be less than --leader-elect-renew-deadline %s", o.LeaderElectRetryPeriod, o.LeaderElectRenewDeadline))
+			}
+		}
+	}
+	if o.KubeAPIQPS < 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-qps %v must not be negative", o.KubeAPIQPS))
+	}
+	if o.KubeAPIBurst < 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-burst %d must not be negative", o.KubeAPIBurst))
+	}
+	for name, n := range o.ConcurrentSyncs {
+		if n < 1 {
+			errs = append(errs, fmt.Errorf("--concurrent-%s-syncs %d must be at least 1", name, n))
+		}
+	}
+	if o.NodeMonitorGracePeriod <= 0 {
+		errs = append(errs, fmt.Errorf("--node-monitor-grace-period %s must be positive", o.NodeMonitorGracePeriod))
+	}
+	if o.NodeEvictionRate <= 0 {
+		errs = append(errs, fmt.Errorf("--node-eviction-rate %v must be positive", o.NodeEvictionRate))
+	}
+	return errors.Join(errs...)
+}
+
+// Config is the completed options; only Complete makes one.
+type Config struct {
+	completed *controllermanager.Config
+}
+
+// Complete validates o, loads the kubeconfig and returns the config Run needs.
+func (o *Options) Complete() (Config, error) {
+	if err := o.Validate(); err != nil {
+		return Config{}, err
+	}
+	rc, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
+	if err != nil {
+		return Config{}, fmt.Errorf("load kubeconfig %s: %w", o.Kubeconfig, err)
+	}
+	return o.completeWith(rc), nil
+}
+
+// CompleteWithRESTConfig validates o, ignoring --kubeconfig, and returns a
+// config that reaches the API server through rc (for all-in-one and tests).
+func (o *Options) CompleteWithRESTConfig(rc *rest.Config) (Config, error) {
+	if rc == nil {
+		return Config{}, errors.New("controller-manager: nil REST config")
+	}
+	v := *o
+	v.Kubeconfig = "-"
+	if err := v.Validate(); err != nil {
+		return Config{}, err
+	}
+	return o.completeWith(rc), nil
+}
+
+func (o *Options) completeWith(rc *rest.Config) Config {
+	rc = rest.CopyConfig(rc)
+	rc.QPS, rc.Burst = o.KubeAPIQPS, o.KubeAPIBurst
+	if rc.UserAgent == "" {
+		rc.UserAgent = rest.DefaultUserAgent() + "/controller-manager"
+	}
+	syncs := make(map[string]int, len(o.ConcurrentSyncs))
+	for k, v := range o.ConcurrentSyncs {
+		syncs[k] = v
+	}
+	return Config{completed: &controllermanager.Config{
+		RESTConfig:  rc,
+		Controllers: append([]string(nil), o.Controllers...),
+		Table:       o.Table,
+		LeaderElection: controllermanager.LeaderElection{
+			Enabled:       o.LeaderElect,
+			LeaseDuration: o.LeaderElectLeaseDuration,
+			RenewDeadline: o.LeaderElectRenewDeadline,
+			RetryPeriod:   o.LeaderElectRetryPeriod,
+		},
+		ConcurrentSyncs:        syncs,
+		NodeMonitorGracePeriod: o.NodeMonitorGracePeriod,
+		NodeEvictionRate:       o.NodeEvictionRate,
+	}}
+}
+
+// Run runs the controllers until ctx ends. started, when not nil, is told
+// the controllers' names once they run.
+func (c Config) Run(ctx context.Context, started func(names []string)) error {
+	if c.completed == nil {
+		return errors.New("controller-manager config was not completed")
+	}
+	cfg := *c.completed
+	cfg.Started = started
+	return cfg.Run(ctx)
+}
+
+// NewCommand returns the controller-manager subcommand.
+func NewCommand() *cobra.Command {
+	o := NewOptions()
+	cmd := &cobra.Command{
+		Use:   "controller-manager",
+		Short: "Run the controllers",
+		Long: "Run the controllers (" + strings.Join(controllermanager.KnownControllers(o.table()), ", ") + ")\n" +
+			"against the API server named by --kubeconfig, under leader election.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := o.Complete()
+			if err != nil {
+				return err
+			}
+			return c.Run(cmd.Context(), nil)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to the kubeconfig of the API server")
+	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, "Controllers to run: '*' for all, 'foo' to enable foo, '-foo' to disable foo")
+	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Run the controllers only while holding the kube-system/kube-controller-manager Lease")
+	fs.DurationVar(&o.LeaderElectLeaseDuration, "leader-elect-lease-duration", o.LeaderElectLeaseDuration, "How long non-leaders wait before taking over an unrenewed Lease")
+	fs.DurationVar(&o.LeaderElectRenewDeadline, "leader-elect-renew-deadline", o.LeaderElectRenewDeadline, "How long the leader tries to renew before it stops leading")
+	fs.DurationVar(&o.LeaderElectRetryPeriod, "leader-elect-retry-period", o.LeaderElectRetryPeriod, "Pause between attempts to acquire or renew the Lease")
+	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Requests per second to the API server (0: no limit)")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of requests to the API server")
+	for _, name := range controllermanager.KnownControllers(o.table()) {
+		if _, ok := o.ConcurrentSyncs[name]; !ok {
+			continue
+		}
+		fs.Var(&syncsValue{m: o.ConcurrentSyncs, name: name}, "concurrent-"+name+"-syncs", "Workers of the "+name+" controller")
+	}
+	fs.DurationVar(&o.NodeMonitorGracePeriod, "node-monitor-grace-period", o.NodeMonitorGracePeriod, "How long a node may go without renewing its Lease before it is marked unreachable")
+	fs.Float64Var(&o.NodeEvictionRate, "node-eviction-rate", o.NodeEvictionRate, "Nodes per second whose pods may be evicted")
+	return cmd
+}
+
+// syncsValue is the flag of one controller's workers in the map.
+type syncsValue struct {
+	m    map[string]int
+	name string
+}
+
+func (v *syncsValue) String() string { return fmt.Sprint(v.m[v.name]) }
+func (v *syncsValue) Type() string   { return "int" }
+func (v *syncsValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("parse %q: %w", s, err)
+	}
+	v.m[v.name] = n
+	return nil
+}

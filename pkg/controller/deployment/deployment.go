@@ -1,0 +1,258 @@
+// Package deployment is the Deployment controller: it rolls a Deployment's pod
+// template out through ReplicaSets (RollingUpdate or Recreate) and reports status.
+package deployment
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "kubecore.io/api/apps/v1"
+	corev1 "kubecore.io/api/core/v1"
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/labels"
+	"kubecore.io/apimachinery/pkg/types"
+	"kubecore.io/client/controller"
+	"kubecore.io/client/tools/cache"
+	"kubecore.io/client/tools/record"
+	"kubecore.io/client/typed"
+	"kubecore.io/client/util/workqueue"
+
+	"k8s.io/klog/v2"
+)
+
+// Name is the controller's name in the controller-manager and its queue.
+const Name = "deployment"
+
+var (
+	controllerKind = appsv1.SchemeGroupVersion.WithKind("Deployment")
+	rsKind         = appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
+)
+
+// DeploymentClient writes the Deployments of one namespace; the typed
+// client satisfies it.
+type DeploymentClient interface {
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (*appsv1.Deployment, error)
+	UpdateStatus(ctx context.Context, d *appsv1.Deployment, opts metav1.UpdateOptions) (*appsv1.Deployment, error)
+	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (*appsv1.Deployment, error)
+}
+
+// ReplicaSetClient writes the ReplicaSets of one namespace; the typed
+// client satisfies it.
+type ReplicaSetClient interface {
+	Create(ctx context.Context, rs *appsv1.ReplicaSet, opts metav1.CreateOptions) (*appsv1.ReplicaSet, error)
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (*appsv1.ReplicaSet, error)
+	Update(ctx context.Context, rs *appsv1.ReplicaSet, opts metav1.UpdateOptions) (*appsv1.ReplicaSet, error)
+	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (*appsv1.ReplicaSet, error)
+	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
+}
+
+// Options tune a Controller; the zero value gives the defaults.
+type Options struct {
+	// Now reads the clock (progress deadlines); nil means time.Now.
+	Now func() time.Time
+}
+
+// Controller is the Deployment controller.
+type Controller struct {
+	deployments func(ns string) DeploymentClient
+	replicaSets func(ns string) ReplicaSetClient
+	dLister     cache.Lister[*appsv1.Deployment]
+	rsLister    cache.Lister[*appsv1.ReplicaSet]
+	podLister   cache.Lister[*corev1.Pod]
+	recorder    record.EventRecorder
+	synced      []func() bool
+	queue       workqueue.TypedRateLimitingInterface[string]
+	now         func() time.Time
+	runner      controller.Runner
+}
+
+// New returns a Deployment controller working through client, fed by the
+// given informers; recorder records its Events.
+func New(client *typed.Clientset, dInformer *cache.Informer[*appsv1.Deployment], rsInformer *cache.Informer[*appsv1.ReplicaSet],
+	podInformer *cache.Informer[*corev1.Pod], recorder record.EventRecorder, opts Options) (*Controller, error) {
+	c := newController(
+		func(ns string) DeploymentClient { return client.AppsV1().Deployments(ns) },
+		func(ns string) ReplicaSetClient { return client.AppsV1().ReplicaSets(ns) },
+		dInformer.Lister(), rsInformer.Lister(), podInformer.Lister(), recorder, opts)
+	dReg, err := dInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[*appsv1.Deployment]{
+		AddFunc:    func(d *appsv1.Deployment, _ bool) { c.enqueue(d) },
+		UpdateFunc: func(_, d *appsv1.Deployment) { c.enqueue(d) },
+		DeleteFunc: c.enqueue,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("deployment controller: %w", err)
+	}
+	rsReg, err := rsInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[*appsv1.ReplicaSet]{
+		AddFunc:    func(rs *appsv1.ReplicaSet, _ bool) { c.replicaSetChanged(nil, rs) },
+		UpdateFunc: c.replicaSetChanged,
+		DeleteFunc: func(rs *appsv1.ReplicaSet) { c.replicaSetChanged(nil, rs) },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("deployment controller: %w", err)
+	}
+	podReg, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Pod]{DeleteFunc: c.podDeleted})
+	if err != nil {
+		return nil, fmt.Errorf("deployment controller: %w", err)
+	}
+	c.synced = []func() bool{dReg.HasSynced, rsReg.HasSynced, podReg.HasSynced}
+	return c, nil
+}
+
+func newController(deployments func(string) DeploymentClient, replicaSets func(string) ReplicaSetClient,
+	dLister cache.Lister[*appsv1.Deployment], rsLister cache.Lister[*appsv1.ReplicaSet], podLister cache.Lister[*corev1.Pod],
+	recorder record.EventRecorder, opts Options) *Controller {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Controller{
+		deployments: deployments,
+		replicaSets: replicaSets,
+		dLister:     dLister,
+		rsLister:    rsLister,
+		podLister:   podLister,
+		recorder:    recorder,
+		queue:       workqueue.NewTypedRateLimitingQueueWithConfig[string](nil, workqueue.TypedRateLimitingQueueConfig[string]{Name: Name}),
+		now:         opts.Now,
+	}
+}
+
+// Run runs workers until ctx ends, once the informers have synced.
+func (c *Controller) Run(ctx context.Context, workers int) error {
+	return c.runner.Run(ctx, Name, workers, c.queue, c.sync, c.synced...)
+}
+
+func (c *Controller) enqueue(d *appsv1.Deployment) { c.queue.Add(cache.ObjectKey(d.Namespace, d.Name)) }
+
+// ownerOf returns the Deployment controlling obj, if we know it.
+func (c *Controller) ownerOf(obj metav1.Object) (*appsv1.Deployment, bool) {
+	return controller.ResolveControllerRef(metav1.GetControllerOf(obj), controllerKind.GroupKind(), c.dLister.Namespaced(obj.GetNamespace()).Get)
+}
+
+// replicaSetChanged enqueues the Deployments an added, changed or deleted
+// ReplicaSet concerns: its owner (old and new), or, for an orphan, those
+// that may adopt it.
+func (c *Controller) replicaSetChanged(old, rs *appsv1.ReplicaSet) {
+	if old != nil && old.ResourceVersion == rs.ResourceVersion {
+		return
+	}
+	if old != nil {
+		if d, ok := c.ownerOf(old); ok {
+			c.enqueue(d)
+		}
+	}
+	if metav1.GetControllerOf(rs) != nil {
+		if d, ok := c.ownerOf(rs); ok {
+			c.enqueue(d)
+		}
+		return
+	}
+	if rs.DeletionTimestamp != nil {
+		return
+	}
+	ds, _ := c.dLister.Namespaced(rs.Namespace).List(labels.Everything())
+	for _, d := range ds {
+		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+		if err == nil && !sel.Empty() && sel.Matches(labels.Set(rs.Labels)) {
+			c.enqueue(d)
+		}
+	}
+}
+
+// podDeleted wakes a Recreate Deployment waiting for its old pods to go.
+func (c *Controller) podDeleted(pod *corev1.Pod) {
+	rs, ok := controller.ResolveControllerRef(metav1.GetControllerOf(pod), rsKind.GroupKind(), c.rsLister.Namespaced(pod.Namespace).Get)
+	if !ok {
+		return
+	}
+	if d, ok := c.ownerOf(rs); ok && d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
+		c.enqueue(d)
+	}
+}
+
+// sync brings the Deployment named by key one step closer to its spec.
+func (c *Controller) sync(ctx context.Context, key string) error {
+	logger := klog.FromContext(ctx)
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		logger.Error(err, "Dropping a bad key", "key", key)
+		return nil
+	}
+	cached, err := c.dLister.Namespaced(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	d := cached.DeepCopy()
+	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil || selector.Empty() {
+		c.event(d, corev1.EventTypeWarning, "SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
+		if d.Status.ObservedGeneration < d.Generation {
+			d.Status.ObservedGeneration = d.Generation
+			_, err := c.deployments(ns).UpdateStatus(ctx, d, metav1.UpdateOptions{})
+			return err
+		}
+		return nil
+	}
+	rsList, err := c.claimReplicaSets(ctx, d, selector)
+	if err != nil {
+		return err
+	}
+	if d.DeletionTimestamp != nil {
+		return c.syncStatusOnly(ctx, d, rsList)
+	}
+	if err := c.checkPausedConditions(ctx, d); err != nil {
+		return err
+	}
+	if d.Spec.Paused {
+		return c.syncScaleOnly(ctx, d, rsList)
+	}
+	if isScalingEvent(d, rsList) {
+		return c.syncScaleOnly(ctx, d, rsList)
+	}
+	switch d.Spec.Strategy.Type {
+	case appsv1.RecreateDeploymentStrategyType:
+		return c.rolloutRecreate(ctx, d, rsList)
+	case appsv1.RollingUpdateDeploymentStrategyType:
+		return c.rolloutRolling(ctx, d, rsList)
+	}
+	return fmt.Errorf("deployment %s: unexpected strategy type %q", key, d.Spec.Strategy.Type)
+}
+
+func (c *Controller) event(obj *appsv1.Deployment, eventType, reason, format string, args ...any) {
+	if c.recorder != nil {
+		c.recorder.Eventf(obj, eventType, reason, format, args...)
+	}
+}
+
+// claimReplicaSets returns the ReplicaSets d controls, adopting matching
+// orphans and releasing those that stopped matching.
+func (c *Controller) claimReplicaSets(ctx context.Context, d *appsv1.Deployment, selector labels.Selector) ([]*appsv1.ReplicaSet, error) {
+	all, err := c.rsLister.Namespaced(d.Namespace).List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	canAdopt := controller.RecheckDeletionTimestamp(d, func(ctx context.Context) (metav1.Object, error) {
+		return c.deployments(d.Namespace).Get(ctx, d.Name, metav1.GetOptions{})
+	})
+	patch := func(ctx context.Context, ns, name string, data []byte) error {
+		_, err := c.replicaSets(ns).Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{})
+		return err
+	}
+	return controller.NewRefManager[*appsv1.ReplicaSet](d, controllerKind, selector, patch, canAdopt).Claim(ctx, all)
+}
+
+// isScalingEvent reports whether d's replicas changed since its active
+// ReplicaSets were last sized.
+func isScalingEvent(d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) bool {
+	for _, rs := range activeReplicaSets(rsList) {
+		desired, ok := annotationInt(rs, appsv1.DesiredReplicasAnnotation)
+		if ok && desired != replicasOf(d.Spec.Replicas) {
+			return true
+		}
+	}
+	return false
+}

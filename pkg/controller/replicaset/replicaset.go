@@ -1,0 +1,389 @@
+// Package replicaset is the ReplicaSet controller: it keeps spec.replicas pods
+// of each ReplicaSet, adopting and releasing pods by selector, and reports status.
+package replicaset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	appsv1 "kubecore.io/api/apps/v1"
+	corev1 "kubecore.io/api/core/v1"
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/labels"
+	"kubecore.io/apimachinery/pkg/types"
+	"kubecore.io/client/controller"
+	"kubecore.io/client/tools/cache"
+	"kubecore.io/client/tools/record"
+	"kubecore.io/client/typed"
+	"kubecore.io/client/util/workqueue"
+
+	"k8s.io/klog/v2"
+
+	"kubecore.io/kubecore/pkg/controller/podcontrol"
+)
+
+// Name is the controller's name in the controller-manager and its queue.
+const Name = "replicaset"
+
+// DefaultBurstReplicas bounds the pods one sync creates or deletes.
+const DefaultBurstReplicas = 2000
+
+// controllerKind is the kind of the owner references the controller sets.
+var controllerKind = appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
+
+// ReplicaSetClient reads and writes the ReplicaSets of one namespace; the
+// typed client satisfies it.
+type ReplicaSetClient interface {
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (*appsv1.ReplicaSet, error)
+	UpdateStatus(ctx context.Context, rs *appsv1.ReplicaSet, opts metav1.UpdateOptions) (*appsv1.ReplicaSet, error)
+}
+
+// Options tune a Controller; the zero value gives the defaults.
+type Options struct {
+	// BurstReplicas bounds the pods created or deleted per sync; default
+	// DefaultBurstReplicas.
+	BurstReplicas int
+	// Now reads the clock (for availability); nil means time.Now.
+	Now func() time.Time
+}
+
+// Controller is the ReplicaSet controller.
+type Controller struct {
+	replicaSets  func(namespace string) ReplicaSetClient
+	patchPod     controller.PatchFunc
+	podControl   podcontrol.Interface
+	rsLister     cache.Lister[*appsv1.ReplicaSet]
+	podLister    cache.Lister[*corev1.Pod]
+	synced       []func() bool
+	queue        workqueue.TypedRateLimitingInterface[string]
+	expectations *controller.UIDTrackingExpectations
+	burst        int
+	now          func() time.Time
+	runner       controller.Runner
+}
+
+// New returns a ReplicaSet controller working through client, fed by the
+// given informers; recorder records its Events.
+func New(client *typed.Clientset, rsInformer *cache.Informer[*appsv1.ReplicaSet], podInformer *cache.Informer[*corev1.Pod], recorder record.EventRecorder, opts Options) (*Controller, error) {
+	c := newController(
+		func(ns string) ReplicaSetClient { return client.AppsV1().ReplicaSets(ns) },
+		func(ctx context.Context, ns, name string, patch []byte) error {
+			_, err := client.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+			return err
+		},
+		podcontrol.PodControl{Pods: func(ns string) podcontrol.PodWriter { return client.CoreV1().Pods(ns) }, Recorder: recorder},
+		rsInformer.Lister(), podInformer.Lister(), opts)
+	rsReg, err := rsInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[*appsv1.ReplicaSet]{
+		AddFunc:    func(rs *appsv1.ReplicaSet, _ bool) { c.enqueue(rs) },
+		UpdateFunc: func(_, rs *appsv1.ReplicaSet) { c.enqueue(rs) },
+		DeleteFunc: c.deleteReplicaSet,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("replicaset controller: %w", err)
+	}
+	podReg, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Pod]{
+		AddFunc:    func(pod *corev1.Pod, _ bool) { c.addPod(pod) },
+		UpdateFunc: c.updatePod,
+		DeleteFunc: c.deletePod,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("replicaset controller: %w", err)
+	}
+	c.synced = []func() bool{rsReg.HasSynced, podReg.HasSynced}
+	return c, nil
+}
+
+func newController(replicaSets func(string) ReplicaSetClient, patchPod controller.PatchFunc, podControl podcontrol.Interface,
+	rsLister cache.Lister[*appsv1.ReplicaSet], podLister cache.Lister[*corev1.Pod], opts Options) *Controller {
+	if opts.BurstReplicas <= 0 {
+		opts.BurstReplicas = DefaultBurstReplicas
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Controller{
+		replicaSets:  replicaSets,
+		patchPod:     patchPod,
+		podControl:   podControl,
+		rsLister:     rsLister,
+		podLister:    podLister,
+		queue:        workqueue.NewTypedRateLimitingQueueWithConfig[string](nil, workqueue.TypedRateLimitingQueueConfig[string]{Name: Name}),
+		expectations: controller.NewUIDTrackingExpectations(nil),
+		burst:        opts.BurstReplicas,
+		now:          opts.Now,
+	}
+}
+
+// Run runs workers until ctx ends, once the informers have synced.
+func (c *Controller) Run(ctx context.Context, workers int) error {
+	return c.runner.Run(ctx, Name, workers, c.queue, c.sync, c.synced...)
+}
+
+// Runner returns the counters of the controller's workers.
+func (c *Controller) Runner() *controller.Runner { return &c.runner }
+
+func (c *Controller) enqueue(rs *appsv1.ReplicaSet) {
+	c.queue.Add(cache.ObjectKey(rs.Namespace, rs.Name))
+}
+
+func (c *Controller) deleteReplicaSet(rs *appsv1.ReplicaSet) {
+	key := cache.ObjectKey(rs.Namespace, rs.Name)
+	c.expectations.DeleteExpectations(key)
+	c.queue.Add(key)
+}
+
+// owner returns the ReplicaSet controlling pod, if it is one we know.
+func (c *Controller) owner(pod *corev1.Pod) (*appsv1.ReplicaSet, bool) {
+	return controller.ResolveControllerRef(metav1.GetControllerOf(pod), controllerKind.GroupKind(), c.rsLister.Namespaced(pod.Namespace).Get)
+}
+
+// matchingReplicaSets returns the ReplicaSets whose selector matches an
+// orphan pod: the candidates to adopt it.
+func (c *Controller) matchingReplicaSets(pod *corev1.Pod) []*appsv1.ReplicaSet {
+	rss, _ := c.rsLister.Namespaced(pod.Namespace).List(labels.Everything())
+	var out []*appsv1.ReplicaSet
+	for _, rs := range rss {
+		sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+		if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
+			continue
+		}
+		out = append(out, rs)
+	}
+	return out
+}
+
+func (c *Controller) addPod(pod *corev1.Pod) {
+	if pod.DeletionTimestamp != nil {
+		// A restarted controller sees a pod being deleted as an add.
+		c.deletePod(pod)
+		return
+	}
+	if ref := metav1.GetControllerOf(pod); ref != nil {
+		if rs, ok := c.owner(pod); ok {
+			key := cache.ObjectKey(rs.Namespace, rs.Name)
+			c.expectations.CreationObserved(key)
+			c.queue.Add(key)
+		}
+		return
+	}
+	for _, rs := range c.matchingReplicaSets(pod) {
+		c.enqueue(rs)
+	}
+}
+
+func (c *Controller) updatePod(old, cur *corev1.Pod) {
+	if old.ResourceVersion == cur.ResourceVersion {
+		return // a resync: nothing changed
+	}
+	labelsChanged := !labels.Equals(old.Labels, cur.Labels)
+	if cur.DeletionTimestamp != nil {
+		// Count a graceful deletion as soon as it starts, so that the
+		// replacement is created without waiting for the kubelet.
+		c.deletePod(cur)
+		if labelsChanged {
+			c.deletePod(old)
+		}
+		return
+	}
+	curRef, oldRef := metav1.GetControllerOf(cur), metav1.GetControllerOf(old)
+	if oldRef != nil && (curRef == nil || curRef.UID != oldRef.UID) {
+		if rs, ok := c.owner(old); ok {
+			c.enqueue(rs)
+		}
+	}
+	if curRef != nil {
+		rs, ok := c.owner(cur)
+		if !ok {
+			return
+		}
+		c.enqueue(rs)
+		// A pod that just became ready becomes available minReadySeconds
+		// later: look again then.
+		if rs.Spec.MinReadySeconds > 0 && !podcontrol.IsPodReady(old) && podcontrol.IsPodReady(cur) {
+			c.queue.AddAfter(cache.ObjectKey(rs.Namespace, rs.Name), time.Duration(rs.Spec.MinReadySeconds)*time.Second+time.Second)
+		}
+		return
+	}
+	if labelsChanged || oldRef != nil {
+		for _, rs := range c.matchingReplicaSets(cur) {
+			c.enqueue(rs)
+		}
+	}
+}
+
+func (c *Controller) deletePod(pod *corev1.Pod) {
+	if metav1.GetControllerOf(pod) == nil {
+		return
+	}
+	rs, ok := c.owner(pod)
+	if !ok {
+		return
+	}
+	key := cache.ObjectKey(rs.Namespace, rs.Name)
+	c.expectations.DeletionObservedUID(key, pod.UID)
+	c.queue.Add(key)
+}
+
+// sync brings the ReplicaSet named by key to its desired pods and status.
+func (c *Controller) sync(ctx context.Context, key string) error {
+	logger := klog.FromContext(ctx)
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		logger.Error(err, "Dropping a bad key", "key", key)
+		return nil
+	}
+	rs, err := c.rsLister.Namespaced(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		c.expectations.DeleteExpectations(key)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	needsSync := c.expectations.SatisfiedExpectations(key)
+	selector, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+	if err != nil {
+		// Validation forbids this; retrying cannot fix it.
+		logger.Error(err, "Invalid selector", "replicaSet", klog.KObj(rs))
+		return nil
+	}
+	all, err := c.podLister.Namespaced(ns).List(labels.Everything())
+	if err != nil {
+		return err
+	}
+	var active []*corev1.Pod
+	for _, p := range all {
+		if podcontrol.IsPodActive(p) {
+			active = append(active, p)
+		}
+	}
+	pods, err := c.claimPods(ctx, rs, selector, active)
+	if err != nil {
+		return err
+	}
+	var manageErr error
+	if needsSync && rs.DeletionTimestamp == nil {
+		manageErr = c.manageReplicas(ctx, key, rs, pods)
+	}
+	status := calculateStatus(rs, pods, manageErr, c.now())
+	updated, err := c.updateStatus(ctx, rs, status)
+	if err != nil {
+		return errors.Join(manageErr, err)
+	}
+	replicas := desiredReplicas(updated)
+	if manageErr == nil && updated.Spec.MinReadySeconds > 0 &&
+		updated.Status.ReadyReplicas == replicas && updated.Status.AvailableReplicas != replicas {
+		c.queue.AddAfter(key, time.Duration(updated.Spec.MinReadySeconds)*time.Second)
+	}
+	return manageErr
+}
+
+// claimPods adopts matching orphans and releases owned pods that stopped
+// matching; it returns the pods rs controls.
+func (c *Controller) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, selector labels.Selector, pods []*corev1.Pod) ([]*corev1.Pod, error) {
+	canAdopt := controller.RecheckDeletionTimestamp(rs, func(ctx context.Context) (metav1.Object, error) {
+		return c.replicaSets(rs.Namespace).Get(ctx, rs.Name, metav1.GetOptions{})
+	})
+	m := controller.NewRefManager[*corev1.Pod](rs, controllerKind, selector, c.patchPod, canAdopt)
+	return m.Claim(ctx, pods)
+}
+
+func desiredReplicas(rs *appsv1.ReplicaSet) int32 {
+	if rs.Spec.Replicas == nil {
+		return 1
+	}
+	return *rs.Spec.Replicas
+}
+
+// manageReplicas creates or deletes pods, at most burst of them, to bring
+// pods to rs's desired count.
+func (c *Controller) manageReplicas(ctx context.Context, key string, rs *appsv1.ReplicaSet, pods []*corev1.Pod) error {
+	diff := len(pods) - int(desiredReplicas(rs))
+	switch {
+	case diff < 0:
+		n := min(-diff, c.burst)
+		// Expect every creation before the first one is sent: the informer
+		// may report a new pod before Create returns.
+		c.expectations.ExpectCreations(key, n)
+		ref := metav1.NewControllerRef(rs, controllerKind)
+		logger := klog.FromContext(ctx)
+		start := time.Now()
+		logger.V(2).Info("Creating pods", "replicaSet", klog.KObj(rs), "count", n)
+		created, err := controller.SlowStartBatch(n, 1, func() error {
+			pod, err := podcontrol.NewPod(&rs.Spec.Template, rs, ref)
+			if err != nil {
+				return err
+			}
+			_, err = c.podControl.CreatePod(ctx, pod, rs)
+			return err
+		})
+		logger.V(2).Info("Created pods", "replicaSet", klog.KObj(rs), "created", created, "duration", time.Since(start))
+		// The creations that failed or were never tried will not be seen.
+		for range n - created {
+			c.expectations.CreationObserved(key)
+		}
+		if err != nil {
+			return fmt.Errorf("create pods for %s: %w", key, err)
+		}
+	case diff > 0:
+		n := min(diff, c.burst)
+		victims := podsToDelete(pods, n)
+		uids := make([]types.UID, len(victims))
+		for i, p := range victims {
+			uids[i] = p.UID
+		}
+		c.expectations.ExpectDeletionsOf(key, uids)
+		var wg sync.WaitGroup
+		errs := make([]error, len(victims))
+		for i, p := range victims {
+			wg.Go(func() {
+				if err := c.podControl.DeletePod(ctx, p.Namespace, p.Name, rs); err != nil {
+					c.expectations.DeletionObservedUID(key, p.UID)
+					if !apierrors.IsNotFound(err) {
+						errs[i] = err
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return fmt.Errorf("delete pods of %s: %w", key, err)
+		}
+	}
+	return nil
+}
+
+// updateStatus writes status unless rs already has it, rereading rs once on
+// a conflict.
+func (c *Controller) updateStatus(ctx context.Context, rs *appsv1.ReplicaSet, status appsv1.ReplicaSetStatus) (*appsv1.ReplicaSet, error) {
+	if statusEqual(rs.Status, status) {
+		return rs, nil
+	}
+	client := c.replicaSets(rs.Namespace)
+	var lastErr error
+	for attempt := range 2 {
+		if attempt > 0 {
+			fresh, err := client.Get(ctx, rs.Name, metav1.GetOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("update status of %s/%s: %w", rs.Namespace, rs.Name, err)
+			}
+			rs = fresh
+			status.ObservedGeneration = rs.Generation
+		}
+		cp := rs.DeepCopy()
+		cp.Status = status
+		out, err := client.UpdateStatus(ctx, cp, metav1.UpdateOptions{})
+		if err == nil {
+			return out, nil
+		}
+		lastErr = err
+		if !apierrors.IsConflict(err) {
+			break
+		}
+	}
+	return nil, fmt.Errorf("update status of %s/%s: %w", rs.Namespace, rs.Name, lastErr)
+}

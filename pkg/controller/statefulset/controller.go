@@ -1,0 +1,344 @@
+// Package statefulset is the StatefulSet controller: pods with stable names,
+// ordered creation, scaling and rolling updates, revisions and claims.
+package statefulset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	appsv1 "kubecore.io/api/apps/v1"
+	corev1 "kubecore.io/api/core/v1"
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/labels"
+	"kubecore.io/apimachinery/pkg/types"
+	"kubecore.io/client/controller"
+	"kubecore.io/client/informers"
+	"kubecore.io/client/tools/cache"
+	"kubecore.io/client/tools/record"
+	"kubecore.io/client/typed"
+	"kubecore.io/client/util/workqueue"
+
+	"kubecore.io/kubecore/pkg/controller/podcontrol"
+)
+
+// Name is the controller's name in the controller-manager and its queue.
+const Name = "statefulset"
+
+// controllerKind is the kind of the owner references the controller sets.
+var controllerKind = appsv1.SchemeGroupVersion.WithKind("StatefulSet")
+
+// Options tune a Controller; the zero value gives the defaults.
+type Options struct {
+	// PodControl creates and deletes pods; nil means through cs.
+	PodControl podcontrol.Interface
+	// Now reads the clock (for minReadySeconds); nil means time.Now.
+	Now func() time.Time
+}
+
+// Controller is the StatefulSet controller.
+type Controller struct {
+	client     *typed.Clientset
+	podControl podcontrol.Interface
+	recorder   record.EventRecorder
+	now        func() time.Time
+
+	sets      *cache.Informer[*appsv1.StatefulSet]
+	pods      *cache.Informer[*corev1.Pod]
+	revisions *cache.Informer[*appsv1.ControllerRevision]
+	claims    *cache.Informer[*corev1.PersistentVolumeClaim]
+
+	queue  workqueue.TypedRateLimitingInterface[string]
+	runner controller.Runner
+}
+
+// New returns a StatefulSet controller over the informers of factory;
+// recorder (nil for none) receives its Events.
+func New(cs *typed.Clientset, factory *informers.SharedInformerFactory, recorder record.EventRecorder, opts Options) (*Controller, error) {
+	c := &Controller{client: cs, recorder: recorder, podControl: opts.PodControl, now: opts.Now}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if c.podControl == nil {
+		c.podControl = podcontrol.PodControl{Pods: func(ns string) podcontrol.PodWriter { return cs.CoreV1().Pods(ns) }}
+	}
+	var err error
+	if c.sets, err = informers.StatefulSets(factory); err != nil {
+		return nil, fmt.Errorf("statefulset controller: %w", err)
+	}
+	if c.pods, err = informers.Pods(factory); err != nil {
+		return nil, fmt.Errorf("statefulset controller: %w", err)
+	}
+	if c.revisions, err = informers.ControllerRevisions(factory); err != nil {
+		return nil, fmt.Errorf("statefulset controller: %w", err)
+	}
+	if c.claims, err = informers.For[*corev1.PersistentVolumeClaim](factory, corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims")); err != nil {
+		return nil, fmt.Errorf("statefulset controller: %w", err)
+	}
+	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: Name})
+	if _, err := c.sets.AddEventHandler(cache.ResourceEventHandlerFuncs[*appsv1.StatefulSet]{
+		AddFunc:    func(s *appsv1.StatefulSet, _ bool) { c.enqueue(s) },
+		UpdateFunc: func(_, s *appsv1.StatefulSet) { c.enqueue(s) },
+		DeleteFunc: c.enqueue,
+	}); err != nil {
+		return nil, fmt.Errorf("statefulset controller: %w", err)
+	}
+	if _, err := c.pods.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Pod]{
+		AddFunc: func(p *corev1.Pod, _ bool) { c.podChanged(p, nil) },
+		UpdateFunc: func(old, p *corev1.Pod) {
+			if old.ResourceVersion != p.ResourceVersion {
+				c.podChanged(p, old)
+			}
+		},
+		DeleteFunc: func(p *corev1.Pod) { c.podChanged(p, nil) },
+	}); err != nil {
+		return nil, fmt.Errorf("statefulset controller: %w", err)
+	}
+	return c, nil
+}
+
+// Run syncs StatefulSets with workers goroutines until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) error {
+	return c.runner.Run(ctx, Name, workers, c.queue, c.sync, c.sets.HasSynced, c.pods.HasSynced, c.revisions.HasSynced, c.claims.HasSynced)
+}
+
+// Runner returns the counters of the controller's workers.
+func (c *Controller) Runner() *controller.Runner { return &c.runner }
+
+func (c *Controller) enqueue(s *appsv1.StatefulSet) {
+	c.queue.Add(cache.ObjectKey(s.Namespace, s.Name))
+}
+
+// podChanged enqueues the set controlling pod (and the one controlling
+// its old state), or for an orphan every set that could adopt it.
+func (c *Controller) podChanged(pod, old *corev1.Pod) {
+	for _, p := range []*corev1.Pod{pod, old} {
+		if p == nil {
+			continue
+		}
+		if ref := metav1.GetControllerOf(p); ref != nil {
+			if ref.Kind == controllerKind.Kind && ref.APIVersion == controllerKind.GroupVersion().String() {
+				c.queue.Add(cache.ObjectKey(p.Namespace, ref.Name))
+			}
+			continue
+		}
+		sets, _ := c.sets.Lister().Namespaced(p.Namespace).List(labels.Everything())
+		for _, s := range sets {
+			sel, err := metav1.LabelSelectorAsSelector(s.Spec.Selector)
+			if err == nil && !sel.Empty() && sel.Matches(labels.Set(p.Labels)) {
+				c.enqueue(s)
+			}
+		}
+	}
+}
+
+// sync brings the StatefulSet named key to its desired state.
+func (c *Controller) sync(ctx context.Context, key string) error {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return nil
+	}
+	set, err := c.sets.Lister().Namespaced(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	set = set.DeepCopy()
+	selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
+	if err != nil || selector.Empty() {
+		// Validation forbids it; a stored one is never retried.
+		c.event(set, corev1.EventTypeWarning, "InvalidSelector", fmt.Sprintf("Invalid selector: %v", err))
+		return nil
+	}
+	pods, err := c.claimPods(ctx, set, selector)
+	if err != nil {
+		return err
+	}
+	revs, err := c.claimRevisions(ctx, set, selector)
+	if err != nil {
+		return err
+	}
+	if set.DeletionTimestamp != nil {
+		// The garbage collector deletes the pods.
+		return nil
+	}
+	current, update, collisions, err := c.ensureRevisions(ctx, set, revs)
+	if err != nil {
+		return err
+	}
+	status := computeStatus(set, pods, current, update, collisions, c.now())
+	actErr := c.updatePods(ctx, set, current, update, pods)
+	claimErr := c.updateClaimOwners(ctx, set, pods)
+	if err := c.updateStatus(ctx, set, status); err != nil {
+		return errors.Join(actErr, claimErr, err)
+	}
+	if err := errors.Join(actErr, claimErr); err != nil {
+		return err
+	}
+	if err := c.truncateHistory(ctx, set, pods, revs, current, update); err != nil {
+		return err
+	}
+	if wait := c.nextAvailable(set, pods); wait > 0 {
+		c.queue.AddAfter(key, wait)
+	}
+	return nil
+}
+
+// nextAvailable is how long until the next ready pod becomes available.
+func (c *Controller) nextAvailable(set *appsv1.StatefulSet, pods []*corev1.Pod) time.Duration {
+	var soonest time.Duration
+	for _, p := range pods {
+		if d := availableIn(p, set.Spec.MinReadySeconds, c.now()); d > 0 && (soonest == 0 || d < soonest) {
+			soonest = d
+		}
+	}
+	if soonest > 0 {
+		soonest += 10 * time.Millisecond
+	}
+	return soonest
+}
+
+// claimPods returns the pods of set: those it controls that still match,
+// and orphans named and labelled as its own, adopted.
+func (c *Controller) claimPods(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector) ([]*corev1.Pod, error) {
+	all, err := c.pods.Lister().Namespaced(set.Namespace).List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	patch := func(ctx context.Context, ns, name string, data []byte) error {
+		_, err := c.client.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{})
+		return err
+	}
+	m := controller.NewRefManager[*corev1.Pod](set, controllerKind, selector, patch, c.recheck(set))
+	pods, err := m.Claim(ctx, all, func(p *corev1.Pod) bool { return isMember(set, p) })
+	if err != nil {
+		return nil, fmt.Errorf("claim pods of %s/%s: %w", set.Namespace, set.Name, err)
+	}
+	return pods, nil
+}
+
+// claimRevisions returns the ControllerRevisions of set, adopting orphans
+// its selector matches.
+func (c *Controller) claimRevisions(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector) ([]*appsv1.ControllerRevision, error) {
+	all, err := c.revisions.Lister().Namespaced(set.Namespace).List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	patch := func(ctx context.Context, ns, name string, data []byte) error {
+		_, err := c.client.AppsV1().ControllerRevisions(ns).Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{})
+		return err
+	}
+	m := controller.NewRefManager[*appsv1.ControllerRevision](set, controllerKind, selector, patch, c.recheck(set))
+	revs, err := m.Claim(ctx, all)
+	if err != nil {
+		return nil, fmt.Errorf("claim revisions of %s/%s: %w", set.Namespace, set.Name, err)
+	}
+	return revs, nil
+}
+
+func (c *Controller) recheck(set *appsv1.StatefulSet) func(context.Context) error {
+	return controller.RecheckDeletionTimestamp(set, func(ctx context.Context) (metav1.Object, error) {
+		return c.client.AppsV1().StatefulSets(set.Namespace).Get(ctx, set.Name, metav1.GetOptions{})
+	})
+}
+
+// ensureRevisions finds or makes the revision of set's template (the
+// update revision) and the current revision; it returns the collision
+// count to record.
+func (c *Controller) ensureRevisions(ctx context.Context, set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision) (current, update *appsv1.ControllerRevision, collisions int32, err error) {
+	sortRevisions(revs)
+	if set.Status.CollisionCount != nil {
+		collisions = *set.Status.CollisionCount
+	}
+	candidate, err := newRevision(set, nextRevision(revs), &collisions)
+	if err != nil {
+		return nil, nil, collisions, err
+	}
+	var equal *appsv1.ControllerRevision
+	for _, r := range revs {
+		if equalRevisions(r, candidate) {
+			equal = r
+		}
+	}
+	client := c.client.AppsV1().ControllerRevisions(set.Namespace)
+	switch {
+	case equal != nil && equal == revs[len(revs)-1]:
+		update = equal
+	case equal != nil:
+		// A rollback to an earlier template: that revision is the newest again.
+		cp := equal.DeepCopy()
+		cp.Revision = candidate.Revision
+		if update, err = client.Update(ctx, cp, metav1.UpdateOptions{}); err != nil {
+			return nil, nil, collisions, fmt.Errorf("renumber revision %s/%s: %w", cp.Namespace, cp.Name, err)
+		}
+	default:
+		update, err = client.Create(ctx, candidate, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			existing, getErr := client.Get(ctx, candidate.Name, metav1.GetOptions{})
+			if getErr != nil {
+				return nil, nil, collisions, fmt.Errorf("get revision %s/%s: %w", candidate.Namespace, candidate.Name, getErr)
+			}
+			if metav1.IsControlledBy(existing, set) && equalRevisions(existing, candidate) {
+				update, err = existing, nil
+			} else {
+				// A hash collision: the next name comes from the next count.
+				collisions++
+				status := set.Status.DeepCopy()
+				status.CollisionCount = &collisions
+				if err := c.writeStatus(ctx, set, *status); err != nil {
+					return nil, nil, collisions, err
+				}
+				return nil, nil, collisions, fmt.Errorf("revision %s/%s collides with another object; collision count now %d", candidate.Namespace, candidate.Name, collisions)
+			}
+		}
+		if err != nil {
+			return nil, nil, collisions, fmt.Errorf("create revision %s/%s: %w", candidate.Namespace, candidate.Name, err)
+		}
+	}
+	current = update
+	for _, r := range revs {
+		if r.Name == set.Status.CurrentRevision {
+			current = r
+		}
+	}
+	return current, update, collisions, nil
+}
+
+// truncateHistory deletes the oldest revisions no pod uses, beyond
+// revisionHistoryLimit.
+func (c *Controller) truncateHistory(ctx context.Context, set *appsv1.StatefulSet, pods []*corev1.Pod, revs []*appsv1.ControllerRevision, current, update *appsv1.ControllerRevision) error {
+	live := map[string]bool{current.Name: true, update.Name: true}
+	for _, p := range pods {
+		live[revisionOf(p)] = true
+	}
+	var history []*appsv1.ControllerRevision
+	for _, r := range revs {
+		if !live[r.Name] {
+			history = append(history, r)
+		}
+	}
+	limit := 10
+	if set.Spec.RevisionHistoryLimit != nil {
+		limit = int(*set.Spec.RevisionHistoryLimit)
+	}
+	sortRevisions(history)
+	var errs []error
+	for i := 0; i < len(history)-limit; i++ {
+		err := c.client.AppsV1().ControllerRevisions(set.Namespace).Delete(ctx, history[i].Name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("delete revision %s/%s: %w", set.Namespace, history[i].Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Controller) event(set *appsv1.StatefulSet, eventType, reason, message string) {
+	if c.recorder != nil {
+		c.recorder.Event(set, eventType, reason, message)
+	}
+}

@@ -1,0 +1,70 @@
+// Package controllermanager runs kubecore's controllers over one set of shared
+// informers, under Lease leader election (kube-system/kube-controller-manager).
+package controllermanager
+
+import (
+	"context"
+	"time"
+
+	corev1 "kubecore.io/api/core/v1"
+	"kubecore.io/client/informers"
+	"kubecore.io/client/rest"
+	"kubecore.io/client/tools/record"
+	"kubecore.io/client/typed"
+)
+
+// RunFunc runs a built controller until ctx ends; an error stops the
+// manager.
+type RunFunc func(ctx context.Context) error
+
+// InitFunc builds one controller: it asks cc.InformerFactory for the
+// informers it needs and adds its event handlers, and returns the loop to
+// run. The manager starts the informers after every InitFunc has returned.
+type InitFunc func(ctx context.Context, cc ControllerContext) (RunFunc, error)
+
+// DefaultConcurrentSyncs is the number of workers of a controller without
+// its own setting.
+const DefaultConcurrentSyncs = 5
+
+// ControllerContext is what every controller is built from.
+type ControllerContext struct {
+	// Client talks to the API server; every controller shares its
+	// connections and client-side rate limit.
+	Client *typed.Clientset
+	// RESTConfig is the configuration Client was made from, for controllers
+	// that need other clients.
+	RESTConfig *rest.Config
+	// InformerFactory shares one informer per resource among controllers.
+	InformerFactory *informers.SharedInformerFactory
+	// EventBroadcaster writes the Events of every controller.
+	EventBroadcaster *record.Broadcaster
+	// ConcurrentSyncs is the number of workers by controller name; see
+	// Workers.
+	ConcurrentSyncs map[string]int
+	// NodeMonitorGracePeriod is how long a node may go without renewing its
+	// Lease before it is considered unreachable.
+	NodeMonitorGracePeriod time.Duration
+	// NodeEvictionRate is how many nodes a second may have their pods
+	// evicted.
+	NodeEvictionRate float64
+}
+
+// Workers returns the number of workers of the named controller.
+func (cc ControllerContext) Workers(name string) int {
+	if n, ok := cc.ConcurrentSyncs[name]; ok && n > 0 {
+		return n
+	}
+	return DefaultConcurrentSyncs
+}
+
+// Recorder returns an EventRecorder whose Events name component (for
+// example "replicaset-controller") as their source.
+func (cc ControllerContext) Recorder(component string) record.EventRecorder {
+	scheme, err := typed.NewScheme()
+	if err != nil {
+		// The scheme of built-in types cannot fail to build; without it
+		// Events of objects lacking TypeMeta are dropped, nothing worse.
+		return cc.EventBroadcaster.NewRecorder(nil, corev1.EventSource{Component: component})
+	}
+	return cc.EventBroadcaster.NewRecorder(scheme, corev1.EventSource{Component: component})
+}

@@ -1,0 +1,22 @@
+package controllermanager
+
+import (
+	"kubecore.io/kubecore/pkg/controller/garbagecollector"
+	"kubecore.io/kubecore/pkg/controller/namespace"
+	"kubecore.io/kubecore/pkg/controller/nodelifecycle"
+	"kubecore.io/kubecore/pkg/controller/statefulset"
+)
+
+// Controllers is the table of the controllers the manager can run: name ->
+// the function that builds one. Each entry's start function lives beside
+// the others of its area (apps.go, ...). `--controllers '*'` runs them all.
+func Controllers() map[string]InitFunc {
+	return map[string]InitFunc{
+		"replicaset":          startReplicaSetController,
+		"deployment":          startDeploymentController,
+		namespace.Name:        startNamespaceController,
+		garbagecollector.Name: startGarbageCollector,
+		statefulset.Name:      startStatefulSetController,
+		nodelifecycle.Name:    startNodeLifecycleController,
+	}
+}

@@ -1,0 +1,368 @@
+package informer
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "kubecore.io/api/core/v1"
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/watch"
+	"kubecore.io/client/informers"
+	"kubecore.io/client/tools/cache"
+
+	"kubecore.io/kubecore/test/integration/client/testserver"
+)
+
+// startInformer starts a shared informer factory over the Clientset and
+// returns its config map informer, synced, with log as its first handler.
+func startInformer(ctx context.Context, t testing.TB, s *testserver.Server, namespace string, log *eventLog) *cache.Informer[*corev1.ConfigMap] {
+	t.Helper()
+	factory := informers.NewSharedInformerFactory(s.Clientset, informers.WithNamespace(namespace))
+	inf, err := informers.ConfigMaps(factory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inf.AddEventHandler(log.handler()); err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	t.Cleanup(func() { cancel(); factory.Shutdown() })
+	factory.Start(runCtx)
+	if synced := factory.WaitForCacheSync(ctx); !synced[configMaps] {
+		t.Fatalf("informer did not sync: %v", synced)
+	}
+	return inf
+}
+
+// TestInformerSeesEveryChange writes 10,000 config maps with 8 writers
+// (creates, updates of half, deletes of a quarter) and checks that the
+// informer's handler saw each change exactly once, in order, and that the
+// cache ends equal to a fresh LIST.
+func TestInformerSeesEveryChange(t *testing.T) {
+	const writers, perWriter = 8, 1250
+	ctx := context.Background()
+	s := testserver.Start(t)
+	createNamespace(t, s.Clientset, "every")
+	log := newEventLog()
+	inf := startInformer(ctx, t, s, "every", log)
+
+	start := time.Now()
+	w := runWriters(ctx, t, s.Clientset, workload{namespace: "every", writers: writers, perWriter: perWriter})
+	if t.Failed() {
+		t.FailNow()
+	}
+	writes := len(w.created) + len(w.updated) + len(w.deleted)
+	t.Logf("%d writes by %d writers in %v", writes, writers, time.Since(start).Round(time.Millisecond))
+	want := waitCacheEqualsList(ctx, t, inf, s.Clientset, "every", time.Minute)
+	waitFor(t, "the handler to see every change", time.Minute, func() bool { return log.count() >= writes })
+	t.Logf("cache equal to the LIST (%d objects) %v after the writers began; %d LIST(s)", len(want), time.Since(start).Round(time.Millisecond), inf.Lists())
+
+	if len(w.created) != writers*perWriter {
+		t.Fatalf("%d objects created, want %d", len(w.created), writers*perWriter)
+	}
+	relisted := inf.Lists() > 1
+	if relisted {
+		// A relist folds the changes it finds into one; only the end
+		// state can be checked then.
+		t.Errorf("the informer listed %d times; want one LIST and every change through the watch", inf.Lists())
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	if log.initial != 0 {
+		t.Errorf("%d adds from the initial list of an empty namespace", log.initial)
+	}
+	if log.total != writes {
+		t.Errorf("handler saw %d changes, want %d", log.total, writes)
+	}
+	bad := 0
+	for key, createdRV := range w.created {
+		var problems []string
+		if adds := log.adds[key]; len(adds) != 1 || adds[0] != createdRV {
+			problems = append(problems, fmt.Sprintf("adds %v, want [%s]", adds, createdRV))
+		}
+		var wantUpdates []string
+		if rv, ok := w.updated[key]; ok {
+			wantUpdates = []string{rv}
+		}
+		if got := log.updates[key]; fmt.Sprint(got) != fmt.Sprint(wantUpdates) {
+			problems = append(problems, fmt.Sprintf("updates %v, want %v", got, wantUpdates))
+		}
+		deletes := log.deletes[key]
+		switch {
+		case w.deleted[key] && len(deletes) != 1:
+			problems = append(problems, fmt.Sprintf("%d deletes, want 1", len(deletes)))
+		case w.deleted[key] && deletes[0].Data["v"] != "2":
+			problems = append(problems, fmt.Sprintf("delete carries data %v, want the final state v=2", deletes[0].Data))
+		case !w.deleted[key] && len(deletes) != 0:
+			problems = append(problems, fmt.Sprintf("%d deletes of an object never deleted", len(deletes)))
+		}
+		if len(problems) > 0 {
+			if bad++; bad <= 10 {
+				t.Errorf("%s: %v", key, problems)
+			}
+		}
+	}
+	if bad > 10 {
+		t.Errorf("... %d objects in all with wrong events", bad)
+	}
+	if len(want) != len(w.created)-len(w.deleted) {
+		t.Errorf("LIST has %d objects, want %d", len(want), len(w.created)-len(w.deleted))
+	}
+}
+
+// TestInformerResumesAcrossRestart restarts the API server while 8 writers
+// write, and checks that the informer resumes, gives no object two adds,
+// and ends equal to a fresh LIST.
+func TestInformerResumesAcrossRestart(t *testing.T) {
+	const writers, perWriter = 8, 400
+	ctx := context.Background()
+	s := testserver.Start(t)
+	createNamespace(t, s.Clientset, "restart")
+	log := newEventLog()
+	inf := startInformer(ctx, t, s, "restart", log)
+
+	restarted := make(chan error, 1)
+	var once sync.Once
+	start := time.Now()
+	w := runWriters(ctx, t, s.Clientset, workload{
+		namespace: "restart", writers: writers, perWriter: perWriter, retry: true,
+		progress: func(done int) {
+			if done == writers*perWriter/3 {
+				once.Do(func() {
+					go func() {
+						t0 := time.Now()
+						err := s.Restart()
+						t.Logf("API server restarted in %v, with %d objects written", time.Since(t0).Round(time.Millisecond), done)
+						restarted <- err
+					}()
+				})
+			}
+		},
+	})
+	if err := <-restarted; err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	want := waitCacheEqualsList(ctx, t, inf, s.Clientset, "restart", time.Minute)
+	t.Logf("cache equal to the LIST (%d objects) %v after the writers began; %d LIST(s)", len(want), time.Since(start).Round(time.Millisecond), inf.Lists())
+	if dups := log.duplicateAdds(); len(dups) > 0 {
+		t.Errorf("%d objects added more than once, e.g. %v", len(dups), dups[:min(5, len(dups))])
+	}
+	if len(want) != len(w.created)-len(w.deleted) {
+		t.Errorf("LIST has %d objects, want %d", len(want), len(w.created)-len(w.deleted))
+	}
+	waitFor(t, "a delete for every deleted object", 30*time.Second, func() bool {
+		log.mu.Lock()
+		defer log.mu.Unlock()
+		for key := range w.deleted {
+			if len(log.deletes[key]) != 1 {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// gatedListWatch lets a test cut the informer's watch and hold back the
+// next one.
+type gatedListWatch struct {
+	lw cache.ListerWatcher
+
+	mu      sync.Mutex
+	open    chan struct{} // closed while watches may start
+	current []watch.Interface
+	lists   atomic.Int32
+}
+
+func newGatedListWatch(lw cache.ListerWatcher) *gatedListWatch {
+	open := make(chan struct{})
+	close(open)
+	return &gatedListWatch{lw: lw, open: open}
+}
+
+func (g *gatedListWatch) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	g.lists.Add(1)
+	return g.lw.List(ctx, opts)
+}
+
+func (g *gatedListWatch) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	g.mu.Lock()
+	open := g.open
+	g.mu.Unlock()
+	select {
+	case <-open:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	w, err := g.lw.Watch(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	g.current = append(g.current, w)
+	g.mu.Unlock()
+	return w, nil
+}
+
+// pause stops the running watches and holds back new ones until resume.
+func (g *gatedListWatch) pause() {
+	g.mu.Lock()
+	g.open = make(chan struct{})
+	current := g.current
+	g.current = nil
+	g.mu.Unlock()
+	for _, w := range current {
+		w.Stop()
+	}
+}
+
+func (g *gatedListWatch) resume() {
+	g.mu.Lock()
+	close(g.open)
+	g.mu.Unlock()
+}
+
+var _ cache.ListerWatcher = (*gatedListWatch)(nil)
+
+// ringOverflow is how many writes push an event out of the API server's
+// watch cache (it keeps the last 1,000 events of a resource), so that a
+// watch from before them is answered 410 whether it is served from the
+// watch cache or from etcd.
+const ringOverflow = 1200
+
+// TestInformerRelistsAfterExpiry holds the informer's watch back while
+// objects change and etcd's history is compacted past the informer's
+// resourceVersion; the informer must get 410, list again, and tell its
+// handler of the objects deleted meanwhile with their last known state.
+func TestInformerRelistsAfterExpiry(t *testing.T) {
+	ctx := context.Background()
+	s := testserver.Start(t)
+	cs := s.Clientset
+	createNamespace(t, cs, "expiry")
+	createNamespace(t, cs, "churn")
+	client := cs.CoreV1().ConfigMaps("expiry")
+	for i := range 30 {
+		if _, err := client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%02d", i)}, Data: map[string]string{"v": "1"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	lw, err := cs.ListWatch(configMaps, "expiry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := newGatedListWatch(lw)
+	var errMu sync.Mutex
+	var reflectorErrs []error
+	inf := cache.NewInformer[*corev1.ConfigMap](gate, cache.InformerOptions{
+		Resource: configMaps.GroupResource(),
+		Reflector: cache.ReflectorOptions{
+			InitialBackoff: 20 * time.Millisecond,
+			OnError: func(err error) {
+				errMu.Lock()
+				reflectorErrs = append(reflectorErrs, err)
+				errMu.Unlock()
+			},
+		},
+	})
+	log := newEventLog()
+	if _, err := inf.AddEventHandler(log.handler()); err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { inf.Run(runCtx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	if !cache.WaitForCacheSync(ctx, inf.HasSynced) {
+		t.Fatal("no sync")
+	}
+	waitFor(t, "30 initial adds", 10*time.Second, func() bool { return log.count() == 30 })
+	staleRV := inf.LastSyncResourceVersion()
+	before := map[string]*corev1.ConfigMap{}
+	for _, obj := range inf.GetIndexer().List() {
+		before[obj.Name] = obj
+	}
+
+	gate.pause()
+	// Meanwhile: 10 objects deleted, 10 updated, 5 new ones.
+	for i := range 10 {
+		if err := client.Delete(ctx, fmt.Sprintf("cm-%02d", i), metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		obj := before[fmt.Sprintf("cm-%02d", 10+i)].DeepCopy()
+		obj.Data = map[string]string{"v": "2"}
+		if _, err := client.Update(ctx, obj, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 5 {
+		if _, err := client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("new-%d", i)}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	churn := cs.CoreV1().ConfigMaps("churn")
+	for i := range ringOverflow {
+		if _, err := churn.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("c-%04d", i)}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rev, err := s.Etcd().Get(ctx, "compact-probe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Etcd().Compact(ctx, rev.Header.Revision); err != nil {
+		t.Fatalf("compact etcd at %d: %v", rev.Header.Revision, err)
+	}
+	t.Logf("informer held at resourceVersion %s; etcd compacted at %d", staleRV, rev.Header.Revision)
+	listsBefore := gate.lists.Load()
+	gate.resume()
+
+	want := waitCacheEqualsList(ctx, t, inf, cs, "expiry", 30*time.Second)
+	if gate.lists.Load() <= listsBefore || inf.Lists() != 2 {
+		t.Errorf("LIST calls %d -> %d, completed LISTs %d: want one relist", listsBefore, gate.lists.Load(), inf.Lists())
+	}
+	errMu.Lock()
+	expired := false
+	for _, err := range reflectorErrs {
+		expired = expired || apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
+	}
+	t.Logf("reflector errors: %v", reflectorErrs)
+	errMu.Unlock()
+	if !expired {
+		t.Error("the reflector was never told its resourceVersion expired (410)")
+	}
+	if len(want) != 25 {
+		t.Errorf("LIST has %d objects, want 25", len(want))
+	}
+	waitFor(t, "the relist's changes", 10*time.Second, func() bool { return log.count() == 30+10+10+5 })
+	if dups := log.duplicateAdds(); len(dups) > 0 {
+		t.Errorf("objects added twice: %v", dups)
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	for i := range 10 {
+		key := cache.ObjectKey("expiry", fmt.Sprintf("cm-%02d", i))
+		got := log.deletes[key]
+		if len(got) != 1 || got[0].ResourceVersion != before[fmt.Sprintf("cm-%02d", i)].ResourceVersion {
+			t.Errorf("%s: deletes %v, want one with the last known state at resourceVersion %s", key, got, before[fmt.Sprintf("cm-%02d", i)].ResourceVersion)
+		}
+		key = cache.ObjectKey("expiry", fmt.Sprintf("cm-%02d", 10+i))
+		if len(log.updates[key]) != 1 {
+			t.Errorf("%s: updates %v, want one", key, log.updates[key])
+		}
+	}
+	for i := range 5 {
+		key := cache.ObjectKey("expiry", fmt.Sprintf("new-%d", i))
+		if len(log.adds[key]) != 1 {
+			t.Errorf("%s: adds %v, want one", key, log.adds[key])
+		}
+	}
+}
