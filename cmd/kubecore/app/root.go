@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 
+	"kubecore.io/kubecore/cmd/kubecore/app/allinone"
 	"kubecore.io/kubecore/cmd/kubecore/app/apiserver"
 	"kubecore.io/kubecore/cmd/kubecore/app/controllermanager"
 	"kubecore.io/kubecore/cmd/kubecore/app/etcd"
@@ -63,7 +64,7 @@ func NewKubecoreCommand() *cobra.Command {
 		&cobra.Group{ID: "tools", Title: "Tools:"},
 	)
 	for _, c := range []*cobra.Command{
-		notImplemented("all-in-one", "Run etcd, apiserver, scheduler, controller-manager and a kubelet in one process"),
+		allinone.NewCommand(),
 		etcd.NewCommand(),
 		apiserver.NewCommand(),
 		scheduler.NewCommand(),

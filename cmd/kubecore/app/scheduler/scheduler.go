@@ -19,7 +19,6 @@ import (
 	"k8s.io/klog/v2"
 
 	corev1 "kubecore.io/api/core/v1"
-	"kubecore.io/apimachinery/pkg/runtime/schema"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/rest"
 	"kubecore.io/client/tools/cache"
@@ -152,22 +151,6 @@ func (o *Options) Complete() (Config, error) {
 	return Config{completed: c}, nil
 }
 
-// listWatchSource serves the informers the scheduler needs from the typed
-// client.
-func listWatchSource(cs *typed.Clientset) informers.ListWatchSource {
-	return informers.ListWatchSourceFunc(func(gvr schema.GroupVersionResource, ns string) (cache.ListerWatcher, error) {
-		switch gvr {
-		case corev1.SchemeGroupVersion.WithResource("pods"):
-			return cache.ListWatchFromClient(cs.CoreV1().Pods(ns)), nil
-		case corev1.SchemeGroupVersion.WithResource("nodes"):
-			return cache.ListWatchFromClient(cs.CoreV1().Nodes()), nil
-		case corev1.SchemeGroupVersion.WithResource("namespaces"):
-			return cache.ListWatchFromClient(cs.CoreV1().Namespaces()), nil
-		}
-		return nil, fmt.Errorf("the scheduler does not watch %s", gvr)
-	})
-}
-
 // Run watches the cluster and, while leading (or always without leader
 // election), schedules pods until ctx ends. Losing the lease is an error.
 func (c Config) Run(ctx context.Context) error {
@@ -179,7 +162,7 @@ func (c Config) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(klog.NewContext(ctx, logger))
 	defer cancel()
 
-	factory := informers.NewSharedInformerFactory(listWatchSource(o.client),
+	factory := informers.NewSharedInformerFactory(o.client,
 		informers.WithReflectorOptions(cache.ReflectorOptions{OnError: func(err error) {
 			logger.Error(err, "Failed to list or watch; retrying with back-off")
 		}}))

@@ -1,0 +1,207 @@
+// Package allinone implements `kubecore all-in-one`: etcd, the API server,
+// the controller-manager, the scheduler and a kubelet in one process, each
+// reaching the API server over loopback through the client a remote
+// component uses, started in order and stopped together.
+package allinone
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+	"k8s.io/klog/v2"
+
+	"kubecore.io/kubecore/cmd/kubecore/app/apiserver"
+	"kubecore.io/kubecore/cmd/kubecore/app/controllermanager"
+	"kubecore.io/kubecore/cmd/kubecore/app/scheduler"
+	"kubecore.io/kubecore/pkg/pki"
+)
+
+// Options are the flags of `kubecore all-in-one`.
+type Options struct {
+	APIServer *apiserver.Options
+	// Out receives the ready lines (stdout).
+	Out io.Writer
+}
+
+// NewOptions returns the defaults: the API server's, on its usual port.
+func NewOptions() *Options {
+	return &Options{APIServer: apiserver.NewOptions(), Out: os.Stdout}
+}
+
+// Validate returns every problem with the options.
+func (o *Options) Validate() error {
+	return o.APIServer.Validate()
+}
+
+// Config is the completed options; only Complete makes one.
+type Config struct {
+	completed *completedConfig
+}
+
+type completedConfig struct {
+	apiserver apiserver.Config
+	dataDir   string
+	bind      string
+	out       io.Writer
+}
+
+// Complete validates o and returns the config Run needs.
+func (o *Options) Complete() (Config, error) {
+	if err := o.Validate(); err != nil {
+		return Config{}, err
+	}
+	ac, err := o.APIServer.Complete()
+	if err != nil {
+		return Config{}, err
+	}
+	dir, err := filepath.Abs(o.APIServer.DataDir)
+	if err != nil {
+		return Config{}, fmt.Errorf("data dir %q: %w", o.APIServer.DataDir, err)
+	}
+	out := o.Out
+	if out == nil {
+		out = io.Discard
+	}
+	return Config{completed: &completedConfig{apiserver: ac, dataDir: dir, bind: o.APIServer.BindAddress, out: out}}, nil
+}
+
+// component is one client of the API server that all-in-one runs: its
+// client certificate identity and how it runs from its kubeconfig.
+type component struct {
+	name  string // file name of its certificate and kubeconfig
+	user  string
+	group []string
+	run   func(ctx context.Context, kubeconfig string) error
+}
+
+// Run starts the API server (and with it etcd), then, once it serves, the
+// other components, each with its own client certificate and kubeconfig
+// under the data dir. The first component to fail stops the others, and
+// Run returns its error; otherwise Run returns when ctx ends and every
+// component has stopped.
+func (c Config) Run(ctx context.Context) error {
+	cc := c.completed
+	if cc == nil {
+		return errors.New("all-in-one config was not completed")
+	}
+	start := time.Now()
+	g, ctx := errgroup.WithContext(ctx)
+	apiReady := make(chan net.Addr, 1)
+	g.Go(func() error {
+		if err := cc.apiserver.Run(ctx, func(a net.Addr) { apiReady <- a }); err != nil {
+			return fmt.Errorf("apiserver: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		var addr net.Addr
+		select {
+		case addr = <-apiReady:
+		case <-ctx.Done():
+			return nil
+		}
+		serverURL := "https://" + addr.String()
+		components := []component{
+			{name: "controller-manager", user: "system:kube-controller-manager", run: runControllerManager},
+			{name: "scheduler", user: "system:kube-scheduler", run: runScheduler},
+		}
+		kubeconfigs, err := cc.writeKubeconfigs(serverURL, components)
+		if err != nil {
+			return err
+		}
+		for i, comp := range components {
+			g.Go(func() error {
+				if err := comp.run(ctx, kubeconfigs[i]); err != nil {
+					return fmt.Errorf("%s: %w", comp.name, err)
+				}
+				return nil
+			})
+		}
+		admin := filepath.Join(cc.dataDir, "admin.kubeconfig")
+		klog.InfoS("kubecore all-in-one is ready", "url", serverURL, "kubeconfig", admin, "startup", time.Since(start))
+		fmt.Fprintf(cc.out, "kubecore is ready in %s at %s\nexport KUBECONFIG=%s\n",
+			time.Since(start).Round(time.Millisecond), serverURL, admin)
+		return nil
+	})
+	return g.Wait()
+}
+
+// writeKubeconfigs issues (or reuses) each component's client certificate
+// and writes DIR/<name>.kubeconfig for it, returning the paths in order.
+func (cc *completedConfig) writeKubeconfigs(serverURL string, comps []component) ([]string, error) {
+	hosts, err := pki.DefaultHosts(cc.bind)
+	if err != nil {
+		return nil, fmt.Errorf("serving certificate hosts: %w", err)
+	}
+	bundle, err := pki.EnsureServing(filepath.Join(cc.dataDir, "pki"), pki.Options{Hosts: hosts})
+	if err != nil {
+		return nil, fmt.Errorf("pki: %w", err)
+	}
+	paths := make([]string, len(comps))
+	for i, comp := range comps {
+		kp, err := bundle.EnsureClientCert(comp.name, comp.user, comp.group)
+		if err != nil {
+			return nil, fmt.Errorf("%s client certificate: %w", comp.name, err)
+		}
+		paths[i] = filepath.Join(cc.dataDir, comp.name+".kubeconfig")
+		if err := pki.WriteKubeconfig(paths[i], serverURL, bundle, kp); err != nil {
+			return nil, fmt.Errorf("%s kubeconfig: %w", comp.name, err)
+		}
+	}
+	return paths, nil
+}
+
+func runControllerManager(ctx context.Context, kubeconfig string) error {
+	o := controllermanager.NewOptions()
+	o.Kubeconfig = kubeconfig
+	o.LeaderElect = false // the only one: nobody to elect against
+	c, err := o.Complete()
+	if err != nil {
+		return err
+	}
+	return c.Run(ctx, nil)
+}
+
+func runScheduler(ctx context.Context, kubeconfig string) error {
+	o := scheduler.NewOptions()
+	o.Kubeconfig = kubeconfig
+	c, err := o.Complete()
+	if err != nil {
+		return err
+	}
+	return c.Run(ctx)
+}
+
+// NewCommand returns the all-in-one subcommand.
+func NewCommand() *cobra.Command {
+	o := NewOptions()
+	cmd := &cobra.Command{
+		Use:   "all-in-one",
+		Short: "Run etcd, apiserver, scheduler, controller-manager and a kubelet in one process",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.Out = cmd.OutOrStdout()
+			c, err := o.Complete()
+			if err != nil {
+				return err
+			}
+			return c.Run(cmd.Context())
+		},
+	}
+	fs := cmd.Flags()
+	a := o.APIServer
+	fs.StringVar(&a.DataDir, "data-dir", a.DataDir, "Directory holding etcd data, pki/, the kubeconfigs and the kubelet's pods")
+	fs.StringSliceVar(&a.EtcdServers, "etcd-servers", a.EtcdServers, "External etcd client URLs; empty runs an embedded member in DATA_DIR/etcd")
+	fs.StringVar(&a.BindAddress, "bind-address", a.BindAddress, "IP address the API server serves on")
+	fs.IntVar(&a.SecurePort, "secure-port", a.SecurePort, "HTTPS port of the API server (0 picks a free one)")
+	fs.StringVar(&a.ServiceClusterIPRange, "service-cluster-ip-range", a.ServiceClusterIPRange, "CIDR service cluster IPs are allocated from")
+	return cmd
+}
