@@ -19,6 +19,7 @@ import (
 	"kubecore.io/kubecore/cmd/kubecore/app/apiserver"
 	"kubecore.io/kubecore/cmd/kubecore/app/controllermanager"
 	"kubecore.io/kubecore/cmd/kubecore/app/etcd"
+	"kubecore.io/kubecore/cmd/kubecore/app/kubelet"
 	"kubecore.io/kubecore/cmd/kubecore/app/scheduler"
 	"kubecore.io/kubecore/cmd/kubecore/app/version"
 )
@@ -69,7 +70,7 @@ func NewKubecoreCommand() *cobra.Command {
 		apiserver.NewCommand(),
 		scheduler.NewCommand(),
 		controllermanager.NewCommand(),
-		notImplemented("kubelet", "Run a node agent"),
+		kubelet.NewCommand(),
 		notImplemented("hollow-nodes", "Run simulated kubelets for scale tests"),
 	} {
 		c.GroupID = "components"

@@ -1,0 +1,228 @@
+// Package kubelet is the node agent: it registers its Node and renews its
+// Lease, runs the pods bound to it through a container runtime, and reports.
+package kubelet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"sync"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	corev1 "kubecore.io/api/core/v1"
+	"kubecore.io/apimachinery/pkg/api/resource"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/client/informers"
+	"kubecore.io/client/tools/cache"
+	"kubecore.io/client/typed"
+
+	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
+)
+
+// Config is what a Kubelet needs; zero durations take the defaults.
+type Config struct {
+	NodeName string
+	Client   *typed.Clientset
+	Runtime  kruntime.Runtime
+	// RootDir holds pod directories (volumes) and container logs.
+	RootDir string
+	// NodeIP is the node's InternalIP and, with host networking, the pods'.
+	NodeIP string
+	// NodeLabels are added to the well-known labels of the Node.
+	NodeLabels map[string]string
+	// RegisterWithTaints are the Node's taints when it is registered.
+	RegisterWithTaints []corev1.Taint
+	// MaxPods is the pods capacity; 110 when zero.
+	MaxPods int32
+	// KubeletPort is reported as daemonEndpoints.kubeletEndpoint.Port.
+	KubeletPort int32
+	// NodeStatusUpdateFrequency is how often the node status is computed
+	// (10 s); it is written when it changed or NodeStatusReportFrequency
+	// (1 min) has passed.
+	NodeStatusUpdateFrequency time.Duration
+	NodeStatusReportFrequency time.Duration
+	// LeaseDurationSeconds of the node's Lease (40); it is renewed every
+	// LeaseRenewInterval (10 s).
+	LeaseDurationSeconds int32
+	LeaseRenewInterval   time.Duration
+	// SyncFrequency is how often each pod is synced without changes
+	// (10 s): probes, back-off and volume contents are looked at then.
+	SyncFrequency time.Duration
+	// RelistPeriod is how often the runtime's containers are listed to
+	// find those that changed state on their own, such as an exited
+	// process (1 s); their pods are synced at once.
+	RelistPeriod time.Duration
+	// StopPodsOnExit stops every sandbox when Run returns; a runtime that
+	// cannot re-adopt its containers after a restart needs it.
+	StopPodsOnExit bool
+	// Machine, when set, replaces the capacity and system info read from
+	// the host (hollow nodes).
+	Machine *MachineInfo
+	Clock   Clock
+}
+
+func (c *Config) defaults() error {
+	var errs []error
+	if c.NodeName == "" {
+		errs = append(errs, errors.New("node name is required"))
+	}
+	if c.Client == nil {
+		errs = append(errs, errors.New("a client is required"))
+	}
+	if c.Runtime == nil {
+		errs = append(errs, errors.New("a container runtime is required"))
+	}
+	if c.RootDir == "" {
+		errs = append(errs, errors.New("root dir is required"))
+	}
+	if c.NodeIP == "" {
+		errs = append(errs, errors.New("node IP is required"))
+	}
+	if c.MaxPods == 0 {
+		c.MaxPods = 110
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.NodeStatusUpdateFrequency, 10*time.Second)
+	def(&c.NodeStatusReportFrequency, time.Minute)
+	def(&c.LeaseRenewInterval, 10*time.Second)
+	def(&c.SyncFrequency, 10*time.Second)
+	def(&c.RelistPeriod, time.Second)
+	if c.LeaseDurationSeconds <= 0 {
+		c.LeaseDurationSeconds = 40
+	}
+	if c.Clock == nil {
+		c.Clock = RealClock{}
+	}
+	return errors.Join(errs...)
+}
+
+// Kubelet is one node agent.
+type Kubelet struct {
+	cfg     Config
+	clock   Clock
+	runtime kruntime.Runtime
+	objects ObjectGetter
+	status  *statusManager
+	probes  *probeManager
+	workers *podWorkers
+	machine MachineInfo
+
+	mu         sync.Mutex
+	nodeStatus nodeStatusState
+}
+
+// New checks cfg and makes a Kubelet; Run starts it.
+func New(cfg Config) (*Kubelet, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, fmt.Errorf("kubelet config: %w", err)
+	}
+	if err := os.MkdirAll(cfg.RootDir, 0o755); err != nil {
+		return nil, fmt.Errorf("kubelet root dir: %w", err)
+	}
+	kl := &Kubelet{cfg: cfg, clock: cfg.Clock, runtime: cfg.Runtime, objects: clientObjects{cfg.Client}}
+	if cfg.Machine != nil {
+		kl.machine = *cfg.Machine
+		for _, l := range []*corev1.ResourceList{&kl.machine.Capacity, &kl.machine.Allocatable} {
+			*l = maps.Clone(*l)
+			if *l == nil {
+				*l = corev1.ResourceList{}
+			}
+			if _, ok := (*l)[corev1.ResourcePods]; !ok {
+				(*l)[corev1.ResourcePods] = *resource.NewQuantity(int64(cfg.MaxPods), resource.DecimalSI)
+			}
+		}
+	} else {
+		m, err := ReadMachineInfo(cfg.RootDir, cfg.MaxPods)
+		if err != nil {
+			return nil, fmt.Errorf("kubelet machine info: %w", err)
+		}
+		kl.machine = m
+	}
+	kl.status = newStatusManager(cfg.Client)
+	kl.workers = newPodWorkers(kl.syncPod, cfg.SyncFrequency, cfg.Clock)
+	kl.probes = newProbeManager(newRuntimeProber(kl.runtime), cfg.Clock, func(uid string) { kl.workers.wake(uid) })
+	return kl, nil
+}
+
+// clientObjects reads config maps and secrets from the API.
+type clientObjects struct{ cs *typed.Clientset }
+
+var _ ObjectGetter = clientObjects{}
+
+func (o clientObjects) ConfigMap(ctx context.Context, ns, name string) (*corev1.ConfigMap, error) {
+	return o.cs.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+}
+
+func (o clientObjects) Secret(ctx context.Context, ns, name string) (*corev1.Secret, error) {
+	return o.cs.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+}
+
+// Run registers the node, then runs the pods bound to it, renews its Lease
+// and reports its status until ctx ends. Running containers are left
+// running unless Config.StopPodsOnExit.
+func (kl *Kubelet) Run(ctx context.Context) error {
+	logger := klog.FromContext(ctx).WithValues("node", kl.cfg.NodeName)
+	ctx = klog.NewContext(ctx, logger)
+	if err := kl.runtime.Status(ctx); err != nil {
+		return fmt.Errorf("container runtime %s is not ready: %w", kl.runtime.Type(), err)
+	}
+	if _, err := kl.registerNode(ctx); err != nil {
+		return err
+	}
+	logger.Info("Node registered", "runtime", kl.runtime.Type(), "nodeIP", kl.cfg.NodeIP)
+
+	factory := informers.NewSharedInformerFactory(kl.cfg.Client,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "spec.nodeName=" + kl.cfg.NodeName }),
+		informers.WithReflectorOptions(cache.ReflectorOptions{OnError: func(err error) {
+			logger.Error(err, "Failed to list or watch pods; retrying with back-off")
+		}}))
+	inf, err := informers.Pods(factory)
+	if err != nil {
+		return fmt.Errorf("pod informer: %w", err)
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Pod]{
+		AddFunc:    func(p *corev1.Pod, _ bool) { kl.workers.update(ctx, p, false) },
+		UpdateFunc: func(_, p *corev1.Pod) { kl.workers.update(ctx, p, false) },
+		DeleteFunc: func(p *corev1.Pod) { kl.workers.update(ctx, p, true) },
+	}); err != nil {
+		return fmt.Errorf("pod informer: %w", err)
+	}
+
+	var wg sync.WaitGroup
+	wg.Go(func() { kl.leaseLoop(ctx) })
+	wg.Go(func() { kl.nodeStatusLoop(ctx) })
+	wg.Go(func() { kl.relistLoop(ctx) })
+	factory.Start(ctx)
+	<-ctx.Done()
+	factory.Shutdown()
+	wg.Wait()
+	kl.workers.wait()
+	kl.probes.stopAll()
+	if kl.cfg.StopPodsOnExit {
+		kl.stopAllSandboxes(context.WithoutCancel(ctx))
+	}
+	logger.Info("Kubelet stopped")
+	return nil
+}
+
+// stopAllSandboxes kills every container the runtime runs.
+func (kl *Kubelet) stopAllSandboxes(ctx context.Context) {
+	sandboxes, err := kl.runtime.ListPodSandbox(ctx)
+	if err != nil {
+		klog.FromContext(ctx).Error(err, "Failed to list sandboxes to stop")
+		return
+	}
+	for _, s := range sandboxes {
+		if err := kl.runtime.StopPodSandbox(ctx, s.ID); err != nil {
+			klog.FromContext(ctx).Error(err, "Failed to stop sandbox", "sandbox", s.ID)
+		}
+	}
+}

@@ -1,0 +1,181 @@
+// Package runtime is the kubelet's container runtime interface, shaped like
+// CRI: pod sandboxes, containers in them, their status, exec and log files.
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Runtime runs pod sandboxes and their containers. Implementations are safe
+// for concurrent use; IDs are unique for the life of the runtime.
+type Runtime interface {
+	// Type names the runtime, as in "<type>://<id>" container IDs.
+	Type() string
+	// Version is the runtime's version, for nodeInfo.containerRuntimeVersion.
+	Version(ctx context.Context) (string, error)
+	// Status reports whether the runtime can run pods; an error means not.
+	Status(ctx context.Context) error
+
+	// RunPodSandbox makes the pod's sandbox and returns its ID.
+	RunPodSandbox(ctx context.Context, cfg PodSandboxConfig) (string, error)
+	// StopPodSandbox stops every container of the sandbox at once (no
+	// grace) and marks it not ready. Stopping a stopped sandbox is fine.
+	StopPodSandbox(ctx context.Context, id string) error
+	// RemovePodSandbox removes a stopped sandbox and its containers.
+	RemovePodSandbox(ctx context.Context, id string) error
+	// PodSandboxStatus returns one sandbox; ErrNotFound when unknown.
+	PodSandboxStatus(ctx context.Context, id string) (*PodSandboxStatus, error)
+	// ListPodSandbox lists every sandbox.
+	ListPodSandbox(ctx context.Context) ([]PodSandboxStatus, error)
+
+	// CreateContainer makes a container in a sandbox. A container the
+	// runtime cannot run fails with a *ContainerError saying why.
+	CreateContainer(ctx context.Context, sandboxID string, cfg ContainerConfig) (string, error)
+	// StartContainer starts a created container.
+	StartContainer(ctx context.Context, id string) error
+	// StopContainer asks the container to stop (SIGTERM) and kills it
+	// after timeout; it returns once the container has exited.
+	StopContainer(ctx context.Context, id string, timeout time.Duration) error
+	// RemoveContainer removes an exited container.
+	RemoveContainer(ctx context.Context, id string) error
+	// ContainerStatus returns one container; ErrNotFound when unknown.
+	ContainerStatus(ctx context.Context, id string) (*ContainerStatus, error)
+	// ListContainers lists the containers of a sandbox ("" for all).
+	ListContainers(ctx context.Context, sandboxID string) ([]ContainerStatus, error)
+	// ExecSync runs cmd in a running container's environment and returns
+	// its output and exit code; a non-zero exit is not an error.
+	ExecSync(ctx context.Context, id string, cmd []string, timeout time.Duration) (ExecResult, error)
+}
+
+// ErrNotFound is returned for an unknown sandbox or container ID.
+var ErrNotFound = errors.New("not found")
+
+// PodSandboxConfig describes a pod's sandbox.
+type PodSandboxConfig struct {
+	UID       string
+	Namespace string
+	Name      string
+	// Attempt counts sandboxes made for this pod, from 0.
+	Attempt uint32
+	// LogDirectory holds the containers' log files.
+	LogDirectory string
+	Labels       map[string]string
+	Annotations  map[string]string
+}
+
+// SandboxState is whether a sandbox can hold running containers.
+type SandboxState string
+
+// The sandbox states.
+const (
+	SandboxReady    SandboxState = "SANDBOX_READY"
+	SandboxNotReady SandboxState = "SANDBOX_NOTREADY"
+)
+
+// PodSandboxStatus is the state of one sandbox.
+type PodSandboxStatus struct {
+	ID        string
+	Config    PodSandboxConfig
+	State     SandboxState
+	CreatedAt time.Time
+	// IP is the sandbox's address; the node's for host-network runtimes.
+	IP string
+}
+
+// KeyValue is one environment variable.
+type KeyValue struct{ Key, Value string }
+
+// Mount puts a host directory or file at a path in the container.
+type Mount struct {
+	ContainerPath string
+	HostPath      string
+	ReadOnly      bool
+}
+
+// ContainerConfig describes a container to create.
+type ContainerConfig struct {
+	Name string
+	// Attempt is the container's restart count.
+	Attempt uint32
+	Image   string
+	// Command and Args, with $(VAR) references already expanded. The
+	// process to run is Command followed by Args.
+	Command    []string
+	Args       []string
+	Env        []KeyValue
+	WorkingDir string
+	Mounts     []Mount
+	// LogPath is relative to the sandbox's LogDirectory.
+	LogPath     string
+	Labels      map[string]string
+	Annotations map[string]string
+}
+
+// ContainerState is the life-cycle state of a container.
+type ContainerState string
+
+// The container states.
+const (
+	ContainerCreated ContainerState = "CONTAINER_CREATED"
+	ContainerRunning ContainerState = "CONTAINER_RUNNING"
+	ContainerExited  ContainerState = "CONTAINER_EXITED"
+	ContainerUnknown ContainerState = "CONTAINER_UNKNOWN"
+)
+
+// ContainerStatus is the state of one container.
+type ContainerStatus struct {
+	ID        string
+	SandboxID string
+	Name      string
+	Attempt   uint32
+	Image     string
+	State     ContainerState
+	CreatedAt time.Time
+	// StartedAt and FinishedAt are zero until the container starts and
+	// exits.
+	StartedAt  time.Time
+	FinishedAt time.Time
+	ExitCode   int32
+	// Signal is the signal that ended the process, if one did.
+	Signal int32
+	// Reason is Completed, Error or OOMKilled once exited; Message says
+	// more.
+	Reason  string
+	Message string
+	// LogPath is the absolute path of the container's log file.
+	LogPath string
+	// PID is the process (group) ID for the process runtime, else 0.
+	PID int
+}
+
+// ExecResult is the outcome of ExecSync.
+type ExecResult struct {
+	Stdout, Stderr []byte
+	ExitCode       int32
+}
+
+// ContainerError is a container the runtime refuses to create or start:
+// Reason is the CamelCase waiting reason the kubelet reports.
+type ContainerError struct {
+	Reason  string
+	Message string
+}
+
+func (e *ContainerError) Error() string { return fmt.Sprintf("%s: %s", e.Reason, e.Message) }
+
+// Reasons of exited containers.
+const (
+	ReasonCompleted = "Completed"
+	ReasonError     = "Error"
+)
+
+// ExitReason is the terminated reason of an exit code.
+func ExitReason(code int32) string {
+	if code == 0 {
+		return ReasonCompleted
+	}
+	return ReasonError
+}

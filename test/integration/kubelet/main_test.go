@@ -1,0 +1,187 @@
+// Package kubelet holds the kubelet's integration tests: an in-process API
+// server over the package's embedded etcd, and a kubelet with the process
+// or fake runtime running the pods bound to its node.
+package kubelet
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "kubecore.io/api/core/v1"
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/client/typed"
+
+	"kubecore.io/kubecore/pkg/kubelet"
+	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
+	"kubecore.io/kubecore/pkg/kubelet/runtime/fake"
+	"kubecore.io/kubecore/pkg/kubelet/runtime/process"
+	"kubecore.io/kubecore/test/integration/framework"
+)
+
+var testEtcd *framework.Etcd
+
+func TestMain(m *testing.M) { os.Exit(framework.RunWithEtcd(m, &testEtcd)) }
+
+var seq atomic.Int64
+
+// env is one test's API server, namespace and kubelet.
+type env struct {
+	t    *testing.T
+	ctx  context.Context
+	cs   *typed.Clientset
+	ns   string
+	node string
+	kl   *kubelet.Kubelet
+}
+
+// newEnv starts an API server and a kubelet with the runtime ("process" or
+// "fake") whose node is named after the test; both stop when it ends, and
+// the kubelet stops the processes it started.
+func newEnv(t *testing.T, runtime string) *env {
+	t.Helper()
+	s := framework.StartAPIServer(t, framework.APIServerOptions{Etcd: testEtcd})
+	e := &env{t: t, ctx: t.Context(), cs: s.Clientset(t), ns: s.CreateNamespace(t, "kubelet"), node: fmt.Sprintf("node-%d", seq.Add(1))}
+	var rt kruntime.Runtime
+	switch runtime {
+	case "process":
+		rt = process.New(process.Options{HostIP: "127.0.0.1"})
+	case "fake":
+		rt = fake.New("127.0.0.1", nil)
+	default:
+		t.Fatalf("unknown runtime %q", runtime)
+	}
+	kl, err := kubelet.New(kubelet.Config{
+		NodeName: e.node, Client: e.cs, Runtime: rt, RootDir: t.TempDir(), NodeIP: "127.0.0.1",
+		NodeLabels:                map[string]string{"kubecore.io/test": "yes"},
+		RegisterWithTaints:        []corev1.Taint{{Key: "test", Value: "x", Effect: corev1.TaintEffectPreferNoSchedule}},
+		KubeletPort:               10250,
+		NodeStatusUpdateFrequency: 500 * time.Millisecond,
+		NodeStatusReportFrequency: 2 * time.Second,
+		LeaseRenewInterval:        500 * time.Millisecond,
+		SyncFrequency:             2 * time.Second,
+		RelistPeriod:              200 * time.Millisecond,
+		StopPodsOnExit:            true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.kl = kl
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- kl.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("kubelet: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Errorf("kubelet did not stop within 30s")
+		}
+	})
+	return e
+}
+
+// pod creates a pod bound to the env's node with one container running
+// script in sh, after mutating it with opts.
+func (e *env) pod(name, script string, opts ...func(*corev1.Pod)) *corev1.Pod {
+	e.t.Helper()
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.ns},
+		Spec: corev1.PodSpec{
+			NodeName: e.node,
+			Containers: []corev1.Container{{
+				Name: "main", Image: "busybox", Command: []string{"sh", "-c", script},
+			}},
+		},
+	}
+	for _, o := range opts {
+		o(p)
+	}
+	out, err := e.cs.CoreV1().Pods(e.ns).Create(e.ctx, p, metav1.CreateOptions{})
+	if err != nil {
+		e.t.Fatalf("create pod %s: %v", name, err)
+	}
+	return out
+}
+
+// waitFor polls the pod until cond holds (the test observes; the kubelet
+// never polls the API).
+func (e *env) waitFor(name string, timeout time.Duration, what string, cond func(*corev1.Pod) bool) *corev1.Pod {
+	e.t.Helper()
+	deadline := time.Now().Add(timeout)
+	var last *corev1.Pod
+	for time.Now().Before(deadline) {
+		p, err := e.cs.CoreV1().Pods(e.ns).Get(e.ctx, name, metav1.GetOptions{})
+		if err == nil {
+			last = p
+			if cond(p) {
+				return p
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if last == nil {
+		e.t.Fatalf("pod %s: not %s after %s; never read", name, what, timeout)
+	}
+	e.t.Fatalf("pod %s: not %s after %s; last status: %s", name, what, timeout, describe(last))
+	return nil
+}
+
+// waitGone waits until the pod object is deleted.
+func (e *env) waitGone(name string, timeout time.Duration) {
+	e.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		_, err := e.cs.CoreV1().Pods(e.ns).Get(e.ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.t.Fatalf("pod %s still exists after %s", name, timeout)
+}
+
+func describe(p *corev1.Pod) string {
+	s := fmt.Sprintf("phase=%s", p.Status.Phase)
+	for _, c := range p.Status.Conditions {
+		s += fmt.Sprintf(" %s=%s", c.Type, c.Status)
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		s += fmt.Sprintf(" [%s ready=%v restarts=%d", cs.Name, cs.Ready, cs.RestartCount)
+		switch {
+		case cs.State.Running != nil:
+			s += " running"
+		case cs.State.Waiting != nil:
+			s += fmt.Sprintf(" waiting %s: %s", cs.State.Waiting.Reason, cs.State.Waiting.Message)
+		case cs.State.Terminated != nil:
+			s += fmt.Sprintf(" terminated %d %s", cs.State.Terminated.ExitCode, cs.State.Terminated.Reason)
+		}
+		s += "]"
+	}
+	return s
+}
+
+func condition(p *corev1.Pod, t corev1.PodConditionType) corev1.ConditionStatus {
+	for _, c := range p.Status.Conditions {
+		if c.Type == t {
+			return c.Status
+		}
+	}
+	return ""
+}
+
+func isReady(p *corev1.Pod) bool { return condition(p, corev1.PodReady) == corev1.ConditionTrue }
+
+func containerStatus(p *corev1.Pod) *corev1.ContainerStatus {
+	if len(p.Status.ContainerStatuses) == 0 {
+		return nil
+	}
+	return &p.Status.ContainerStatuses[0]
+}
