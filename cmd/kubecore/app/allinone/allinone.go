@@ -20,6 +20,7 @@ import (
 
 	"kubecore.io/kubecore/cmd/kubecore/app/apiserver"
 	"kubecore.io/kubecore/cmd/kubecore/app/controllermanager"
+	"kubecore.io/kubecore/cmd/kubecore/app/kubelet"
 	"kubecore.io/kubecore/cmd/kubecore/app/scheduler"
 	"kubecore.io/kubecore/pkg/pki"
 )
@@ -27,18 +28,30 @@ import (
 // Options are the flags of `kubecore all-in-one`.
 type Options struct {
 	APIServer *apiserver.Options
+	// Kubelet is the node agent's options; its kubeconfig, root dir and
+	// client are set by all-in-one.
+	Kubelet *kubelet.Options
 	// Out receives the ready lines (stdout).
 	Out io.Writer
 }
 
 // NewOptions returns the defaults: the API server's, on its usual port.
 func NewOptions() *Options {
-	return &Options{APIServer: apiserver.NewOptions(), Out: os.Stdout}
+	return &Options{APIServer: apiserver.NewOptions(), Kubelet: kubelet.NewOptions(), Out: os.Stdout}
 }
 
 // Validate returns every problem with the options.
 func (o *Options) Validate() error {
 	return o.APIServer.Validate()
+}
+
+// kubeletOptions are o.Kubelet as all-in-one runs it: its root dir under
+// the data dir and its credentials from kubeconfig.
+func (o *Options) kubeletOptions(dataDir, kubeconfig string) *kubelet.Options {
+	k := *o.Kubelet
+	k.Kubeconfig = kubeconfig
+	k.RootDir = filepath.Join(dataDir, "kubelet")
+	return &k
 }
 
 // Config is the completed options; only Complete makes one.
@@ -50,6 +63,8 @@ type completedConfig struct {
 	apiserver apiserver.Config
 	dataDir   string
 	bind      string
+	nodeName  string
+	kubelet   func(kubeconfig string) *kubelet.Options
 	out       io.Writer
 }
 
@@ -66,11 +81,26 @@ func (o *Options) Complete() (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("data dir %q: %w", o.APIServer.DataDir, err)
 	}
+	node, err := kubelet.NodeName(o.Kubelet.NodeName)
+	if err != nil {
+		return Config{}, err
+	}
+	// The kubelet's own checks, with what all-in-one fills in.
+	if err := o.kubeletOptions(dir, "-").Validate(); err != nil {
+		return Config{}, err
+	}
 	out := o.Out
 	if out == nil {
 		out = io.Discard
 	}
-	return Config{completed: &completedConfig{apiserver: ac, dataDir: dir, bind: o.APIServer.BindAddress, out: out}}, nil
+	return Config{completed: &completedConfig{
+		apiserver: ac, dataDir: dir, bind: o.APIServer.BindAddress, nodeName: node, out: out,
+		kubelet: func(kubeconfig string) *kubelet.Options {
+			k := o.kubeletOptions(dir, kubeconfig)
+			k.NodeName = node
+			return k
+		},
+	}}, nil
 }
 
 // component is one client of the API server that all-in-one runs: its
@@ -112,6 +142,14 @@ func (c Config) Run(ctx context.Context) error {
 		components := []component{
 			{name: "controller-manager", user: "system:kube-controller-manager", run: runControllerManager},
 			{name: "scheduler", user: "system:kube-scheduler", run: runScheduler},
+			{name: "kubelet-" + cc.nodeName, user: "system:node:" + cc.nodeName, group: []string{"system:nodes"},
+				run: func(ctx context.Context, kubeconfig string) error {
+					c, err := cc.kubelet(kubeconfig).Complete()
+					if err != nil {
+						return err
+					}
+					return c.Run(ctx)
+				}},
 		}
 		kubeconfigs, err := cc.writeKubeconfigs(serverURL, components)
 		if err != nil {
@@ -203,5 +241,9 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&a.BindAddress, "bind-address", a.BindAddress, "IP address the API server serves on")
 	fs.IntVar(&a.SecurePort, "secure-port", a.SecurePort, "HTTPS port of the API server (0 picks a free one)")
 	fs.StringVar(&a.ServiceClusterIPRange, "service-cluster-ip-range", a.ServiceClusterIPRange, "CIDR service cluster IPs are allocated from")
+	k := o.Kubelet
+	fs.StringVar(&k.NodeName, "node-name", k.NodeName, "Name of the kubelet's Node (default: the host name)")
+	fs.StringVar(&k.Runtime, "runtime", k.Runtime, "The kubelet's container runtime: process (host processes) or fake (no processes)")
+	fs.StringVar(&k.NodeIP, "node-ip", k.NodeIP, "The node's InternalIP, also the pods' IP (default: the address of the default route)")
 	return cmd
 }

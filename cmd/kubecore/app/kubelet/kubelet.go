@@ -181,16 +181,9 @@ func (o *Options) Complete() (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("kubelet client: %w", err)
 	}
-	name := o.NodeName
-	if name == "" {
-		host, err := os.Hostname()
-		if err != nil {
-			return Config{}, fmt.Errorf("node name from host name: %w", err)
-		}
-		name = strings.ToLower(host)
-		if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
-			return Config{}, fmt.Errorf("host name %q is not a valid node name (%s): set --node-name", name, strings.Join(msgs, ", "))
-		}
+	name, err := NodeName(o.NodeName)
+	if err != nil {
+		return Config{}, err
 	}
 	ip := o.NodeIP
 	if ip == "" {
@@ -217,6 +210,23 @@ func (o *Options) Complete() (Config, error) {
 		NodeLabels: labels, RegisterWithTaints: taints, MaxPods: o.MaxPods,
 		KubeletPort: o.Port, StopPodsOnExit: stopOnExit,
 	}}, nil
+}
+
+// NodeName is the node name a kubelet registers: flag when set, else the
+// host name in lower case, which must then be a valid node name.
+func NodeName(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		return "", fmt.Errorf("node name from host name: %w", err)
+	}
+	name := strings.ToLower(host)
+	if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
+		return "", fmt.Errorf("host name %q is not a valid node name (%s): set --node-name", name, strings.Join(msgs, ", "))
+	}
+	return name, nil
 }
 
 // defaultNodeIP is the source address of the default route, else the
