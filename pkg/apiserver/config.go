@@ -66,6 +66,9 @@ type Config struct {
 	// certificates. Without ServingCert the server speaks plain HTTP (tests).
 	ServingCert *tls.Certificate
 	ClientCA    *x509.CertPool
+	// GetServingCert, when set, replaces ServingCert: it is asked at every
+	// TLS handshake, so that a renewed certificate is served at once.
+	GetServingCert func() *tls.Certificate
 	// Authenticator overrides the client certificate authenticator.
 	Authenticator Authenticator
 

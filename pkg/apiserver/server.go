@@ -110,13 +110,17 @@ func (s *Server) Run(ctx context.Context) error {
 		Handler:           s.handler,
 		ReadHeaderTimeout: 30 * time.Second,
 	}
-	if s.cfg.ServingCert != nil {
+	if s.cfg.ServingCert != nil || s.cfg.GetServingCert != nil {
 		srv.TLSConfig = &tls.Config{
-			Certificates: []tls.Certificate{*s.cfg.ServingCert},
-			ClientAuth:   tls.VerifyClientCertIfGiven,
-			ClientCAs:    s.cfg.ClientCA,
-			MinVersion:   tls.VersionTLS12,
-			NextProtos:   []string{"h2", "http/1.1"},
+			ClientAuth: tls.VerifyClientCertIfGiven,
+			ClientCAs:  s.cfg.ClientCA,
+			MinVersion: tls.VersionTLS12,
+			NextProtos: []string{"h2", "http/1.1"},
+		}
+		if get := s.cfg.GetServingCert; get != nil {
+			srv.TLSConfig.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return get(), nil }
+		} else {
+			srv.TLSConfig.Certificates = []tls.Certificate{*s.cfg.ServingCert}
 		}
 		ln = tls.NewListener(ln, srv.TLSConfig)
 	}

@@ -47,3 +47,21 @@ func WriteKubeconfig(path, serverURL string, b *Bundle, client *KeyPair) error {
 	}
 	return clientcmd.Write(cfg, path)
 }
+
+// KubeconfigServer returns the server URL of the current context of the
+// kubeconfig at path.
+func KubeconfigServer(path string) (string, error) {
+	cfg, err := clientcmd.LoadFromFile(path)
+	if err != nil {
+		return "", err
+	}
+	ctx, ok := cfg.Contexts[cfg.CurrentContext]
+	if !ok {
+		return "", fmt.Errorf("kubeconfig %s: no current context", path)
+	}
+	cluster, ok := cfg.Clusters[ctx.Cluster]
+	if !ok || cluster.Server == "" {
+		return "", fmt.Errorf("kubeconfig %s: context %q names no cluster with a server", path, cfg.CurrentContext)
+	}
+	return cluster.Server, nil
+}

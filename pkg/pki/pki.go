@@ -42,6 +42,8 @@ type Options struct {
 	Hosts []string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Rotate re-issues every certificate but the CA, valid or not.
+	Rotate bool
 }
 
 // KeyPair is one certificate and its key, and where they are stored.
@@ -82,7 +84,8 @@ type Bundle struct {
 	// that the caller can log them.
 	Issued []Issue
 
-	now func() time.Time
+	now    func() time.Time
+	rotate bool
 	// pending are the pairs made but not written yet: they are written
 	// together, so that their fsyncs overlap.
 	pending []*KeyPair
@@ -106,7 +109,7 @@ func EnsureServing(dir string, opts Options) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Bundle{Dir: dir, now: opts.Now}
+	b := &Bundle{Dir: dir, now: opts.Now, rotate: opts.Rotate}
 	if b.now == nil {
 		b.now = time.Now
 	}
@@ -294,6 +297,9 @@ func (b *Bundle) ensureLeaf(name string, cfg cert.Config, mismatch func(*x509.Ce
 
 // reissueReason says why c must be issued again, or "" when it is fine.
 func (b *Bundle) reissueReason(c *x509.Certificate, usages []x509.ExtKeyUsage, mismatch func(*x509.Certificate) string) string {
+	if b.rotate {
+		return "rotation asked for"
+	}
 	if err := c.CheckSignatureFrom(b.CA.Cert); err != nil {
 		return "not signed by the CA"
 	}

@@ -17,6 +17,7 @@ import (
 
 	"kubecore.io/kubecore/cmd/kubecore/app/allinone"
 	"kubecore.io/kubecore/cmd/kubecore/app/apiserver"
+	"kubecore.io/kubecore/cmd/kubecore/app/certs"
 	"kubecore.io/kubecore/cmd/kubecore/app/controllermanager"
 	"kubecore.io/kubecore/cmd/kubecore/app/etcd"
 	"kubecore.io/kubecore/cmd/kubecore/app/kubelet"
@@ -78,7 +79,7 @@ func NewKubecoreCommand() *cobra.Command {
 	}
 	for _, c := range []*cobra.Command{
 		notImplemented("kubectl", "Drive the cluster, as kubectl does"),
-		notImplemented("certs", "Check and rotate certificates"),
+		certs.NewCommand(),
 		notImplemented("token", "Manage bootstrap tokens for joining nodes"),
 		version.NewCommand(),
 	} {

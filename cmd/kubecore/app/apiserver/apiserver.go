@@ -164,6 +164,9 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	if err != nil {
 		return fmt.Errorf("pki: %w", err)
 	}
+	if err := bundle.RenewClientCerts(); err != nil {
+		return fmt.Errorf("pki: %w", err)
+	}
 	for _, is := range bundle.Issued {
 		klog.InfoS("Issued certificate", "name", is.Name, "reason", is.Reason)
 	}
@@ -179,13 +182,17 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	cert := bundle.Serving.TLSCertificate()
+	serverURL := "https://" + ln.Addr().String()
+	kubeconfig := filepath.Join(o.DataDir, "admin.kubeconfig")
+	serving := &certRenewer{dir: filepath.Join(o.DataDir, "pki"), hosts: hosts, serverURL: serverURL, kubeconfig: kubeconfig}
+	serving.use(bundle)
+	go serving.run(ctx, certCheckInterval)
 	cfg := apiserver.Config{
-		Scheme:      scheme,
-		Groups:      groups,
-		Listener:    ln,
-		ServingCert: &cert,
-		ClientCA:    bundle.CAPool(),
+		Scheme:         scheme,
+		Groups:         groups,
+		Listener:       ln,
+		GetServingCert: serving.current,
+		ClientCA:       bundle.CAPool(),
 		ReadyChecks: []apiserver.HealthCheck{{Name: "etcd", Check: func(ctx context.Context) error {
 			ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			defer cancel()
@@ -203,8 +210,6 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 		_ = ln.Close()
 		return err
 	}
-	serverURL := "https://" + ln.Addr().String()
-	kubeconfig := filepath.Join(o.DataDir, "admin.kubeconfig")
 	if err := pki.WriteAdminKubeconfig(kubeconfig, serverURL, bundle); err != nil {
 		_ = ln.Close()
 		return fmt.Errorf("write %s: %w", kubeconfig, err)
