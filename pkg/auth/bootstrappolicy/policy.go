@@ -1,0 +1,148 @@
+// Package bootstrappolicy holds the ClusterRoles and ClusterRoleBindings a
+// cluster starts with: cluster-admin, admin, edit and view for users, and
+// the system roles the components and every authenticated user need.
+package bootstrappolicy
+
+import (
+	rbacv1 "kubecore.io/api/rbac/v1"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Well-known users and groups.
+const (
+	MastersGroup           = "system:masters"
+	AuthenticatedGroup     = "system:authenticated"
+	UnauthenticatedGroup   = "system:unauthenticated"
+	NodesGroup             = "system:nodes"
+	SchedulerUser          = "system:kube-scheduler"
+	ControllerManagerUser  = "system:kube-controller-manager"
+	ServiceAccountsGroup   = "system:serviceaccounts"
+	autoupdateAnnotation   = "rbac.authorization.kubernetes.io/autoupdate"
+	bootstrappingLabelKey  = "kubernetes.io/bootstrapping"
+	bootstrappingLabelText = "rbac-defaults"
+)
+
+// The verb sets roles grant; each call returns a new slice.
+func readVerbs() []string { return []string{"get", "list", "watch"} }
+
+func readWriteVerbs() []string {
+	return append(readVerbs(), "create", "delete", "deletecollection", "patch", "update")
+}
+
+// rule builds a PolicyRule of verbs on resources of one group.
+func rule(verbs []string, group string, resources ...string) rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{Verbs: verbs, APIGroups: []string{group}, Resources: resources}
+}
+
+func urls(verbs []string, paths ...string) rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{Verbs: verbs, NonResourceURLs: paths}
+}
+
+func role(name string, rules ...rbacv1.PolicyRule) rbacv1.ClusterRole {
+	return rbacv1.ClusterRole{ObjectMeta: meta(name), Rules: rules}
+}
+
+func meta(name string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		Name:        name,
+		Labels:      map[string]string{bootstrappingLabelKey: bootstrappingLabelText},
+		Annotations: map[string]string{autoupdateAnnotation: "true"},
+	}
+}
+
+// namespacedContent are the rules of view (read) and edit (read-write) on
+// the objects of a namespace.
+func namespacedContent(verbs []string) []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
+		rule(verbs, "", "pods", "configmaps", "endpoints", "persistentvolumeclaims", "replicationcontrollers", "replicationcontrollers/scale", "services", "serviceaccounts", "events", "podtemplates"),
+		rule(verbs, "apps", "deployments", "deployments/scale", "replicasets", "replicasets/scale", "statefulsets", "statefulsets/scale", "daemonsets", "controllerrevisions"),
+		rule(verbs, "autoscaling", "horizontalpodautoscalers"),
+		rule(verbs, "policy", "poddisruptionbudgets"),
+		rule(verbs, "coordination.k8s.io", "leases"),
+	}
+}
+
+// ClusterRoles returns the default cluster roles.
+func ClusterRoles() []rbacv1.ClusterRole {
+	viewRules := append(namespacedContent(readVerbs()),
+		rule(readVerbs(), "", "pods/log", "pods/status", "namespaces", "namespaces/status", "resourcequotas", "limitranges", "persistentvolumeclaims/status", "services/status"),
+		rule(readVerbs(), "apps", "deployments/status", "replicasets/status", "statefulsets/status", "daemonsets/status"),
+	)
+	editRules := append(append(namespacedContent(readWriteVerbs()), viewRules...),
+		rule(readWriteVerbs(), "", "secrets"),
+		rule([]string{"create"}, "", "pods/exec", "pods/attach", "pods/portforward", "pods/eviction", "serviceaccounts/token"),
+		rule([]string{"get"}, "", "pods/exec", "pods/attach", "pods/portforward"),
+	)
+	adminRules := append(append([]rbacv1.PolicyRule(nil), editRules...),
+		rule(readWriteVerbs(), "rbac.authorization.k8s.io", "roles", "rolebindings"),
+		rule([]string{"create"}, "authorization.k8s.io", "localsubjectaccessreviews"),
+	)
+	return []rbacv1.ClusterRole{
+		role("cluster-admin",
+			rbacv1.PolicyRule{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}},
+			urls([]string{"*"}, "*")),
+		role("admin", adminRules...),
+		role("edit", editRules...),
+		role("view", viewRules...),
+		role("system:basic-user",
+			rule([]string{"create"}, "authorization.k8s.io", "selfsubjectaccessreviews", "selfsubjectrulesreviews"),
+			rule([]string{"create"}, "authentication.k8s.io", "selfsubjectreviews")),
+		role("system:discovery",
+			urls([]string{"get"}, "/api", "/api/*", "/apis", "/apis/*", "/openapi", "/openapi/*", "/version", "/version/", "/healthz", "/livez", "/readyz")),
+		role("system:public-info-viewer",
+			urls([]string{"get"}, "/healthz", "/livez", "/readyz", "/version", "/version/")),
+		role(SchedulerUser,
+			rule(append(readVerbs(), "delete"), "", "pods"),
+			rule([]string{"create"}, "", "pods/binding", "bindings"),
+			rule([]string{"patch", "update"}, "", "pods/status"),
+			rule(readVerbs(), "", "nodes", "namespaces", "services", "replicationcontrollers", "persistentvolumeclaims", "persistentvolumes"),
+			rule(readVerbs(), "apps", "replicasets", "statefulsets"),
+			rule(readVerbs(), "policy", "poddisruptionbudgets"),
+			rule(readVerbs(), "scheduling.k8s.io", "priorityclasses"),
+			rule([]string{"create", "patch", "update"}, "", "events"),
+			rule([]string{"create", "patch", "update"}, "events.k8s.io", "events"),
+			rule([]string{"create", "get", "list", "watch", "update"}, "coordination.k8s.io", "leases")),
+		// The controllers include the garbage collector and the namespace
+		// controller, which read and delete every kind of object: the
+		// controller-manager's role spans every resource.
+		role(ControllerManagerUser,
+			rbacv1.PolicyRule{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}),
+		// Kubelets are authorized by the Node authorizer; the role exists
+		// for clusters that bind it explicitly.
+		role("system:node",
+			rule(readVerbs(), "", "nodes", "pods", "services", "endpoints", "configmaps", "secrets", "persistentvolumeclaims", "persistentvolumes"),
+			rule([]string{"create", "update", "patch", "delete"}, "", "nodes", "nodes/status", "pods", "pods/status"),
+			rule([]string{"create", "patch", "update"}, "", "events"),
+			rule([]string{"create", "get", "update", "patch", "delete"}, "coordination.k8s.io", "leases")),
+		role("system:node-bootstrapper",
+			rule([]string{"create", "get", "list", "watch"}, "certificates.k8s.io", "certificatesigningrequests")),
+	}
+}
+
+func binding(name, roleName string, subjects ...rbacv1.Subject) rbacv1.ClusterRoleBinding {
+	return rbacv1.ClusterRoleBinding{
+		ObjectMeta: meta(name),
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: roleName},
+		Subjects:   subjects,
+	}
+}
+
+func group(name string) rbacv1.Subject {
+	return rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: name}
+}
+
+func user(name string) rbacv1.Subject {
+	return rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: name}
+}
+
+// ClusterRoleBindings returns the default cluster role bindings.
+func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
+	return []rbacv1.ClusterRoleBinding{
+		binding("cluster-admin", "cluster-admin", group(MastersGroup)),
+		binding("system:basic-user", "system:basic-user", group(AuthenticatedGroup)),
+		binding("system:discovery", "system:discovery", group(AuthenticatedGroup)),
+		binding("system:public-info-viewer", "system:public-info-viewer", group(AuthenticatedGroup), group(UnauthenticatedGroup)),
+		binding(SchedulerUser, SchedulerUser, user(SchedulerUser)),
+		binding(ControllerManagerUser, ControllerManagerUser, user(ControllerManagerUser)),
+	}
+}
