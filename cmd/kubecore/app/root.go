@@ -22,6 +22,7 @@ import (
 	"kubecore.io/kubecore/cmd/kubecore/app/etcd"
 	"kubecore.io/kubecore/cmd/kubecore/app/kubelet"
 	"kubecore.io/kubecore/cmd/kubecore/app/scheduler"
+	"kubecore.io/kubecore/cmd/kubecore/app/token"
 	"kubecore.io/kubecore/cmd/kubecore/app/version"
 )
 
@@ -80,7 +81,7 @@ func NewKubecoreCommand() *cobra.Command {
 	for _, c := range []*cobra.Command{
 		notImplemented("kubectl", "Drive the cluster, as kubectl does"),
 		certs.NewCommand(),
-		notImplemented("token", "Manage bootstrap tokens for joining nodes"),
+		token.NewCommand(),
 		version.NewCommand(),
 	} {
 		c.GroupID = "tools"

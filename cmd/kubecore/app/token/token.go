@@ -1,0 +1,194 @@
+// Package token implements `kubecore token create|list|delete`: bootstrap
+// tokens, the short-lived credentials with which a new node joins. Each is
+// a Secret kube-system/bootstrap-token-<id> of type
+// bootstrap.kubernetes.io/token.
+package token
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	corev1 "kubecore.io/api/core/v1"
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/client/tools/clientcmd"
+	"kubecore.io/client/typed"
+
+	"kubecore.io/kubecore/pkg/auth/authenticator/bootstrap"
+)
+
+// DefaultGroup is the extra group of tokens made for joining nodes.
+const DefaultGroup = "system:bootstrappers:kubecore:default-node-token"
+
+// Options are the flags of `kubecore token`.
+type Options struct {
+	Kubeconfig  string
+	TTL         time.Duration
+	Description string
+	Groups      []string
+	Now         func() time.Time
+}
+
+// NewOptions returns the defaults: a day-long token for joining nodes.
+func NewOptions() *Options {
+	return &Options{TTL: 24 * time.Hour, Groups: []string{DefaultGroup}, Now: time.Now}
+}
+
+func (o *Options) client() (*typed.Clientset, error) {
+	rc, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	return typed.NewForConfig(rc)
+}
+
+// alphabet of token ids and secrets.
+const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+func randomString(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b), nil
+}
+
+// Create makes a token and prints it, with the command that joins a node.
+func (o *Options) Create(ctx context.Context, out io.Writer) error {
+	if o.TTL < 0 {
+		return fmt.Errorf("--ttl %s must not be negative", o.TTL)
+	}
+	for _, g := range o.Groups {
+		if !strings.HasPrefix(g, bootstrap.Group+":") {
+			return fmt.Errorf("--groups: %q must start with %q", g, bootstrap.Group+":")
+		}
+	}
+	cs, err := o.client()
+	if err != nil {
+		return err
+	}
+	id, err := randomString(6)
+	if err != nil {
+		return err
+	}
+	secret, err := randomString(16)
+	if err != nil {
+		return err
+	}
+	data := map[string]string{
+		bootstrap.KeyTokenID:     id,
+		bootstrap.KeyTokenSecret: secret,
+		bootstrap.KeyUsageAuthn:  "true",
+		bootstrap.KeyExtraGroups: strings.Join(o.Groups, ","),
+	}
+	if o.TTL > 0 {
+		data[bootstrap.KeyExpiration] = o.Now().Add(o.TTL).UTC().Format(time.RFC3339)
+	}
+	if o.Description != "" {
+		data[bootstrap.KeyDescription] = o.Description
+	}
+	s := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: bootstrap.SecretNamespace, Name: bootstrap.SecretPrefix + id},
+		Type:       bootstrap.SecretType,
+		StringData: data,
+	}
+	if _, err := cs.CoreV1().Secrets(bootstrap.SecretNamespace).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create bootstrap token: %w", err)
+	}
+	fmt.Fprintln(out, id+"."+secret)
+	return nil
+}
+
+// List prints the tokens, their expiry and groups; secrets are shown as
+// the token id only.
+func (o *Options) List(ctx context.Context, out io.Writer) error {
+	cs, err := o.client()
+	if err != nil {
+		return err
+	}
+	list, err := cs.CoreV1().Secrets(bootstrap.SecretNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("list bootstrap tokens: %w", err)
+	}
+	w := tabwriter.NewWriter(out, 0, 8, 3, ' ', 0)
+	fmt.Fprintln(w, "TOKEN ID\tEXPIRES\tGROUPS\tDESCRIPTION")
+	for _, s := range list.Items {
+		if s.Type != bootstrap.SecretType {
+			continue
+		}
+		exp := string(s.Data[bootstrap.KeyExpiration])
+		if exp == "" {
+			exp = "<never>"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.Data[bootstrap.KeyTokenID], exp, s.Data[bootstrap.KeyExtraGroups], s.Data[bootstrap.KeyDescription])
+	}
+	return w.Flush()
+}
+
+// Delete removes the tokens named by id or full token.
+func (o *Options) Delete(ctx context.Context, out io.Writer, tokens []string) error {
+	if len(tokens) == 0 {
+		return errors.New("name the tokens to delete (id or id.secret)")
+	}
+	cs, err := o.client()
+	if err != nil {
+		return err
+	}
+	for _, t := range tokens {
+		id, _, _ := strings.Cut(t, ".")
+		name := bootstrap.SecretPrefix + id
+		if err := cs.CoreV1().Secrets(bootstrap.SecretNamespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			if apierrors.IsNotFound(err) {
+				return fmt.Errorf("bootstrap token %q not found", id)
+			}
+			return fmt.Errorf("delete bootstrap token %s: %w", id, err)
+		}
+		fmt.Fprintf(out, "bootstrap token %q deleted\n", id)
+	}
+	return nil
+}
+
+// NewCommand returns the token command and its verbs.
+func NewCommand() *cobra.Command {
+	o := NewOptions()
+	cmd := &cobra.Command{
+		Use:   "token",
+		Short: "Manage bootstrap tokens for joining nodes",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.PersistentFlags().StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Kubeconfig of an admin (default: $KUBECONFIG or ~/.kube/config)")
+	create := &cobra.Command{
+		Use:   "create",
+		Short: "Create a bootstrap token and print it",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return o.Create(cmd.Context(), cmd.OutOrStdout()) },
+	}
+	create.Flags().DurationVar(&o.TTL, "ttl", o.TTL, "How long the token is valid (0: forever)")
+	create.Flags().StringVar(&o.Description, "description", o.Description, "What the token is for")
+	create.Flags().StringSliceVar(&o.Groups, "groups", o.Groups, "Extra groups of the token's user, each starting with system:bootstrappers:")
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the bootstrap tokens",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return o.List(cmd.Context(), cmd.OutOrStdout()) },
+	}
+	del := &cobra.Command{
+		Use:   "delete TOKEN...",
+		Short: "Delete bootstrap tokens, by id or whole token",
+		RunE:  func(cmd *cobra.Command, args []string) error { return o.Delete(cmd.Context(), cmd.OutOrStdout(), args) },
+	}
+	cmd.AddCommand(create, list, del)
+	return cmd
+}
