@@ -4,6 +4,6 @@
 set -o errexit -o nounset -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-"${KUBECORE_ROOT}/hack/build.sh"
+WHAT=cmd/kubecore "${KUBECORE_ROOT}/hack/build.sh"
 export KUBECORE_BIN="${KUBECORE_OUTPUT}/bin/kubecore"
 go test -count=1 -timeout 20m ${WHAT:-./test/e2e/...} ${TESTFLAGS:-}

@@ -79,10 +79,21 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
+// requestUserKey is the context key of a *requestUser: the logging filter
+// runs outside authentication and never sees the request authentication
+// passes on, so it leaves this slot for authentication to fill.
+type requestUserKey struct{}
+
+// requestUser is the name of the authenticated user, set by the
+// authentication filter on the goroutine of the logging filter.
+type requestUser struct{ name string }
+
 func (s *Server) withLoggingAndMetrics(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
+		authenticated := &requestUser{}
+		r = r.WithContext(context.WithValue(r.Context(), requestUserKey{}, authenticated))
 		defer func() {
 			code := rec.code
 			if code == 0 {
@@ -95,11 +106,7 @@ func (s *Server) withLoggingAndMetrics(h http.Handler) http.Handler {
 			} else {
 				s.metrics.observe(r.Method, "", "", "", "", code, d)
 			}
-			user := ""
-			if u, ok := apirequest.UserFrom(r.Context()); ok {
-				user = u.Name
-			}
-			klog.V(3).InfoS("HTTP", "verb", r.Method, "URI", r.URL.RequestURI(), "latency", d, "userAgent", r.UserAgent(), "user", user, "code", code)
+			klog.V(3).InfoS("HTTP", "verb", r.Method, "URI", r.URL.RequestURI(), "latency", d, "userAgent", r.UserAgent(), "user", authenticated.name, "code", code)
 		}()
 		h.ServeHTTP(rec, r)
 	})
@@ -123,6 +130,9 @@ func (s *Server) withAuthentication(h http.Handler) http.Handler {
 		}
 		if ok && err == nil {
 			r = r.WithContext(apirequest.WithUser(r.Context(), user))
+			if slot, ok := r.Context().Value(requestUserKey{}).(*requestUser); ok {
+				slot.name = user.Name
+			}
 		} else if !isPublicPath(r.URL.Path) {
 			writeError(w, apierrors.NewUnauthorized("Unauthorized"))
 			return

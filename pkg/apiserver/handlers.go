@@ -73,7 +73,7 @@ func listOptions(r *http.Request) (*rest.ListOptions, error) {
 	var err error
 	if q.LabelSelector != "" {
 		if opts.LabelSelector, err = labels.Parse(q.LabelSelector); err != nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to parse requirement: %v", err))
+			return nil, apierrors.NewBadRequest(err.Error())
 		}
 	}
 	if q.FieldSelector != "" {

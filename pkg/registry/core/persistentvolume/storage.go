@@ -28,6 +28,11 @@ func NewStrategy() *strategy.Strategy[*corev1.PersistentVolume] {
 	return &strategy.Strategy[*corev1.PersistentVolume]{
 		Namespaced:        false,
 		StatusSubresource: true,
+		// The status the client sent is dropped; a new volume is Pending until
+		// it is bound, as Kubernetes reports it.
+		PrepareCreate: func(_ context.Context, obj *corev1.PersistentVolume) {
+			obj.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending}
+		},
 		ValidateFunc: func(_ context.Context, obj *corev1.PersistentVolume) field.ErrorList {
 			return validation.ValidatePersistentVolume(obj)
 		},

@@ -28,6 +28,11 @@ func NewStrategy() *strategy.Strategy[*corev1.PersistentVolumeClaim] {
 	return &strategy.Strategy[*corev1.PersistentVolumeClaim]{
 		Namespaced:        true,
 		StatusSubresource: true,
+		// The status the client sent is dropped; a new claim is Pending until
+		// it is bound, as Kubernetes reports it.
+		PrepareCreate: func(_ context.Context, obj *corev1.PersistentVolumeClaim) {
+			obj.Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
+		},
 		ValidateFunc: func(_ context.Context, obj *corev1.PersistentVolumeClaim) field.ErrorList {
 			return validation.ValidatePersistentVolumeClaim(obj)
 		},

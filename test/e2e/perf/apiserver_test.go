@@ -1,0 +1,289 @@
+package perf
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "kubecore.io/api/core/v1"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/client/tools/clientcmd"
+	"kubecore.io/client/typed"
+
+	"kubecore.io/kubecore/test/e2e/framework"
+)
+
+// benchPod is a pod of the size users write: two containers, a few labels,
+// env and resources (about 1 KiB of JSON).
+func benchPod(ns, name string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": "bench", "tier": "web"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{
+			{Name: "web", Image: "nginx:1.27", Command: []string{"sh", "-c", "sleep 3600"},
+				Env: []corev1.EnvVar{{Name: "MODE", Value: "bench"}}},
+			{Name: "sidecar", Image: "busybox:1.36", Command: []string{"sleep", "3600"}},
+		}},
+	}
+}
+
+// clientset returns an unthrottled client of s.
+func clientset(b *testing.B, s *framework.APIServer) *typed.Clientset {
+	b.Helper()
+	rc, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rc.QPS, rc.Burst = 0, 0
+	cs, err := typed.NewForConfig(rc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cs
+}
+
+// createPods creates n pods named prefix-i with the given parallelism and
+// returns each create's latency.
+func createPods(ctx context.Context, b *testing.B, cs *typed.Clientset, ns, prefix string, n, clients int) ([]time.Duration, time.Duration) {
+	b.Helper()
+	lat := make([]time.Duration, n)
+	next := make(chan int, n)
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	start := time.Now()
+	for range clients {
+		wg.Go(func() {
+			for i := range next {
+				t0 := time.Now()
+				_, err := cs.CoreV1().Pods(ns).Create(ctx, benchPod(ns, fmt.Sprintf("%s-%d", prefix, i)), metav1.CreateOptions{})
+				lat[i] = time.Since(t0)
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		b.Fatalf("create pods: %v", firstErr)
+	}
+	return lat, time.Since(start)
+}
+
+// BenchmarkAPIServer measures `kubecore apiserver` with its embedded etcd
+// (fsync on), as a separate process driven over HTTPS by this one:
+// start-up, creates, LISTs, watch delivery and memory.
+func BenchmarkAPIServer(b *testing.B) {
+	ctx := context.Background()
+	work := b.TempDir()
+	s, err := framework.NewAPIServer(work+"/data", work)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.LogLevel = 0 // no per-request log lines in the figures
+	t0 := time.Now()
+	if err := s.Start(); err != nil {
+		b.Fatal(err)
+	}
+	report(b, "apiserver start to ready, empty data dir", ms(time.Since(t0)), "ms", "<= 500", time.Since(t0) <= 500*time.Millisecond)
+	defer func() {
+		if err := s.Stop(); err != nil {
+			b.Error(err)
+		}
+	}()
+	idle := waitRSS(b, s)
+	report(b, "idle RSS, apiserver + embedded etcd", idle, "MiB", "<= 80", idle <= 80)
+
+	cs := clientset(b, s)
+	ns := "bench"
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		clients, n int
+		target     string
+		rate       float64
+		p99        time.Duration
+	}{
+		{clients: 1, n: 500},
+		{clients: 16, n: 5000, rate: 2500, p99: 20 * time.Millisecond},
+	} {
+		lat, took := createPods(ctx, b, cs, ns, fmt.Sprintf("c%d", tc.clients), tc.n, tc.clients)
+		rate := float64(tc.n) / took.Seconds()
+		p50, p99 := percentiles(lat)
+		name := fmt.Sprintf("pod creates with %d client(s)", tc.clients)
+		if tc.rate == 0 {
+			report(b, name, rate, "/s", "none set", true)
+			report(b, name+" latency p50/p99", fmt.Sprintf("%s/%s", p50, p99), "", "none set", true)
+			continue
+		}
+		report(b, name, rate, "/s", fmt.Sprintf(">= %.0f", tc.rate), rate >= tc.rate)
+		report(b, name+" latency p50/p99", fmt.Sprintf("%s/%s", p50, p99), "", "p99 <= "+tc.p99.String(), p99 <= tc.p99)
+	}
+
+	// 5,500 pods are stored now; LIST 5,000 of them by label. The server's
+	// figure is the whole response read raw; the typed client's adds its
+	// decoding of ~5 MB of JSON.
+	hc, err := s.HTTPClient(true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	query := "labelSelector=app%3Dbench&fieldSelector=metadata.name%21%3Dc1-0"
+	for _, tc := range []struct {
+		name   string
+		rv     string
+		target time.Duration
+	}{
+		{"LIST 5000 pods from the watch cache (resourceVersion=0)", "&resourceVersion=0", 50 * time.Millisecond},
+		{"LIST 5000 pods, consistent", "", 80 * time.Millisecond},
+	} {
+		var raw, typed []time.Duration
+		for range 30 {
+			t0 := time.Now()
+			n := getRaw(b, hc, s.URL+"/api/v1/namespaces/"+ns+"/pods?"+query+tc.rv)
+			raw = append(raw, time.Since(t0))
+			if n < 4<<20 {
+				b.Fatalf("LIST returned %d bytes, want the ~5 MB of 5,499 pods", n)
+			}
+			t0 = time.Now()
+			l, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=bench", FieldSelector: "metadata.name!=c1-0", ResourceVersion: strings.TrimPrefix(tc.rv, "&resourceVersion=")})
+			typed = append(typed, time.Since(t0))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(l.Items) != 5499 {
+				b.Fatalf("listed %d pods, want 5499", len(l.Items))
+			}
+		}
+		p50, p99 := percentiles(raw)
+		report(b, tc.name+" p50/p99", fmt.Sprintf("%s/%s", p50, p99), "", "p99 <= "+tc.target.String(), p99 <= tc.target)
+		p50, p99 = percentiles(typed)
+		report(b, tc.name+", typed client decoding p50/p99", fmt.Sprintf("%s/%s", p50, p99), "", "none set", true)
+	}
+
+	for _, watchers := range []int{50, 100} {
+		p50, p99 := watchDelivery(ctx, b, cs, fmt.Sprintf("w%d", watchers), watchers, 200)
+		target := "none set"
+		ok := true
+		if watchers == 50 {
+			target, ok = "p99 <= 2ms", p99 <= 2*time.Millisecond
+		}
+		report(b, fmt.Sprintf("watch delivery, create request to %d watchers, p50/p99", watchers), fmt.Sprintf("%s/%s", p50, p99), "", target, ok)
+	}
+
+	// Fill up to 10,000 pods for the memory and restart figures.
+	createPods(ctx, b, cs, ns, "fill", 10000-5500, 16)
+	full := waitRSS(b, s)
+	report(b, "RSS with 10,000 pods stored, apiserver + embedded etcd", full, "MiB", "none set", true)
+
+	if err := s.Stop(); err != nil {
+		b.Fatal(err)
+	}
+	t0 = time.Now()
+	if err := s.Start(); err != nil {
+		b.Fatal(err)
+	}
+	d := time.Since(t0)
+	report(b, "apiserver start to ready, 10,000 pods stored", ms(d), "ms", "<= 500", d <= 500*time.Millisecond)
+}
+
+// watchDelivery opens n watchers on namespace ns (a new one), creates
+// events config maps one at a time, and returns the p50 and p99 of the
+// time from the create request to each watcher receiving its event.
+func watchDelivery(ctx context.Context, b *testing.B, cs *typed.Clientset, ns string, n, events int) (time.Duration, time.Duration) {
+	b.Helper()
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	sent := make([]time.Time, events)
+	var mu sync.Mutex
+	var lat []time.Duration
+	var wg sync.WaitGroup
+	started := make(chan struct{}, n)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for range n {
+		w, err := cs.CoreV1().ConfigMaps(ns).Watch(wctx, metav1.ListOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		wg.Go(func() {
+			defer w.Stop()
+			started <- struct{}{}
+			seen := 0
+			for ev := range w.ResultChan() {
+				at := time.Now()
+				cm, ok := ev.Object.(*corev1.ConfigMap)
+				if !ok {
+					continue
+				}
+				var i int
+				if _, err := fmt.Sscanf(cm.Name, "e-%d", &i); err != nil || i >= events {
+					continue
+				}
+				mu.Lock()
+				lat = append(lat, at.Sub(sent[i]))
+				mu.Unlock()
+				if seen++; seen == events {
+					return
+				}
+			}
+		})
+	}
+	for range n {
+		<-started
+	}
+	for i := range events {
+		mu.Lock()
+		sent[i] = time.Now()
+		mu.Unlock()
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("e-%d", i)}, Data: map[string]string{"k": "v"}}
+		if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		b.Fatalf("watchers did not see all %d events in 30s", events)
+	}
+	if len(lat) != n*events {
+		b.Fatalf("watchers saw %d events, want %d", len(lat), n*events)
+	}
+	return percentiles(lat)
+}
+
+// getRaw GETs url and returns the size of the body, read to the end.
+func getRaw(b *testing.B, hc *http.Client, url string) int64 {
+	b.Helper()
+	resp, err := hc.Get(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		b.Fatalf("GET %s: %s", url, resp.Status)
+	}
+	return n
+}
