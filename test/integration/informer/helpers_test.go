@@ -329,3 +329,45 @@ func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool)
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// checkEveryChange checks, with log locked, that the handler was told of
+// each write exactly once: one add at the create's resourceVersion, the
+// update at its resourceVersion, and a delete carrying the final state.
+func checkEveryChange(t testing.TB, log *eventLog, w *written) {
+	t.Helper()
+	writes := len(w.created) + len(w.updated) + len(w.deleted)
+	if log.total != writes {
+		t.Errorf("handler saw %d changes, want %d", log.total, writes)
+	}
+	bad := 0
+	for key, createdRV := range w.created {
+		var problems []string
+		if adds := log.adds[key]; len(adds) != 1 || adds[0] != createdRV {
+			problems = append(problems, fmt.Sprintf("adds %v, want [%s]", adds, createdRV))
+		}
+		var wantUpdates []string
+		if rv, ok := w.updated[key]; ok {
+			wantUpdates = []string{rv}
+		}
+		if got := log.updates[key]; fmt.Sprint(got) != fmt.Sprint(wantUpdates) {
+			problems = append(problems, fmt.Sprintf("updates %v, want %v", got, wantUpdates))
+		}
+		deletes := log.deletes[key]
+		switch {
+		case w.deleted[key] && len(deletes) != 1:
+			problems = append(problems, fmt.Sprintf("%d deletes, want 1", len(deletes)))
+		case w.deleted[key] && deletes[0].Data["v"] != "2":
+			problems = append(problems, fmt.Sprintf("delete carries data %v, want the final state v=2", deletes[0].Data))
+		case !w.deleted[key] && len(deletes) != 0:
+			problems = append(problems, fmt.Sprintf("%d deletes of an object never deleted", len(deletes)))
+		}
+		if len(problems) > 0 {
+			if bad++; bad <= 10 {
+				t.Errorf("%s: %v", key, problems)
+			}
+		}
+	}
+	if bad > 10 {
+		t.Errorf("... %d objects in all with wrong events", bad)
+	}
+}

@@ -191,6 +191,61 @@ func TestErrorResponses(t *testing.T) {
 	}
 }
 
+// TestErrorsThatPointAtTheConfig: a 401, or an answer that is not a
+// Status (not an API server, or one spoken to the wrong way), names the
+// request, the server and the config's source; the Status is still found
+// by the predicates. Other Status errors are the server's word, unwrapped.
+func TestErrorsThatPointAtTheConfig(t *testing.T) {
+	tests := []struct {
+		name        string
+		code        int
+		contentType string
+		body        string
+		check       func(error) bool
+		wrapped     bool
+		wantSuffix  string
+	}{
+		{name: "401 Status", code: 401, body: `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}`,
+			check: apierrors.IsUnauthorized, wrapped: true, wantSuffix: ": Unauthorized"},
+		{name: "400 text", code: 400, contentType: "text/plain", body: "Client sent an HTTP request\nto an HTTPS server.\n",
+			check: apierrors.IsBadRequest, wrapped: true,
+			wantSuffix: `: the server rejected our request for an unknown reason (get pods p) (the server said "Client sent an HTTP request to an HTTPS server.")`},
+		{name: "404 from a web server", code: 404, contentType: "text/html", body: "<html>not here</html>",
+			check: apierrors.IsNotFound, wrapped: true, wantSuffix: `(the server said "<html>not here</html>")`},
+		{name: "500 text already in the message", code: 500, contentType: "text/plain", body: "etcd is down",
+			check: apierrors.IsInternalError, wrapped: true, wantSuffix: `an error on the server ("etcd is down") has prevented the request from succeeding (get pods p)`},
+		{name: "403 Status", code: 403, body: `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"pods \"p\" is forbidden","reason":"Forbidden","code":403}`,
+			check: apierrors.IsForbidden, wantSuffix: `pods "p" is forbidden`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, config := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				ct := tt.contentType
+				if ct == "" {
+					ct = "application/json"
+				}
+				w.Header().Set("Content-Type", ct)
+				w.WriteHeader(tt.code)
+				_, _ = io.WriteString(w, tt.body)
+			})
+			config.Source = "kubeconfig /k: cluster \"c\""
+			c := newTestClient(t, config, "v1")
+			err := c.Get().Namespace("ns").Resource("pods").Name("p").Do(context.Background()).Into(&corev1.Pod{})
+			if err == nil || !tt.check(err) {
+				t.Fatalf("err = %#v, check failed", err)
+			}
+			msg := err.Error()
+			prefix := "GET /api/v1/namespaces/ns/pods/p on server " + config.Host + " (from kubeconfig /k: cluster \"c\"): "
+			if got := strings.HasPrefix(msg, prefix); got != tt.wrapped {
+				t.Errorf("message %q: prefixed with the request and server = %v, want %v", msg, got, tt.wrapped)
+			}
+			if !strings.HasSuffix(msg, tt.wantSuffix) || strings.Contains(msg, "\n") {
+				t.Errorf("message %q, want one line ending in %q", msg, tt.wantSuffix)
+			}
+		})
+	}
+}
+
 func statusCode(err error) int32 {
 	var se *apierrors.StatusError
 	if errors.As(err, &se) {

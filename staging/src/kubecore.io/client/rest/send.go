@@ -157,9 +157,18 @@ func (r *Request) transportError(ctx context.Context, err error) error {
 
 // responseError turns a non-2xx response into an *errors.StatusError: the
 // Status it carries, or a generic one made from the code and the body.
+// Where the answer points at the client's configuration rather than at the
+// object — credentials the server rejects (401), or an answer that is not
+// a Status, so not from an API server spoken to the right way — the error
+// is wrapped to name the request, the server and where its configuration
+// came from; the Status stays reachable through errors.As.
 func (r *Request) responseError(resp *http.Response, body []byte) error {
 	if status, ok := decodeStatus(body); ok {
-		return statusError(status, resp.StatusCode)
+		err := statusError(status, resp.StatusCode)
+		if resp.StatusCode == http.StatusUnauthorized {
+			return r.configError(err, "")
+		}
+		return err
 	}
 	retry := 0
 	if wait, ok := retryAfter(resp); ok {
@@ -169,8 +178,26 @@ func (r *Request) responseError(resp *http.Response, body []byte) error {
 	if !isText(resp.Header.Get("Content-Type")) || len(message) > 4096 {
 		message = "unknown"
 	}
-	return apierrors.NewGenericServerResponse(resp.StatusCode, r.verb,
+	err := apierrors.NewGenericServerResponse(resp.StatusCode, r.verb,
 		schema.GroupResource{Group: r.c.group, Resource: r.resource}, r.name, message, retry, true)
+	said := ""
+	if message != "unknown" && message != "" && !strings.Contains(err.Error(), message) {
+		said = strings.Join(strings.Fields(message), " ")
+		if len(said) > 200 {
+			said = said[:200] + "..."
+		}
+	}
+	return r.configError(err, said)
+}
+
+// configError names the request, the server and the source of the
+// client's configuration in err, adding what the server said if it is
+// not in err already.
+func (r *Request) configError(err error, said string) error {
+	if said != "" {
+		return fmt.Errorf("%s %s on server %s: %w (the server said %q)", r.verb, r.requestPath(), serverLabel(r.c.base, r.c.source), err, said)
+	}
+	return fmt.Errorf("%s %s on server %s: %w", r.verb, r.requestPath(), serverLabel(r.c.base, r.c.source), err)
 }
 
 func isText(contentType string) bool {

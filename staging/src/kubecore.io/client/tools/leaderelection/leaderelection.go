@@ -323,7 +323,10 @@ func (e *Elector) observe(lease *coordinationv1.Lease, now time.Time) {
 }
 
 // release clears the holder of a Lease this candidate still holds, using a
-// context that outlives the cancelled ctx for at most RenewDeadline.
+// context that outlives the cancelled ctx for at most RenewDeadline. A
+// renewal cut short by the cancel may have been applied without this
+// candidate seeing the answer; the release then conflicts, and is tried
+// again on the Lease as it now is, as long as it still names this candidate.
 func (e *Elector) release(ctx context.Context) error {
 	e.mu.Lock()
 	lease := e.lease
@@ -334,18 +337,32 @@ func (e *Elector) release(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.cfg.RenewDeadline)
 	defer cancel()
-	now := e.clock.Now()
-	next := lease.DeepCopy()
-	next.Spec.HolderIdentity = ptr("")
-	next.Spec.LeaseDurationSeconds = ptr(int32(1))
-	next.Spec.AcquireTime = ptr(metav1.NewMicroTime(now))
-	next.Spec.RenewTime = ptr(metav1.NewMicroTime(now))
-	updated, err := e.cfg.Client.Update(ctx, next, metav1.UpdateOptions{})
-	if err != nil {
-		return fmt.Errorf("release lease %s: %w", e.cfg.LeaseName, err)
+	const attempts = 5
+	for i := 1; ; i++ {
+		now := e.clock.Now()
+		next := lease.DeepCopy()
+		next.Spec.HolderIdentity = ptr("")
+		next.Spec.LeaseDurationSeconds = ptr(int32(1))
+		next.Spec.AcquireTime = ptr(metav1.NewMicroTime(now))
+		next.Spec.RenewTime = ptr(metav1.NewMicroTime(now))
+		updated, err := e.cfg.Client.Update(ctx, next, metav1.UpdateOptions{})
+		if err == nil {
+			e.observe(updated, now)
+			return nil
+		}
+		if !apierrors.IsConflict(err) || i == attempts {
+			return fmt.Errorf("release lease %s: %w", e.cfg.LeaseName, err)
+		}
+		current, err := e.cfg.Client.Get(ctx, e.cfg.LeaseName, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("release lease %s: read it after a conflict: %w", e.cfg.LeaseName, err)
+		}
+		e.observe(current, now)
+		if deref(current.Spec.HolderIdentity) != e.cfg.Identity {
+			return nil // no longer ours to release
+		}
+		lease = current
 	}
-	e.observe(updated, now)
-	return nil
 }
 
 func specEqual(a, b *coordinationv1.LeaseSpec) bool {

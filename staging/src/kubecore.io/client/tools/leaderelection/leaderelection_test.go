@@ -46,6 +46,8 @@ type harness struct {
 	clock   *fakeClock
 	leases  *fakeLeases
 	running atomic.Int32
+	// wrap, if set, wraps the Lease client of the candidates started next.
+	wrap func(LeaseClient) LeaseClient
 
 	mu         sync.Mutex
 	candidates []*candidate
@@ -67,7 +69,11 @@ func newHarness(t *testing.T) *harness {
 }
 
 func (h *harness) start(id string, release bool) *candidate {
-	c := &candidate{id: id, client: &brokenClient{LeaseClient: h.leases}, done: make(chan struct{})}
+	var leases LeaseClient = h.leases
+	if h.wrap != nil {
+		leases = h.wrap(leases)
+	}
+	c := &candidate{id: id, client: &brokenClient{LeaseClient: leases}, done: make(chan struct{})}
 	e, err := New(Config{
 		Client: c.client, LeaseName: "lock", Identity: id,
 		LeaseDuration: leaseDuration, RenewDeadline: renewDeadline, RetryPeriod: retryPeriod,
@@ -306,5 +312,56 @@ func TestValidate(t *testing.T) {
 				t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// lostAnswerClient applies one Update but answers it with an error, as
+// when the caller's context is cancelled while the request is in flight.
+type lostAnswerClient struct {
+	LeaseClient
+	mu   sync.Mutex
+	lose bool
+}
+
+func (c *lostAnswerClient) Update(ctx context.Context, l *coordinationv1.Lease, opts metav1.UpdateOptions) (*coordinationv1.Lease, error) {
+	out, err := c.LeaseClient.Update(ctx, l, opts)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err == nil && c.lose {
+		c.lose = false
+		return nil, context.Canceled
+	}
+	return out, err
+}
+
+// TestReleaseAfterLostRenewal: a renewal applied by the server whose answer
+// the leader never saw leaves it holding a stale resourceVersion; releasing
+// on cancel must still clear the holder rather than fail with a conflict.
+func TestReleaseAfterLostRenewal(t *testing.T) {
+	h := newHarness(t)
+	defer h.stopAll()
+	lost := &lostAnswerClient{LeaseClient: h.leases}
+	h.wrap = func(LeaseClient) LeaseClient { return lost }
+	a := h.start("a", true)
+	waitFor(t, a.leading)
+	lost.mu.Lock()
+	lost.lose = true
+	lost.mu.Unlock()
+	// The next renewal is applied, its answer lost.
+	if _, ok := h.advanceUntil(2*retryPeriod, func() bool {
+		lost.mu.Lock()
+		defer lost.mu.Unlock()
+		return !lost.lose
+	}); !ok {
+		t.Fatal("no renewal within two retry periods")
+	}
+	a.cancel()
+	<-a.done
+	l, err := h.leases.Get(context.Background(), "lock", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if holder := deref(l.Spec.HolderIdentity); holder != "" {
+		t.Errorf("holder after release is %q, want none", holder)
 	}
 }

@@ -17,10 +17,16 @@ const (
 	benchKeys  = 1024    // distinct keys each goroutine cycles through
 )
 
-func reportItemsPerSecond(b *testing.B, items int) {
-	if s := b.Elapsed().Seconds(); s > 0 {
-		b.ReportMetric(float64(items)/s, "ops/s")
+// reportItemsPerSecond reports items/s as a metric and prints it as a
+// figure on stdout, where `make bench` shows it; issue 4 sets no target.
+func reportItemsPerSecond(b *testing.B, name string, items int) {
+	s := b.Elapsed().Seconds()
+	if s <= 0 {
+		return
 	}
+	rate := float64(items) / s
+	b.ReportMetric(rate, "ops/s")
+	fmt.Printf("figure: %-62s %12.0f %-4s (target none set)\n", name, rate, "/s")
 }
 
 func makeKeys(prefix string, n int) []string {
@@ -46,7 +52,7 @@ func BenchmarkQueueAddGetDone(b *testing.B) {
 		}
 		items += benchBatch
 	}
-	reportItemsPerSecond(b, items)
+	reportItemsPerSecond(b, "workqueue add/get/done, 1 goroutine (items/s)", items)
 }
 
 // BenchmarkQueueParallel: GOMAXPROCS goroutines each add one of their own
@@ -81,7 +87,7 @@ func BenchmarkQueueParallel(b *testing.B) {
 		items += workers * perWorker
 	}
 	b.ReportMetric(float64(workers), "goroutines")
-	reportItemsPerSecond(b, items)
+	reportItemsPerSecond(b, fmt.Sprintf("workqueue add/get/done, %d goroutines (items/s)", workers), items)
 }
 
 // BenchmarkRateLimitingQueue: a batch of keys fails once (AddRateLimited with
@@ -110,5 +116,5 @@ func BenchmarkRateLimitingQueue(b *testing.B) {
 		}
 		items += batch
 	}
-	reportItemsPerSecond(b, items)
+	reportItemsPerSecond(b, "rate-limited queue: AddRateLimited/Get/Forget/Done (items/s)", items)
 }
