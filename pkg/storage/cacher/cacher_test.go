@@ -123,11 +123,21 @@ func TestServeFromCache(t *testing.T) {
 	})
 
 	t.Run("paging", func(t *testing.T) {
+		// Any version from memory ignores the limit, as Kubernetes does.
+		all, err := c.GetList(ctx, "/pods", storage.ListOptions{Recursive: true, ResourceVersion: "0", Predicate: storage.SelectionPredicate{Limit: 3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := names(all.Items); len(n) != 4 || all.Continue != "" {
+			t.Errorf("resourceVersion=0 limit=3: %v continue %q, want all 4 in one page", n, all.Continue)
+		}
+		// A consistent list pages: the first page from memory, the next
+		// from etcd at the first page's revision.
 		var got []string
 		token := ""
 		pages := 0
 		for {
-			l, err := c.GetList(ctx, "/pods", storage.ListOptions{Recursive: true, ResourceVersion: "0", Predicate: storage.SelectionPredicate{Limit: 3, Continue: token}})
+			l, err := c.GetList(ctx, "/pods", storage.ListOptions{Recursive: true, Predicate: storage.SelectionPredicate{Limit: 3, Continue: token}})
 			if err != nil {
 				t.Fatal(err)
 			}

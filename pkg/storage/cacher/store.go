@@ -106,6 +106,13 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 	if err != nil {
 		return nil, err
 	}
+	if opts.ResourceVersion == "0" && opts.ResourceVersionMatch != metav1.ResourceVersionMatchExact {
+		// "Any version" from memory ignores the limit, as Kubernetes'
+		// watch cache does: the later pages could only come from etcd,
+		// one round trip and decode each, and a reflector's first list
+		// would pay for every one of them.
+		opts.Predicate.Limit = 0
+	}
 	exact := rv > 0 && (opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact ||
 		(opts.ResourceVersionMatch == "" && opts.Predicate.Limit > 0))
 	switch {
