@@ -7,14 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"strconv"
 	"time"
 
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
-	"kubecore.io/kubecore/pkg/apirequest"
+	"kubecore.io/kubecore/pkg/auth/authenticator"
+	authz "kubecore.io/kubecore/pkg/auth/authorizer"
 	"kubecore.io/kubecore/pkg/registry/rest"
 )
 
@@ -42,11 +42,8 @@ type HealthCheck struct {
 	Check func(ctx context.Context) error
 }
 
-// Authenticator identifies the user of a request; ok is false when the
-// request carries no credentials this authenticator understands.
-type Authenticator interface {
-	AuthenticateRequest(r *http.Request) (user *apirequest.UserInfo, ok bool, err error)
-}
+// Authenticator identifies the user of a request (pkg/auth/authenticator).
+type Authenticator = authenticator.Request
 
 // Config is what an API server serves and how. Fill it, then Complete it.
 type Config struct {
@@ -71,6 +68,9 @@ type Config struct {
 	GetServingCert func() *tls.Certificate
 	// Authenticator overrides the client certificate authenticator.
 	Authenticator Authenticator
+	// Authorizer decides on every authenticated request but those of
+	// health and version; only system:masters may do anything when nil.
+	Authorizer authz.Authorizer
 
 	MaxRequestsInFlight         int
 	MaxMutatingRequestsInFlight int
@@ -142,7 +142,10 @@ func (c Config) Complete() (CompletedConfig, error) {
 		c.ShutdownTimeout = c.RequestTimeout
 	}
 	if c.Authenticator == nil {
-		c.Authenticator = ClientCertAuthenticator{}
+		c.Authenticator = authenticator.Union{authenticator.ClientCert{Roots: c.ClientCA}}
+	}
+	if c.Authorizer == nil {
+		c.Authorizer = authz.Masters{}
 	}
 	return CompletedConfig{&completedConfig{c}}, nil
 }

@@ -18,12 +18,14 @@ import (
 )
 
 // buildFilters wraps h in the filter chain, outermost first: panic
-// recovery, request info, logging and metrics, authentication, max in
-// flight, timeout, body limit.
+// recovery, request info, logging and metrics, authentication,
+// impersonation, authorization, max in flight, timeout, body limit.
 func (s *Server) buildFilters(h http.Handler) http.Handler {
 	h = s.withBodyLimit(h)
 	h = s.withTimeout(h)
 	h = s.withMaxInFlight(h)
+	h = s.withAuthorization(h)
+	h = s.withImpersonation(h)
 	h = s.withAuthentication(h)
 	h = s.withLoggingAndMetrics(h)
 	h = withRequestInfo(h)
@@ -122,6 +124,14 @@ func isPublicPath(p string) bool {
 	return p == "/version"
 }
 
+// withUser returns r carrying user, and tells the logger who it is.
+func withUser(r *http.Request, user *apirequest.UserInfo) *http.Request {
+	if slot, ok := r.Context().Value(requestUserKey{}).(*requestUser); ok {
+		slot.name = user.Name
+	}
+	return r.WithContext(apirequest.WithUser(r.Context(), user))
+}
+
 func (s *Server) withAuthentication(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		user, ok, err := s.cfg.Authenticator.AuthenticateRequest(r)
@@ -129,37 +139,13 @@ func (s *Server) withAuthentication(h http.Handler) http.Handler {
 			klog.V(2).InfoS("Authentication failed", "err", err)
 		}
 		if ok && err == nil {
-			r = r.WithContext(apirequest.WithUser(r.Context(), user))
-			if slot, ok := r.Context().Value(requestUserKey{}).(*requestUser); ok {
-				slot.name = user.Name
-			}
+			r = withUser(r, user)
 		} else if !isPublicPath(r.URL.Path) {
 			writeError(w, apierrors.NewUnauthorized("Unauthorized"))
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
-}
-
-// ClientCertAuthenticator takes the user from a verified TLS client
-// certificate: the common name is the user, the organizations its groups.
-type ClientCertAuthenticator struct{}
-
-var _ Authenticator = ClientCertAuthenticator{}
-
-// AuthenticateRequest implements Authenticator.
-func (ClientCertAuthenticator) AuthenticateRequest(r *http.Request) (*apirequest.UserInfo, bool, error) {
-	if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 || len(r.TLS.VerifiedChains[0]) == 0 {
-		return nil, false, nil
-	}
-	cert := r.TLS.VerifiedChains[0][0]
-	if cert.Subject.CommonName == "" {
-		return nil, false, fmt.Errorf("client certificate %s has no common name", cert.SerialNumber)
-	}
-	return &apirequest.UserInfo{
-		Name:   cert.Subject.CommonName,
-		Groups: append(append([]string(nil), cert.Subject.Organization...), "system:authenticated"),
-	}, true, nil
 }
 
 func (s *Server) withMaxInFlight(h http.Handler) http.Handler {

@@ -112,7 +112,9 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	if s.cfg.ServingCert != nil || s.cfg.GetServingCert != nil {
 		srv.TLSConfig = &tls.Config{
-			ClientAuth: tls.VerifyClientCertIfGiven,
+			// Certificates are verified by the authenticator, so that a
+			// bad one gets a 401 Status rather than a failed handshake.
+			ClientAuth: tls.RequestClientCert,
 			ClientCAs:  s.cfg.ClientCA,
 			MinVersion: tls.VersionTLS12,
 			NextProtos: []string{"h2", "http/1.1"},

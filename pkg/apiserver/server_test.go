@@ -17,12 +17,17 @@ import (
 	"kubecore.io/kubecore/pkg/registry/rest"
 )
 
-// headerAuth trusts an X-Test-User header (tests only).
+// headerAuth trusts an X-Test-User header (tests only); the user is in
+// the groups of X-Test-Group, system:masters when there is none.
 type headerAuth struct{}
 
 func (headerAuth) AuthenticateRequest(r *http.Request) (*apirequest.UserInfo, bool, error) {
 	if u := r.Header.Get("X-Test-User"); u != "" {
-		return &apirequest.UserInfo{Name: u}, true, nil
+		groups := r.Header.Values("X-Test-Group")
+		if len(groups) == 0 {
+			groups = []string{"system:masters"}
+		}
+		return &apirequest.UserInfo{Name: u, Groups: groups}, true, nil
 	}
 	return nil, false, nil
 }

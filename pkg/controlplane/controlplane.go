@@ -5,16 +5,19 @@ package controlplane
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"errors"
 	"fmt"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	appsv1 "kubecore.io/api/apps/v1"
+	authorizationv1 "kubecore.io/api/authorization/v1"
 	autoscalingv1 "kubecore.io/api/autoscaling/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
 	policyv1 "kubecore.io/api/policy/v1"
+	rbacv1 "kubecore.io/api/rbac/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
@@ -24,12 +27,14 @@ import (
 	coredefaults "kubecore.io/kubecore/pkg/apis/core/v1"
 	schedulingdefaults "kubecore.io/kubecore/pkg/apis/scheduling/v1"
 	"kubecore.io/kubecore/pkg/apiserver"
+	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
 	"kubecore.io/kubecore/pkg/printers"
 	"kubecore.io/kubecore/pkg/registry/apps/controllerrevision"
 	"kubecore.io/kubecore/pkg/registry/apps/daemonset"
 	"kubecore.io/kubecore/pkg/registry/apps/deployment"
 	"kubecore.io/kubecore/pkg/registry/apps/replicaset"
 	"kubecore.io/kubecore/pkg/registry/apps/statefulset"
+	"kubecore.io/kubecore/pkg/registry/authorization"
 	"kubecore.io/kubecore/pkg/registry/coordination/lease"
 	"kubecore.io/kubecore/pkg/registry/core/configmap"
 	"kubecore.io/kubecore/pkg/registry/core/endpoints"
@@ -45,6 +50,7 @@ import (
 	"kubecore.io/kubecore/pkg/registry/core/serviceaccount"
 	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/policy/poddisruptionbudget"
+	rbacregistry "kubecore.io/kubecore/pkg/registry/rbac"
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/registry/scheduling/priorityclass"
 	"kubecore.io/kubecore/pkg/storage"
@@ -64,7 +70,13 @@ type Config struct {
 	// NodePortBase and NodePortSize are the node port range (30000-32767
 	// when zero).
 	NodePortBase, NodePortSize int
+	// ServiceAccountKey signs and checks service account tokens; without
+	// it they are not accepted.
+	ServiceAccountKey *ecdsa.PrivateKey
 }
+
+// rbacREST is the storage of one RBAC resource.
+type rbacREST = rbacregistry.REST
 
 // Instance is the assembled API.
 type Instance struct {
@@ -76,9 +88,14 @@ type Instance struct {
 	// runs on create (already installed in them).
 	NamespaceLifecycle func(ctx context.Context, namespace string) error
 
-	namespaces      *namespace.REST
-	priorityClasses *priorityclass.REST
-	destroy         []func()
+	namespaces          *namespace.REST
+	priorityClasses     *priorityclass.REST
+	clusterRoles        *rbacREST
+	clusterRoleBindings *rbacREST
+	rbac                *rbac.Authorizer
+	objects             *objectReader
+	serviceAccountKey   *ecdsa.PrivateKey
+	destroy             []func()
 }
 
 // NewScheme returns a scheme with every served group and its defaults.
@@ -87,6 +104,7 @@ func NewScheme() (*runtime.Scheme, error) {
 	for _, add := range []func(*runtime.Scheme) error{
 		coredefaults.AddToScheme, appsdefaults.AddToScheme, autoscalingv1.AddToScheme,
 		coordinationv1.AddToScheme, schedulingdefaults.AddToScheme, policyv1.AddToScheme,
+		rbacv1.AddToScheme, authorizationv1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, fmt.Errorf("build scheme: %w", err)
@@ -114,7 +132,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		Decorate:          cfg.Decorate,
 		TableConvertorFor: printers.TableConvertorFor,
 	}
-	in := &Instance{Scheme: scheme}
+	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: &objectReader{}}
 	var errs []error
 	// keep records a resource's storage for Destroy.
 	keep := func(st rest.Storage) { in.destroy = append(in.destroy, st.Destroy) }
@@ -159,11 +177,12 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	}
 	var priorities pod.PriorityClassGetter
 	if in.priorityClasses != nil {
-		priorities = &priorityClassReader{store: in.priorityClasses.Store}
+		priorities = &priorityClassReader{classes: cached[*schedulingv1.PriorityClass]{in.priorityClasses.Store}}
 	}
 	if p, err := pod.NewStorage(opts, checker, priorities); must("pods", err) {
 		keep(p.Pod)
 		core["pods"], core["pods/status"], core["pods/binding"], core["pods/eviction"] = p.Pod, p.Status, p.Binding, p.Eviction
+		in.objects.pods = cached[*corev1.Pod]{p.Pod.Store}
 	}
 	if s, err := service.NewStorage(ctx, opts, service.Config{ServiceCIDR: cfg.ServiceCIDR, NodePortBase: cfg.NodePortBase, NodePortSize: cfg.NodePortSize}); must("services", err) {
 		keep(s.Service)
@@ -172,18 +191,27 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if c, err := persistentvolumeclaim.NewStorage(opts); must("persistentvolumeclaims", err) {
 		keep(c.PersistentVolumeClaim)
 		core["persistentvolumeclaims"], core["persistentvolumeclaims/status"] = c.PersistentVolumeClaim, c.Status
+		in.objects.claims = cached[*corev1.PersistentVolumeClaim]{c.PersistentVolumeClaim.Store}
+	}
+	if s, err := secret.NewREST(opts); must("secrets", err) {
+		keep(s)
+		core["secrets"] = s
+		in.objects.secrets = cached[*corev1.Secret]{s.Store}
+	}
+	if s, err := serviceaccount.NewREST(opts); must("serviceaccounts", err) {
+		keep(s)
+		core["serviceaccounts"] = s
+		in.objects.serviceAccounts = cached[*corev1.ServiceAccount]{s.Store}
 	}
 	if v, err := persistentvolume.NewStorage(opts); must("persistentvolumes", err) {
 		keep(v.PersistentVolume)
 		core["persistentvolumes"], core["persistentvolumes/status"] = v.PersistentVolume, v.Status
 	}
 	for name, newREST := range map[string]func(generic.StoreOptions) (rest.Storage, error){
-		"configmaps":      storageOf(configmap.NewREST),
-		"secrets":         storageOf(secret.NewREST),
-		"serviceaccounts": storageOf(serviceaccount.NewREST),
-		"events":          storageOf(event.NewREST),
-		"endpoints":       storageOf(endpoints.NewREST),
-		"podtemplates":    storageOf(podtemplate.NewREST),
+		"configmaps":   storageOf(configmap.NewREST),
+		"events":       storageOf(event.NewREST),
+		"endpoints":    storageOf(endpoints.NewREST),
+		"podtemplates": storageOf(podtemplate.NewREST),
 	} {
 		if st, err := newREST(opts); must(name, err) {
 			keep(st)
@@ -226,6 +254,34 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if pdbs != nil {
 		policy["poddisruptionbudgets"], policy["poddisruptionbudgets/status"] = pdbs.PodDisruptionBudget, pdbs.Status
 	}
+	rbacGroup := map[string]rest.Storage{}
+	source := &rbacSource{}
+	for name, newREST := range map[string]func(generic.StoreOptions) (*rbacREST, error){
+		"roles": rbacregistry.NewRoles, "clusterroles": rbacregistry.NewClusterRoles,
+		"rolebindings": rbacregistry.NewRoleBindings, "clusterrolebindings": rbacregistry.NewClusterRoleBindings,
+	} {
+		if st, err := newREST(opts); must(name, err) {
+			keep(st)
+			rbacGroup[name] = st
+			switch name {
+			case "roles":
+				source.roles = cached[*rbacv1.Role]{st.Store}
+			case "clusterroles":
+				source.clusterRoles, in.clusterRoles = cached[*rbacv1.ClusterRole]{st.Store}, st
+			case "rolebindings":
+				source.roleBindings = cached[*rbacv1.RoleBinding]{st.Store}
+			case "clusterrolebindings":
+				source.clusterRoleBindings, in.clusterRoleBindings = cached[*rbacv1.ClusterRoleBinding]{st.Store}, st
+			}
+		}
+	}
+	in.rbac = &rbac.Authorizer{Source: source}
+	authz := in.Authorizer()
+	authorizationGroup := map[string]rest.Storage{
+		"subjectaccessreviews":     &authorization.SubjectAccessReviewREST{Authorizer: authz},
+		"selfsubjectaccessreviews": &authorization.SelfSubjectAccessReviewREST{Authorizer: authz},
+		"selfsubjectrulesreviews":  &authorization.SelfSubjectRulesReviewREST{Rules: in.rbac},
+	}
 	if err := errors.Join(errs...); err != nil {
 		in.Destroy()
 		return nil, err
@@ -236,6 +292,8 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		{GroupVersion: coordinationv1.SchemeGroupVersion, Storage: coordination},
 		{GroupVersion: schedulingv1.SchemeGroupVersion, Storage: scheduling},
 		{GroupVersion: policyv1.SchemeGroupVersion, Storage: policy},
+		{GroupVersion: rbacv1.SchemeGroupVersion, Storage: rbacGroup},
+		{GroupVersion: authorizationv1.SchemeGroupVersion, Storage: authorizationGroup},
 	}
 	return in, nil
 }
@@ -254,8 +312,8 @@ func (in *Instance) Destroy() {
 }
 
 // Bootstrap creates the objects every cluster starts with, when missing:
-// the namespaces default, kube-system, kube-public and kube-node-lease and
-// the system priority classes.
+// the namespaces default, kube-system, kube-public and kube-node-lease,
+// the system priority classes, and the default cluster roles and bindings.
 func (in *Instance) Bootstrap(ctx context.Context) error {
 	for _, name := range []string{metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic, corev1.NamespaceNodeLease} {
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
@@ -270,5 +328,5 @@ func (in *Instance) Bootstrap(ctx context.Context) error {
 			return fmt.Errorf("create priority class %s: %w", pc.Name, err)
 		}
 	}
-	return nil
+	return in.bootstrapPolicy(ctx)
 }

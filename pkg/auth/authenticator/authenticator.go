@@ -7,6 +7,7 @@ package authenticator
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
@@ -63,19 +64,34 @@ func withAuthenticated(u *apirequest.UserInfo) *apirequest.UserInfo {
 	return &c
 }
 
-// ClientCert takes the user from a TLS client certificate the server
-// verified against the cluster CA: the common name is the user name, the
-// organizations its groups.
-type ClientCert struct{}
+// ClientCert takes the user from a TLS client certificate that chains to
+// Roots: the common name is the user name, the organizations its groups.
+// The TLS layer only asks for a certificate (as Kubernetes does), so that
+// one from another CA is answered with a 401 Status, not a broken
+// handshake. Without Roots it trusts the chains the TLS layer verified.
+type ClientCert struct {
+	Roots *x509.CertPool
+}
 
 var _ Request = ClientCert{}
 
 // AuthenticateRequest implements Request.
-func (ClientCert) AuthenticateRequest(r *http.Request) (*apirequest.UserInfo, bool, error) {
-	if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 || len(r.TLS.VerifiedChains[0]) == 0 {
+func (c ClientCert) AuthenticateRequest(r *http.Request) (*apirequest.UserInfo, bool, error) {
+	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
 		return nil, false, nil
 	}
-	cert := r.TLS.VerifiedChains[0][0]
+	cert := r.TLS.PeerCertificates[0]
+	if c.Roots != nil {
+		inter := x509.NewCertPool()
+		for _, ic := range r.TLS.PeerCertificates[1:] {
+			inter.AddCert(ic)
+		}
+		if _, err := cert.Verify(x509.VerifyOptions{Roots: c.Roots, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
+			return nil, false, fmt.Errorf("client certificate %q: %w", cert.Subject.CommonName, err)
+		}
+	} else if len(r.TLS.VerifiedChains) == 0 {
+		return nil, false, nil
+	}
 	if cert.Subject.CommonName == "" {
 		return nil, false, fmt.Errorf("client certificate %s has no common name", cert.SerialNumber)
 	}

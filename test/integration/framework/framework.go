@@ -103,6 +103,8 @@ type APIServerOptions struct {
 	DataDir string
 	// StartTimeout bounds the wait for readiness (30 s when zero).
 	StartTimeout time.Duration
+	// TokenAuthFile is the server's --token-auth-file.
+	TokenAuthFile string
 }
 
 // APIServer is a running in-process API server.
@@ -145,6 +147,7 @@ func startAPIServer(opts APIServerOptions, tempDir func() string) (*APIServer, e
 	}
 	o.SecurePort = 0
 	o.BindAddress = "127.0.0.1"
+	o.TokenAuthFile = opts.TokenAuthFile
 	switch {
 	case opts.Etcd != nil:
 		o.EtcdServers = opts.Etcd.URLs()

@@ -21,14 +21,27 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime"
 
 	"kubecore.io/kubecore/pkg/apiserver"
+	"kubecore.io/kubecore/pkg/auth/authenticator"
+	"kubecore.io/kubecore/pkg/auth/authenticator/tokenfile"
+	"kubecore.io/kubecore/pkg/auth/authorizer"
 	"kubecore.io/kubecore/pkg/controlplane"
 	"kubecore.io/kubecore/pkg/etcd"
 	"kubecore.io/kubecore/pkg/pki"
 )
 
+// Resources are what the API serves and who may use it.
+type Resources struct {
+	Scheme *runtime.Scheme
+	Groups []apiserver.APIGroupInfo
+	// Authorizer decides on requests; nil lets only system:masters in.
+	Authorizer authorizer.Authorizer
+	// Tokens authenticate bearer tokens, after client certificates.
+	Tokens []authenticator.Token
+}
+
 // ResourcesFunc builds the storage of every served resource on an etcd
 // client (pkg/controlplane provides it).
-type ResourcesFunc func(ctx context.Context, client *clientv3.Client) (*runtime.Scheme, []apiserver.APIGroupInfo, error)
+type ResourcesFunc func(ctx context.Context, client *clientv3.Client) (Resources, error)
 
 // Options are the flags of `kubecore apiserver`.
 type Options struct {
@@ -37,6 +50,8 @@ type Options struct {
 	BindAddress           string
 	SecurePort            int
 	ServiceClusterIPRange string
+	// TokenAuthFile is a CSV of static bearer tokens (token,user,uid,"groups").
+	TokenAuthFile string
 	// Resources installs the API (every built-in resource by default).
 	Resources ResourcesFunc
 }
@@ -52,31 +67,37 @@ func NewOptions() *Options {
 	}
 }
 
-// controlPlane serves every built-in resource from pkg/controlplane and
-// creates the objects a cluster starts with.
-func controlPlane(serviceCIDR string) ResourcesFunc {
-	return func(ctx context.Context, client *clientv3.Client) (*runtime.Scheme, []apiserver.APIGroupInfo, error) {
+// controlPlane serves every built-in resource from pkg/controlplane,
+// creates the objects a cluster starts with, and authenticates service
+// account tokens with the key in pkiDir.
+func controlPlane(serviceCIDR, pkiDir string) ResourcesFunc {
+	return func(ctx context.Context, client *clientv3.Client) (Resources, error) {
+		saKey, err := pki.EnsureServiceAccountKey(pkiDir)
+		if err != nil {
+			return Resources{}, err
+		}
 		// The watch cache encodes events as the apiserver does, with a
 		// scheme equal to the one controlplane.New builds.
 		encScheme, err := controlplane.NewScheme()
 		if err != nil {
-			return nil, nil, err
+			return Resources{}, err
 		}
 		in, err := controlplane.New(ctx, controlplane.Config{
-			EtcdClient:  client,
-			ServiceCIDR: serviceCIDR,
-			Decorate:    watchCache(client, encScheme),
+			EtcdClient:        client,
+			ServiceCIDR:       serviceCIDR,
+			Decorate:          watchCache(client, encScheme),
+			ServiceAccountKey: saKey,
 		})
 		if err != nil {
-			return nil, nil, err
+			return Resources{}, err
 		}
 		if err := in.Bootstrap(ctx); err != nil {
 			in.Destroy()
-			return nil, nil, err
+			return Resources{}, err
 		}
 		// The watch caches stop with the server, before etcd closes.
 		context.AfterFunc(ctx, in.Destroy)
-		return in.Scheme, in.Groups, nil
+		return Resources{Scheme: in.Scheme, Groups: in.Groups, Authorizer: in.Authorizer(), Tokens: in.TokenAuthenticators()}, nil
 	}
 }
 
@@ -122,7 +143,7 @@ func (o *Options) Complete() (Config, error) {
 	}
 	c.DataDir = abs
 	if c.Resources == nil {
-		c.Resources = controlPlane(c.ServiceClusterIPRange)
+		c.Resources = controlPlane(c.ServiceClusterIPRange, filepath.Join(c.DataDir, "pki"))
 	}
 	return Config{completed: &c}, nil
 }
@@ -171,12 +192,23 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 		klog.InfoS("Issued certificate", "name", is.Name, "reason", is.Reason)
 	}
 
-	scheme := runtime.NewScheme()
-	var groups []apiserver.APIGroupInfo
+	res := Resources{Scheme: runtime.NewScheme()}
 	if o.Resources != nil {
-		if scheme, groups, err = o.Resources(ctx, client); err != nil {
+		if res, err = o.Resources(ctx, client); err != nil {
 			return fmt.Errorf("install resources: %w", err)
 		}
+	}
+	authn := authenticator.Union{authenticator.ClientCert{Roots: bundle.CAPool()}}
+	tokens := res.Tokens
+	if o.TokenAuthFile != "" {
+		static, err := tokenfile.Load(o.TokenAuthFile)
+		if err != nil {
+			return err
+		}
+		tokens = append([]authenticator.Token{static}, tokens...)
+	}
+	if len(tokens) > 0 {
+		authn = append(authn, &authenticator.BearerToken{Tokens: tokens})
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
 	if err != nil {
@@ -188,8 +220,10 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	serving.use(bundle)
 	go serving.run(ctx, certCheckInterval)
 	cfg := apiserver.Config{
-		Scheme:         scheme,
-		Groups:         groups,
+		Scheme:         res.Scheme,
+		Groups:         res.Groups,
+		Authenticator:  authn,
+		Authorizer:     res.Authorizer,
 		Listener:       ln,
 		GetServingCert: serving.current,
 		ClientCA:       bundle.CAPool(),
@@ -248,5 +282,6 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "IP address to serve on")
 	fs.IntVar(&o.SecurePort, "secure-port", o.SecurePort, "HTTPS port (0 picks a free one)")
 	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "CIDR service cluster IPs are allocated from")
+	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "CSV file of static bearer tokens: token,user,uid,\"group1,group2\"")
 	return cmd
 }

@@ -9,10 +9,12 @@ import (
 	"strconv"
 
 	appsv1 "kubecore.io/api/apps/v1"
+	authorizationv1 "kubecore.io/api/authorization/v1"
 	autoscalingv1 "kubecore.io/api/autoscaling/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
 	policyv1 "kubecore.io/api/policy/v1"
+	rbacv1 "kubecore.io/api/rbac/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/client/rest"
@@ -21,11 +23,13 @@ import (
 // Clientset holds one REST client per built-in group version, sharing one
 // transport (connections) and one client-side rate limiter.
 type Clientset struct {
-	core         *rest.Client
-	apps         *rest.Client
-	coordination *rest.Client
-	scheduling   *rest.Client
-	policy       *rest.Client
+	core          *rest.Client
+	apps          *rest.Client
+	coordination  *rest.Client
+	scheduling    *rest.Client
+	policy        *rest.Client
+	rbac          *rest.Client
+	authorization *rest.Client
 }
 
 // NewForConfig returns a Clientset for config's server.
@@ -55,6 +59,8 @@ func NewForConfig(config *rest.Config) (*Clientset, error) {
 		{coordinationv1.SchemeGroupVersion.String(), &cs.coordination},
 		{schedulingv1.SchemeGroupVersion.String(), &cs.scheduling},
 		{policyv1.SchemeGroupVersion.String(), &cs.policy},
+		{rbacv1.SchemeGroupVersion.String(), &cs.rbac},
+		{authorizationv1.SchemeGroupVersion.String(), &cs.authorization},
 	} {
 		o := opts
 		o.GroupVersion = gv.gv
@@ -72,7 +78,7 @@ func NewForConfig(config *rest.Config) (*Clientset, error) {
 
 // SetWarningHandler sets the handler of Warning headers of every group.
 func (cs *Clientset) SetWarningHandler(h rest.WarningHandler) {
-	for _, c := range []*rest.Client{cs.core, cs.apps, cs.coordination, cs.scheduling, cs.policy} {
+	for _, c := range []*rest.Client{cs.core, cs.apps, cs.coordination, cs.scheduling, cs.policy, cs.rbac, cs.authorization} {
 		c.SetWarningHandler(h)
 	}
 }
@@ -91,6 +97,14 @@ func (cs *Clientset) SchedulingV1() SchedulingV1 { return SchedulingV1{rc: cs.sc
 
 // PolicyV1 returns the clients of policy/v1.
 func (cs *Clientset) PolicyV1() PolicyV1 { return PolicyV1{rc: cs.policy} }
+
+// RbacV1 returns the clients of rbac.authorization.k8s.io/v1.
+func (cs *Clientset) RbacV1() RbacV1 { return RbacV1{rc: cs.rbac} }
+
+// AuthorizationV1 returns the clients of authorization.k8s.io/v1.
+func (cs *Clientset) AuthorizationV1() AuthorizationV1 {
+	return AuthorizationV1{rc: cs.authorization}
+}
 
 // CoreV1 is the core group's client accessors.
 type CoreV1 struct{ rc *rest.Client }
@@ -176,6 +190,52 @@ type PolicyV1 struct{ rc *rest.Client }
 
 func (g PolicyV1) PodDisruptionBudgets(namespace string) *Client[*policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudgetList] {
 	return NewClient(g.rc, PodDisruptionBudgetsResource(), namespace)
+}
+
+// RbacV1 is rbac.authorization.k8s.io/v1's client accessors.
+type RbacV1 struct{ rc *rest.Client }
+
+func (g RbacV1) Roles(namespace string) *Client[*rbacv1.Role, *rbacv1.RoleList] {
+	return NewClient(g.rc, RolesResource(), namespace)
+}
+func (g RbacV1) ClusterRoles() *Client[*rbacv1.ClusterRole, *rbacv1.ClusterRoleList] {
+	return NewClient(g.rc, ClusterRolesResource(), "")
+}
+func (g RbacV1) RoleBindings(namespace string) *Client[*rbacv1.RoleBinding, *rbacv1.RoleBindingList] {
+	return NewClient(g.rc, RoleBindingsResource(), namespace)
+}
+func (g RbacV1) ClusterRoleBindings() *Client[*rbacv1.ClusterRoleBinding, *rbacv1.ClusterRoleBindingList] {
+	return NewClient(g.rc, ClusterRoleBindingsResource(), "")
+}
+
+// AuthorizationV1 is authorization.k8s.io/v1's client accessors: access
+// reviews, which are only created.
+type AuthorizationV1 struct{ rc *rest.Client }
+
+func (g AuthorizationV1) SubjectAccessReviews() ReviewClient[*authorizationv1.SubjectAccessReview] {
+	return ReviewClient[*authorizationv1.SubjectAccessReview]{rc: g.rc, resource: "subjectaccessreviews"}
+}
+func (g AuthorizationV1) SelfSubjectAccessReviews() ReviewClient[*authorizationv1.SelfSubjectAccessReview] {
+	return ReviewClient[*authorizationv1.SelfSubjectAccessReview]{rc: g.rc, resource: "selfsubjectaccessreviews"}
+}
+func (g AuthorizationV1) SelfSubjectRulesReviews() ReviewClient[*authorizationv1.SelfSubjectRulesReview] {
+	return ReviewClient[*authorizationv1.SelfSubjectRulesReview]{rc: g.rc, resource: "selfsubjectrulesreviews"}
+}
+
+// ReviewClient creates a review and returns it with the server's answer.
+type ReviewClient[T Object] struct {
+	rc       *rest.Client
+	resource string
+}
+
+// Create sends review and returns the answered review.
+func (c ReviewClient[T]) Create(ctx context.Context, review T, opts metav1.CreateOptions) (T, error) {
+	out := review.DeepCopyObject().(T)
+	if err := c.rc.Post().Resource(c.resource).VersionedParams(&opts).Body(review).Do(ctx).Into(out); err != nil {
+		var zero T
+		return zero, err
+	}
+	return out, nil
 }
 
 // ScalableClient is the client of a workload with a scale subresource

@@ -2,10 +2,12 @@ package typed
 
 import (
 	appsv1 "kubecore.io/api/apps/v1"
+	authorizationv1 "kubecore.io/api/authorization/v1"
 	autoscalingv1 "kubecore.io/api/autoscaling/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
 	policyv1 "kubecore.io/api/policy/v1"
+	rbacv1 "kubecore.io/api/rbac/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
@@ -102,6 +104,19 @@ func PodDisruptionBudgetsResource() Resource[*policyv1.PodDisruptionBudget, *pol
 	return NewResource[policyv1.PodDisruptionBudget, policyv1.PodDisruptionBudgetList](policyv1.SchemeGroupVersion.WithResource("poddisruptionbudgets"), "PodDisruptionBudget", true)
 }
 
+func RolesResource() Resource[*rbacv1.Role, *rbacv1.RoleList] {
+	return NewResource[rbacv1.Role, rbacv1.RoleList](rbacv1.SchemeGroupVersion.WithResource("roles"), "Role", true)
+}
+func ClusterRolesResource() Resource[*rbacv1.ClusterRole, *rbacv1.ClusterRoleList] {
+	return NewResource[rbacv1.ClusterRole, rbacv1.ClusterRoleList](rbacv1.SchemeGroupVersion.WithResource("clusterroles"), "ClusterRole", false)
+}
+func RoleBindingsResource() Resource[*rbacv1.RoleBinding, *rbacv1.RoleBindingList] {
+	return NewResource[rbacv1.RoleBinding, rbacv1.RoleBindingList](rbacv1.SchemeGroupVersion.WithResource("rolebindings"), "RoleBinding", true)
+}
+func ClusterRoleBindingsResource() Resource[*rbacv1.ClusterRoleBinding, *rbacv1.ClusterRoleBindingList] {
+	return NewResource[rbacv1.ClusterRoleBinding, rbacv1.ClusterRoleBindingList](rbacv1.SchemeGroupVersion.WithResource("clusterrolebindings"), "ClusterRoleBinding", false)
+}
+
 // ResourceInfo is the untyped row of the built-in table.
 type ResourceInfo struct {
 	GroupVersionResource schema.GroupVersionResource
@@ -138,6 +153,10 @@ func BuiltinResources() []ResourceInfo {
 		info(LeasesResource()),
 		info(PriorityClassesResource()),
 		info(PodDisruptionBudgetsResource(), "status"),
+		info(RolesResource()),
+		info(ClusterRolesResource()),
+		info(RoleBindingsResource()),
+		info(ClusterRoleBindingsResource()),
 	}
 }
 
@@ -148,6 +167,7 @@ func NewScheme() (*runtime.Scheme, error) {
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, appsv1.AddToScheme, autoscalingv1.AddToScheme,
 		coordinationv1.AddToScheme, schedulingv1.AddToScheme, policyv1.AddToScheme,
+		rbacv1.AddToScheme, authorizationv1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, err

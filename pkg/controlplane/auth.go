@@ -1,0 +1,172 @@
+package controlplane
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"fmt"
+	"reflect"
+
+	corev1 "kubecore.io/api/core/v1"
+	rbacv1 "kubecore.io/api/rbac/v1"
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/fields"
+	"kubecore.io/apimachinery/pkg/runtime"
+
+	"kubecore.io/kubecore/pkg/auth/authenticator"
+	"kubecore.io/kubecore/pkg/auth/authenticator/bootstrap"
+	"kubecore.io/kubecore/pkg/auth/authorizer"
+	"kubecore.io/kubecore/pkg/auth/authorizer/node"
+	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
+	"kubecore.io/kubecore/pkg/auth/bootstrappolicy"
+	"kubecore.io/kubecore/pkg/auth/serviceaccount"
+	"kubecore.io/kubecore/pkg/registry/rest"
+)
+
+// rbacSource reads the RBAC objects for the RBAC authorizer.
+type rbacSource struct {
+	roles               cached[*rbacv1.Role]
+	clusterRoles        cached[*rbacv1.ClusterRole]
+	roleBindings        cached[*rbacv1.RoleBinding]
+	clusterRoleBindings cached[*rbacv1.ClusterRoleBinding]
+}
+
+var _ rbac.RuleSource = (*rbacSource)(nil)
+
+func (s *rbacSource) ClusterRoleBindings(ctx context.Context) ([]*rbacv1.ClusterRoleBinding, error) {
+	return s.clusterRoleBindings.list(ctx, "", nil)
+}
+
+func (s *rbacSource) RoleBindings(ctx context.Context, namespace string) ([]*rbacv1.RoleBinding, error) {
+	return s.roleBindings.list(ctx, namespace, nil)
+}
+
+func (s *rbacSource) ClusterRole(ctx context.Context, name string) (*rbacv1.ClusterRole, error) {
+	return s.clusterRoles.get(ctx, "", name, false)
+}
+
+func (s *rbacSource) Role(ctx context.Context, namespace, name string) (*rbacv1.Role, error) {
+	return s.roles.get(ctx, namespace, name, false)
+}
+
+// objectReader reads what the authenticators and the Node authorizer ask
+// about: pods (by node), claims, secrets and service accounts.
+type objectReader struct {
+	pods            cached[*corev1.Pod]
+	claims          cached[*corev1.PersistentVolumeClaim]
+	secrets         cached[*corev1.Secret]
+	serviceAccounts cached[*corev1.ServiceAccount]
+}
+
+var (
+	_ node.Graph             = (*objectReader)(nil)
+	_ bootstrap.SecretGetter = (*objectReader)(nil)
+	_ serviceaccount.Getter  = (*objectReader)(nil)
+)
+
+func (r *objectReader) PodsOnNode(ctx context.Context, nodeName string) ([]*corev1.Pod, error) {
+	return r.pods.list(ctx, "", fields.OneTermEqualSelector("spec.nodeName", nodeName))
+}
+
+func (r *objectReader) Pod(ctx context.Context, namespace, name string) (*corev1.Pod, error) {
+	return r.pods.get(ctx, namespace, name, true)
+}
+
+func (r *objectReader) PersistentVolumeClaim(ctx context.Context, namespace, name string) (*corev1.PersistentVolumeClaim, error) {
+	return r.claims.get(ctx, namespace, name, false)
+}
+
+// Secret reads through to etcd: a bootstrap token is used right after it
+// is made.
+func (r *objectReader) Secret(ctx context.Context, namespace, name string) (*corev1.Secret, error) {
+	return r.secrets.get(ctx, namespace, name, true)
+}
+
+func (r *objectReader) ServiceAccount(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error) {
+	return r.serviceAccounts.get(ctx, namespace, name, true)
+}
+
+// Authorizer returns the authorizers in Kubernetes' order: members of
+// system:masters, then the Node authorizer, then RBAC.
+func (in *Instance) Authorizer() authorizer.Authorizer {
+	return authorizer.Union{authorizer.Masters{}, &node.Authorizer{Graph: in.objects}, in.rbac}
+}
+
+// TokenAuthenticators returns the bearer token authenticators the stored
+// objects back: bootstrap tokens, and service account tokens when the
+// config has the signing key.
+func (in *Instance) TokenAuthenticators() []authenticator.Token {
+	tokens := []authenticator.Token{&bootstrap.Authenticator{Secrets: in.objects}}
+	if in.serviceAccountKey != nil {
+		tokens = append(tokens, &serviceaccount.Authenticator{
+			Keys:      []*ecdsa.PublicKey{&in.serviceAccountKey.PublicKey},
+			Issuer:    serviceaccount.DefaultIssuer,
+			Audiences: []string{serviceaccount.DefaultAudience},
+			Getter:    in.objects,
+		})
+	}
+	return tokens
+}
+
+// bootstrapPolicy creates the default cluster roles and bindings, and
+// brings back to default those still marked for auto-update
+// (rbac.authorization.kubernetes.io/autoupdate: "true") that were changed.
+func (in *Instance) bootstrapPolicy(ctx context.Context) error {
+	for _, r := range bootstrappolicy.ClusterRoles() {
+		if err := ensure(ctx, in.clusterRoles, &r, func(cur *rbacv1.ClusterRole) bool { return reflect.DeepEqual(cur.Rules, r.Rules) }); err != nil {
+			return err
+		}
+	}
+	for _, b := range bootstrappolicy.ClusterRoleBindings() {
+		if err := ensure(ctx, in.clusterRoleBindings, &b, func(cur *rbacv1.ClusterRoleBinding) bool {
+			return reflect.DeepEqual(cur.Subjects, b.Subjects) && cur.RoleRef == b.RoleRef
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ensure creates want through st, or replaces the stored object when it
+// is marked for auto-update and same says it differs.
+func ensure[T interface {
+	runtime.Object
+	metav1.Object
+}](ctx context.Context, st *rbacREST, want T, same func(cur T) bool) error {
+	name := want.GetName()
+	_, err := st.Create(ctx, want, nil, &metav1.CreateOptions{})
+	if err == nil || !apierrors.IsAlreadyExists(err) {
+		if err != nil {
+			return fmt.Errorf("create %s %s: %w", st.DefaultQualifiedResource, name, err)
+		}
+		return nil
+	}
+	obj, err := st.Get(ctx, name, &metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("get %s %s: %w", st.DefaultQualifiedResource, name, err)
+	}
+	cur, ok := obj.(T)
+	if !ok {
+		return fmt.Errorf("%s storage returned %T", st.DefaultQualifiedResource, obj)
+	}
+	if cur.GetAnnotations()["rbac.authorization.kubernetes.io/autoupdate"] != "true" || same(cur) {
+		return nil
+	}
+	want.SetResourceVersion(cur.GetResourceVersion())
+	want.SetUID(cur.GetUID())
+	if _, _, err := st.Update(ctx, name, replaceWith{want}, nil, nil, false, &metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("reconcile %s %s: %w", st.DefaultQualifiedResource, name, err)
+	}
+	return nil
+}
+
+// replaceWith is an update to a given object.
+type replaceWith struct{ obj runtime.Object }
+
+var _ rest.UpdatedObjectInfo = replaceWith{}
+
+func (replaceWith) Preconditions() *metav1.Preconditions { return nil }
+
+func (u replaceWith) UpdatedObject(context.Context, runtime.Object) (runtime.Object, error) {
+	return u.obj.DeepCopyObject(), nil
+}
