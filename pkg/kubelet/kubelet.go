@@ -26,8 +26,10 @@ import (
 // Config is what a Kubelet needs; zero durations take the defaults.
 type Config struct {
 	NodeName string
-	Client   *typed.Clientset
-	Runtime  kruntime.Runtime
+	// Client talks to the API; without one the kubelet runs standalone:
+	// static pods only, no Node, Lease, mirror pods or status writes.
+	Client  *typed.Clientset
+	Runtime kruntime.Runtime
 	// RootDir holds pod directories (volumes) and container logs.
 	RootDir string
 	// NodeIP is the node's InternalIP and, with host networking, the pods'.
@@ -59,6 +61,17 @@ type Config struct {
 	// StopPodsOnExit stops every sandbox when Run returns; a runtime that
 	// cannot re-adopt its containers after a restart needs it.
 	StopPodsOnExit bool
+	// StaticPodPath is a directory of pod manifests, read every
+	// FileCheckFrequency (5 s); StaticPodURL serves a pod or a PodList,
+	// read every HTTPCheckFrequency (20 s).
+	StaticPodPath      string
+	FileCheckFrequency time.Duration
+	StaticPodURL       string
+	HTTPCheckFrequency time.Duration
+	// ExternalPodSource: the caller feeds the API's pods of this node
+	// through HandlePod (one informer shared by many hollow nodes)
+	// instead of the kubelet watching its own.
+	ExternalPodSource bool
 	// Machine, when set, replaces the capacity and system info read from
 	// the host (hollow nodes).
 	Machine *MachineInfo
@@ -70,8 +83,8 @@ func (c *Config) defaults() error {
 	if c.NodeName == "" {
 		errs = append(errs, errors.New("node name is required"))
 	}
-	if c.Client == nil {
-		errs = append(errs, errors.New("a client is required"))
+	if c.Client == nil && c.StaticPodPath == "" && c.StaticPodURL == "" {
+		errs = append(errs, errors.New("a client is required, or a static pod path or URL (standalone)"))
 	}
 	if c.Runtime == nil {
 		errs = append(errs, errors.New("a container runtime is required"))
@@ -95,6 +108,8 @@ func (c *Config) defaults() error {
 	def(&c.LeaseRenewInterval, 10*time.Second)
 	def(&c.SyncFrequency, 10*time.Second)
 	def(&c.RelistPeriod, time.Second)
+	def(&c.FileCheckFrequency, 5*time.Second)
+	def(&c.HTTPCheckFrequency, 20*time.Second)
 	if c.LeaseDurationSeconds <= 0 {
 		c.LeaseDurationSeconds = 40
 	}
@@ -115,8 +130,38 @@ type Kubelet struct {
 	workers *podWorkers
 	machine MachineInfo
 
+	static *staticPods
+	// handlePod feeds a pod from the API; set once Run has registered
+	// the node (started is closed then).
+	handlePod func(p *corev1.Pod, removed bool)
+	started   chan struct{}
+
 	mu         sync.Mutex
 	nodeStatus nodeStatusState
+	// synced says whether every pod source has delivered its pods, so
+	// that a sandbox of no known pod is an orphan.
+	synced []func() bool
+}
+
+func (kl *Kubelet) setPodsSynced(f func() bool) {
+	kl.mu.Lock()
+	defer kl.mu.Unlock()
+	kl.synced = append(kl.synced, f)
+}
+
+// podsSynced says whether the pod sources have all delivered their pods.
+func (kl *Kubelet) podsSynced() bool {
+	kl.mu.Lock()
+	defer kl.mu.Unlock()
+	if len(kl.synced) == 0 {
+		return false
+	}
+	for _, f := range kl.synced {
+		if !f() {
+			return false
+		}
+	}
+	return true
 }
 
 // New checks cfg and makes a Kubelet; Run starts it.
@@ -127,7 +172,7 @@ func New(cfg Config) (*Kubelet, error) {
 	if err := os.MkdirAll(cfg.RootDir, 0o755); err != nil {
 		return nil, fmt.Errorf("kubelet root dir: %w", err)
 	}
-	kl := &Kubelet{cfg: cfg, clock: cfg.Clock, runtime: cfg.Runtime, objects: clientObjects{cfg.Client}}
+	kl := &Kubelet{cfg: cfg, clock: cfg.Clock, runtime: cfg.Runtime, objects: clientObjects{cfg.Client}, static: newStaticPods(), started: make(chan struct{})}
 	if cfg.Machine != nil {
 		kl.machine = *cfg.Machine
 		for _, l := range []*corev1.ResourceList{&kl.machine.Capacity, &kl.machine.Allocatable} {
@@ -158,12 +203,20 @@ type clientObjects struct{ cs *typed.Clientset }
 var _ ObjectGetter = clientObjects{}
 
 func (o clientObjects) ConfigMap(ctx context.Context, ns, name string) (*corev1.ConfigMap, error) {
+	if o.cs == nil {
+		return nil, errStandalone
+	}
 	return o.cs.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
 }
 
 func (o clientObjects) Secret(ctx context.Context, ns, name string) (*corev1.Secret, error) {
+	if o.cs == nil {
+		return nil, errStandalone
+	}
 	return o.cs.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
 }
+
+var errStandalone = errors.New("a standalone kubelet (no --kubeconfig) cannot read config maps or secrets")
 
 // Run registers the node, then runs the pods bound to it, renews its Lease
 // and reports its status until ctx ends. Running containers are left
@@ -174,11 +227,54 @@ func (kl *Kubelet) Run(ctx context.Context) error {
 	if err := kl.runtime.Status(ctx); err != nil {
 		return fmt.Errorf("container runtime %s is not ready: %w", kl.runtime.Type(), err)
 	}
+	var wg sync.WaitGroup
+	defer func() {
+		wg.Wait()
+		kl.workers.wait()
+		kl.probes.stopAll()
+		if kl.cfg.StopPodsOnExit {
+			kl.stopAllSandboxes(context.WithoutCancel(ctx))
+		}
+		logger.Info("Kubelet stopped")
+	}()
+	if kl.cfg.StaticPodPath != "" {
+		synced := &syncedFlag{}
+		kl.setPodsSynced(synced.get)
+		wg.Go(func() { kl.runFileSource(ctx, synced) })
+	}
+	if kl.cfg.StaticPodURL != "" {
+		synced := &syncedFlag{}
+		kl.setPodsSynced(synced.get)
+		wg.Go(func() { kl.runURLSource(ctx, synced) })
+	}
+	wg.Go(func() { kl.relistLoop(ctx) })
+	if kl.cfg.Client == nil {
+		logger.Info("Kubelet running standalone: static pods only", "runtime", kl.runtime.Type())
+		<-ctx.Done()
+		return nil
+	}
 	if _, err := kl.registerNode(ctx); err != nil {
 		return err
 	}
 	logger.Info("Node registered", "runtime", kl.runtime.Type(), "nodeIP", kl.cfg.NodeIP)
 
+	// Mirror pods stand for static pods: they are not run.
+	apiPod := func(p *corev1.Pod, removed bool) {
+		if isMirror(p) {
+			kl.static.setMirror(p, removed)
+			return
+		}
+		kl.workers.update(ctx, p, removed)
+	}
+	wg.Go(func() { kl.leaseLoop(ctx) })
+	wg.Go(func() { kl.nodeStatusLoop(ctx) })
+	wg.Go(func() { kl.mirrorLoop(ctx) })
+	if kl.cfg.ExternalPodSource {
+		kl.handlePod = apiPod
+		close(kl.started)
+		<-ctx.Done()
+		return nil
+	}
 	factory := informers.NewSharedInformerFactory(kl.cfg.Client,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "spec.nodeName=" + kl.cfg.NodeName }),
 		informers.WithReflectorOptions(cache.ReflectorOptions{OnError: func(err error) {
@@ -188,28 +284,18 @@ func (kl *Kubelet) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("pod informer: %w", err)
 	}
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Pod]{
-		AddFunc:    func(p *corev1.Pod, _ bool) { kl.workers.update(ctx, p, false) },
-		UpdateFunc: func(_, p *corev1.Pod) { kl.workers.update(ctx, p, false) },
-		DeleteFunc: func(p *corev1.Pod) { kl.workers.update(ctx, p, true) },
-	}); err != nil {
+	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Pod]{
+		AddFunc:    func(p *corev1.Pod, _ bool) { apiPod(p, false) },
+		UpdateFunc: func(_, p *corev1.Pod) { apiPod(p, false) },
+		DeleteFunc: func(p *corev1.Pod) { apiPod(p, true) },
+	})
+	if err != nil {
 		return fmt.Errorf("pod informer: %w", err)
 	}
-
-	var wg sync.WaitGroup
-	wg.Go(func() { kl.leaseLoop(ctx) })
-	wg.Go(func() { kl.nodeStatusLoop(ctx) })
-	wg.Go(func() { kl.relistLoop(ctx) })
+	kl.setPodsSynced(reg.HasSynced)
 	factory.Start(ctx)
 	<-ctx.Done()
 	factory.Shutdown()
-	wg.Wait()
-	kl.workers.wait()
-	kl.probes.stopAll()
-	if kl.cfg.StopPodsOnExit {
-		kl.stopAllSandboxes(context.WithoutCancel(ctx))
-	}
-	logger.Info("Kubelet stopped")
 	return nil
 }
 
@@ -226,3 +312,18 @@ func (kl *Kubelet) stopAllSandboxes(ctx context.Context) {
 		}
 	}
 }
+
+// Started is closed once Run has registered the node and takes pods.
+func (kl *Kubelet) Started() <-chan struct{} { return kl.started }
+
+// HandlePod feeds a pod of this node from the API, with
+// Config.ExternalPodSource; it waits for Started. synced says whether the
+// feeder has delivered every pod it listed (for orphan clean-up).
+func (kl *Kubelet) HandlePod(p *corev1.Pod, removed bool) {
+	<-kl.started
+	kl.handlePod(p, removed)
+}
+
+// SetExternalPodsSynced tells how to know that the external pod source
+// has delivered its initial pods.
+func (kl *Kubelet) SetExternalPodsSynced(synced func() bool) { kl.setPodsSynced(synced) }

@@ -79,6 +79,15 @@ func (p *podWorkers) wake(uid string) {
 	}
 }
 
+// has says whether a pod has a worker, or had one that finished lately.
+func (p *podWorkers) has(uid string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.workers[uid]
+	_, done := p.finished[uid]
+	return ok || done
+}
+
 // count is the number of pods with a worker.
 func (p *podWorkers) count() int {
 	p.mu.Lock()
@@ -141,3 +150,23 @@ func (p *podWorkers) pruneFinished() {
 
 // wait waits for every worker to return after the context of update ends.
 func (p *podWorkers) wait() { p.wg.Wait() }
+
+// pods returns the newest version of each pod with a worker, except those
+// removed from their source.
+func (p *podWorkers) pods() []*corev1.Pod {
+	p.mu.Lock()
+	workers := make([]*podWorker, 0, len(p.workers))
+	for _, w := range p.workers {
+		workers = append(workers, w)
+	}
+	p.mu.Unlock()
+	out := make([]*corev1.Pod, 0, len(workers))
+	for _, w := range workers {
+		w.mu.Lock()
+		if w.pod != nil && !w.removed {
+			out = append(out, w.pod)
+		}
+		w.mu.Unlock()
+	}
+	return out
+}

@@ -2,8 +2,11 @@ package kubelet
 
 import (
 	"context"
+	"errors"
+	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"k8s.io/klog/v2"
 
@@ -16,8 +19,11 @@ import (
 // periodic sync.
 func (kl *Kubelet) relistLoop(ctx context.Context) {
 	last := map[string]string{}
+	var cleaning sync.Map // pod UIDs whose orphaned sandboxes are being removed
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for sleep(ctx, kl.clock, kl.cfg.RelistPeriod) {
-		next, err := kl.relist(ctx)
+		sandboxes, next, err := kl.relist(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
 				klog.FromContext(ctx).Error(err, "Failed to list the runtime's containers")
@@ -30,20 +36,55 @@ func (kl *Kubelet) relistLoop(ctx context.Context) {
 			}
 		}
 		last = next
+		if !kl.podsSynced() {
+			continue
+		}
+		for _, s := range sandboxes {
+			uid := s.Config.UID
+			if kl.workers.has(uid) {
+				continue
+			}
+			if _, busy := cleaning.LoadOrStore(uid, true); busy {
+				continue
+			}
+			wg.Go(func() {
+				defer cleaning.Delete(uid)
+				kl.removeOrphan(ctx, s)
+			})
+		}
 	}
 }
 
-// relist returns a fingerprint of the containers of each pod, by pod UID.
-func (kl *Kubelet) relist(ctx context.Context) (map[string]string, error) {
+// removeOrphan stops and removes a sandbox of a pod the kubelet does not
+// run (deleted while the kubelet was down), and the pod's directory.
+func (kl *Kubelet) removeOrphan(ctx context.Context, s kruntime.PodSandboxStatus) {
+	logger := klog.FromContext(ctx)
+	logger.V(2).Info("Removing the sandbox of a pod that is gone", "pod", klog.KRef(s.Config.Namespace, s.Config.Name), "podUID", s.Config.UID, "sandbox", s.ID)
+	if err := kl.runtime.StopPodSandbox(ctx, s.ID); err != nil && !errors.Is(err, kruntime.ErrNotFound) {
+		logger.Error(err, "Failed to stop an orphaned sandbox", "sandbox", s.ID)
+		return
+	}
+	if err := kl.runtime.RemovePodSandbox(ctx, s.ID); err != nil {
+		logger.Error(err, "Failed to remove an orphaned sandbox", "sandbox", s.ID)
+		return
+	}
+	if err := os.RemoveAll(kl.podDir(s.Config.UID)); err != nil {
+		logger.Error(err, "Failed to remove the directory of a pod that is gone", "podUID", s.Config.UID)
+	}
+}
+
+// relist returns the sandboxes and a fingerprint of the containers of each
+// pod, by pod UID.
+func (kl *Kubelet) relist(ctx context.Context) ([]kruntime.PodSandboxStatus, map[string]string, error) {
 	sandboxes, err := kl.runtime.ListPodSandbox(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	containers, err := kl.runtime.ListContainers(ctx, "")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return containerFingerprints(sandboxes, containers), nil
+	return sandboxes, containerFingerprints(sandboxes, containers), nil
 }
 
 // containerFingerprints sums up, per pod UID, the sandboxes' states and the

@@ -37,8 +37,10 @@ const (
 // podState is what a pod's worker remembers between syncs.
 type podState struct {
 	sandboxID string
-	startTime time.Time
-	backOffs  map[string]*backOff // by container name
+	// adoptChecked: the runtime was searched for a sandbox to adopt.
+	adoptChecked bool
+	startTime    time.Time
+	backOffs     map[string]*backOff // by container name
 	// waiting holds this sync's waiting reasons of containers that are
 	// not running (back-off, configuration or runtime errors).
 	waiting          map[string]waitingInfo
@@ -130,6 +132,19 @@ func (s *podSync) after(d time.Duration) {
 // in order, app containers with restarts and back-off; then its status.
 // A pod being deleted is terminated and its object deleted.
 func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, removed bool) (time.Duration, bool, error) {
+	if !st.adoptChecked {
+		// The ready sandbox of an earlier kubelet (before a restart) is
+		// adopted with whatever runs in it.
+		id, err := kl.findSandbox(ctx, string(pod.UID))
+		if err != nil {
+			return 0, false, err
+		}
+		st.adoptChecked = true
+		if id != "" {
+			klog.FromContext(ctx).V(2).Info("Adopted the sandbox of a pod", "pod", klog.KObj(pod), "sandbox", id)
+			st.sandboxID = id
+		}
+	}
 	if removed || pod.DeletionTimestamp != nil {
 		if err := kl.terminatePod(ctx, st, pod, removed); err != nil {
 			return 0, false, err
@@ -218,7 +233,7 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 			}
 		}
 	}
-	if err := kl.status.set(ctx, pod, status); err != nil {
+	if err := kl.setStatus(ctx, pod, status); err != nil {
 		return 0, false, err
 	}
 	return s.requeue, false, nil
@@ -255,6 +270,25 @@ func (kl *Kubelet) ensureSandbox(ctx context.Context, st *podState, pod *corev1.
 	}
 	st.sandboxID = id
 	return true, nil
+}
+
+// findSandbox returns the newest ready sandbox of a pod, if any.
+func (kl *Kubelet) findSandbox(ctx context.Context, uid string) (string, error) {
+	list, err := kl.runtime.ListPodSandbox(ctx)
+	if err != nil {
+		return "", fmt.Errorf("list sandboxes: %w", err)
+	}
+	var best *kruntime.PodSandboxStatus
+	for i := range list {
+		s := &list[i]
+		if s.Config.UID == uid && s.State == kruntime.SandboxReady && (best == nil || s.CreatedAt.After(best.CreatedAt)) {
+			best = s
+		}
+	}
+	if best == nil {
+		return "", nil
+	}
+	return best.ID, nil
 }
 
 // podLogDir is where a pod's container logs go, as Kubernetes lays out
@@ -488,7 +522,7 @@ func (kl *Kubelet) terminatePod(ctx context.Context, st *podState, pod *corev1.P
 			hostIP: kl.cfg.NodeIP, podIP: kl.cfg.NodeIP, startTime: start,
 			records: recs, waiting: st.waiting, probes: kl.probes, terminating: true,
 		})
-		if err := kl.status.set(ctx, pod, status); err != nil {
+		if err := kl.setStatus(ctx, pod, status); err != nil {
 			return err
 		}
 	}
@@ -513,4 +547,20 @@ func (kl *Kubelet) terminatePod(ctx context.Context, st *podState, pod *corev1.P
 	}
 	klog.FromContext(ctx).V(2).Info("Pod terminated and deleted", "pod", klog.KObj(pod))
 	return nil
+}
+
+// setStatus writes a pod's status to the API: a static pod's to its
+// mirror pod, once that exists; nothing when standalone.
+func (kl *Kubelet) setStatus(ctx context.Context, pod *corev1.Pod, status corev1.PodStatus) error {
+	if kl.cfg.Client == nil {
+		return nil
+	}
+	if isStatic(pod) {
+		m := kl.static.mirror(pod.Namespace + "/" + pod.Name)
+		if m == nil || m.Annotations[annotationConfigMirror] != pod.Annotations[annotationConfigHash] {
+			return nil // the mirror loop makes it and wakes the pod
+		}
+		pod = m
+	}
+	return kl.status.set(ctx, pod, status)
 }

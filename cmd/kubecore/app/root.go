@@ -20,6 +20,7 @@ import (
 	"kubecore.io/kubecore/cmd/kubecore/app/certs"
 	"kubecore.io/kubecore/cmd/kubecore/app/controllermanager"
 	"kubecore.io/kubecore/cmd/kubecore/app/etcd"
+	"kubecore.io/kubecore/cmd/kubecore/app/hollownodes"
 	"kubecore.io/kubecore/cmd/kubecore/app/kubelet"
 	"kubecore.io/kubecore/cmd/kubecore/app/scheduler"
 	"kubecore.io/kubecore/cmd/kubecore/app/token"
@@ -73,7 +74,7 @@ func NewKubecoreCommand() *cobra.Command {
 		scheduler.NewCommand(),
 		controllermanager.NewCommand(),
 		kubelet.NewCommand(),
-		notImplemented("hollow-nodes", "Run simulated kubelets for scale tests"),
+		hollownodes.NewCommand(),
 	} {
 		c.GroupID = "components"
 		cmd.AddCommand(c)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 )
 
@@ -48,6 +49,26 @@ type Runtime interface {
 	// ExecSync runs cmd in a running container's environment and returns
 	// its output and exit code; a non-zero exit is not an error.
 	ExecSync(ctx context.Context, id string, cmd []string, timeout time.Duration) (ExecResult, error)
+	// Exec runs cmd in a running container's environment with the
+	// streams attached, until it exits or ctx ends, and returns its exit
+	// code; a non-zero exit is not an error.
+	Exec(ctx context.Context, id string, cmd []string, streams ExecStreams) (int32, error)
+}
+
+// ExecStreams are the standard streams of Exec; nil ones are not
+// attached. With TTY the command gets a terminal, whose output (stdout and
+// stderr merged) goes to Stdout, and Resize changes its size.
+type ExecStreams struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	TTY            bool
+	Resize         <-chan TerminalSize
+}
+
+// TerminalSize is the size of an exec's terminal, in characters.
+type TerminalSize struct {
+	Width  uint16
+	Height uint16
 }
 
 // ErrNotFound is returned for an unknown sandbox or container ID.

@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,18 +27,31 @@ import (
 
 var testEtcd *framework.Etcd
 
-func TestMain(m *testing.M) { os.Exit(framework.RunWithEtcd(m, &testEtcd)) }
+// TestMain runs the tests, or the process runtime's shim when the runtime
+// starts this binary as one.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == process.ShimSubcommand {
+		os.Exit(process.RunShim(os.Args[2:]))
+	}
+	os.Exit(framework.RunWithEtcd(m, &testEtcd))
+}
+
+// shimCommand makes this test binary the process runtime's shim.
+func shimCommand() []string { return []string{os.Args[0], process.ShimSubcommand} }
 
 var seq atomic.Int64
 
 // env is one test's API server, namespace and kubelet.
 type env struct {
-	t    *testing.T
-	ctx  context.Context
-	cs   *typed.Clientset
-	ns   string
-	node string
-	kl   *kubelet.Kubelet
+	t       *testing.T
+	ctx     context.Context
+	cs      *typed.Clientset
+	ns      string
+	node    string
+	rootDir string
+	kl      *kubelet.Kubelet
+	// configure, when set, changes the config of the next startKubelet.
+	configure func(*kubelet.Config)
 }
 
 // newEnv starts an API server and a kubelet with the runtime ("process" or
@@ -44,19 +59,65 @@ type env struct {
 // the kubelet stops the processes it started.
 func newEnv(t *testing.T, runtime string) *env {
 	t.Helper()
+	e := newAPIEnv(t)
+	e.startKubelet(runtime, true)
+	return e
+}
+
+// newAPIEnv starts an API server and makes a namespace, without a kubelet.
+func newAPIEnv(t *testing.T) *env {
+	t.Helper()
 	s := framework.StartAPIServer(t, framework.APIServerOptions{Etcd: testEtcd})
-	e := &env{t: t, ctx: t.Context(), cs: s.Clientset(t), ns: s.CreateNamespace(t, "kubelet"), node: fmt.Sprintf("node-%d", seq.Add(1))}
+	return &env{t: t, ctx: t.Context(), cs: s.Clientset(t), ns: s.CreateNamespace(t, "kubelet"),
+		node: fmt.Sprintf("node-%d", seq.Add(1)), rootDir: t.TempDir()}
+}
+
+// runningKubelet is a kubelet started by startKubelet.
+type runningKubelet struct {
+	kl      *kubelet.Kubelet
+	runtime kruntime.Runtime
+	cancel  context.CancelFunc
+	done    chan error
+	once    sync.Once
+}
+
+// stop cancels the kubelet and waits for Run to return; it may be called
+// again.
+func (k *runningKubelet) stop(t *testing.T) {
+	t.Helper()
+	k.once.Do(func() {
+		k.cancel()
+		select {
+		case err := <-k.done:
+			if err != nil {
+				t.Errorf("kubelet: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Errorf("kubelet did not stop within 30s")
+		}
+	})
+}
+
+// startKubelet starts a kubelet on the env's node and root dir; it stops
+// when the test ends, with its pods when stopPods.
+func (e *env) startKubelet(runtime string, stopPods bool) *runningKubelet {
+	t := e.t
+	t.Helper()
 	var rt kruntime.Runtime
 	switch runtime {
 	case "process":
-		rt = process.New(process.Options{HostIP: "127.0.0.1"})
+		r, err := process.New(process.Options{HostIP: "127.0.0.1", StateDir: filepath.Join(e.rootDir, "runtime"), ShimCommand: shimCommand()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt = r
 	case "fake":
 		rt = fake.New("127.0.0.1", nil)
 	default:
 		t.Fatalf("unknown runtime %q", runtime)
 	}
-	kl, err := kubelet.New(kubelet.Config{
-		NodeName: e.node, Client: e.cs, Runtime: rt, RootDir: t.TempDir(), NodeIP: "127.0.0.1",
+	cfg := kubelet.Config{
+		NodeName: e.node, Client: e.cs, Runtime: rt, RootDir: e.rootDir, NodeIP: "127.0.0.1",
 		NodeLabels:                map[string]string{"kubecore.io/test": "yes"},
 		RegisterWithTaints:        []corev1.Taint{{Key: "test", Value: "x", Effect: corev1.TaintEffectPreferNoSchedule}},
 		KubeletPort:               10250,
@@ -65,27 +126,21 @@ func newEnv(t *testing.T, runtime string) *env {
 		LeaseRenewInterval:        500 * time.Millisecond,
 		SyncFrequency:             2 * time.Second,
 		RelistPeriod:              200 * time.Millisecond,
-		StopPodsOnExit:            true,
-	})
+		StopPodsOnExit:            stopPods,
+	}
+	if e.configure != nil {
+		e.configure(&cfg)
+	}
+	kl, err := kubelet.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.kl = kl
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- kl.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("kubelet: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Errorf("kubelet did not stop within 30s")
-		}
-	})
-	return e
+	k := &runningKubelet{kl: kl, runtime: rt, cancel: cancel, done: make(chan error, 1)}
+	go func() { k.done <- kl.Run(ctx) }()
+	t.Cleanup(func() { k.stop(t) })
+	return k
 }
 
 // pod creates a pod bound to the env's node with one container running

@@ -4,14 +4,17 @@ package kubelet
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 
 	corev1 "kubecore.io/api/core/v1"
 	"kubecore.io/apimachinery/pkg/util/validation"
@@ -23,6 +26,7 @@ import (
 	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
 	"kubecore.io/kubecore/pkg/kubelet/runtime/fake"
 	"kubecore.io/kubecore/pkg/kubelet/runtime/process"
+	"kubecore.io/kubecore/pkg/kubelet/server"
 )
 
 // The container runtimes of --runtime.
@@ -48,26 +52,59 @@ type Options struct {
 	// RegisterWithTaints are "key=value:Effect" or "key:Effect" entries.
 	RegisterWithTaints []string
 	MaxPods            int32
-	// Port is the kubelet's port, reported in the Node's daemonEndpoints.
-	Port int32
+	// Address and Port of the kubelet's HTTPS server (logs, exec, pods);
+	// the port is reported in the Node's daemonEndpoints.
+	Address string
+	Port    int32
+	// ReadOnlyPort, when not 0, serves /healthz and /pods over HTTP on
+	// loopback without authentication.
+	ReadOnlyPort int32
+	// TLSCertFile and TLSPrivateKeyFile are the serving certificate; a
+	// self-signed one under the root dir when empty.
+	TLSCertFile       string
+	TLSPrivateKeyFile string
+	// ClientCAFile verifies the certificates of the server's clients; the
+	// CA of the kubeconfig's cluster when empty.
+	ClientCAFile string
 	// QPS and Burst limit the client.
 	QPS   float32
 	Burst int
 
 	// RESTConfig, when set, is used instead of Kubeconfig (all-in-one).
 	RESTConfig *rest.Config
+	// StaticPodPath is a directory of static pod manifests, StaticPodURL
+	// a URL serving a pod or a PodList; FileCheckFrequency and
+	// HTTPCheckFrequency are how often they are read.
+	StaticPodPath      string
+	StaticPodURL       string
+	FileCheckFrequency time.Duration
+	HTTPCheckFrequency time.Duration
+	// NodeStatusUpdateFrequency and NodeLeaseDurationSeconds: see
+	// kubelet.Config.
+	NodeStatusUpdateFrequency time.Duration
+	NodeLeaseDurationSeconds  int32
+	// ConfigFile is a KubeletConfiguration file; flags set on the command
+	// line win over it (see LoadConfigFile).
+	ConfigFile string
+
+	// ShimCommand runs the process runtime's shim (process.RunShim with
+	// its spec appended); `<this binary> kubelet process-shim` when empty.
+	// A test binary running a kubelet sets it to itself.
+	ShimCommand []string
 }
 
 // NewOptions returns the defaults.
 func NewOptions() *Options {
-	return &Options{Runtime: RuntimeProcess, MaxPods: 110, Port: 10250, QPS: 50, Burst: 100}
+	return &Options{Runtime: RuntimeProcess, MaxPods: 110, Address: "0.0.0.0", Port: 10250, QPS: 50, Burst: 100,
+		FileCheckFrequency: 5 * time.Second, HTTPCheckFrequency: 20 * time.Second,
+		NodeStatusUpdateFrequency: 10 * time.Second, NodeLeaseDurationSeconds: 40}
 }
 
 // Validate returns every problem with the options, on one line.
 func (o *Options) Validate() error {
 	var errs []string
-	if o.Kubeconfig == "" && o.RESTConfig == nil {
-		errs = append(errs, "--kubeconfig is required (standalone mode with static pods only is not implemented yet)")
+	if o.Kubeconfig == "" && o.RESTConfig == nil && o.StaticPodPath == "" && o.StaticPodURL == "" {
+		errs = append(errs, "--kubeconfig is required, unless the kubelet runs standalone with --pod-manifest-path or --manifest-url")
 	}
 	if o.RootDir == "" {
 		errs = append(errs, "--root-dir is required")
@@ -96,8 +133,17 @@ func (o *Options) Validate() error {
 	if o.MaxPods <= 0 {
 		errs = append(errs, fmt.Sprintf("--max-pods %d must be positive", o.MaxPods))
 	}
-	if o.Port <= 0 || o.Port > 65535 {
-		errs = append(errs, fmt.Sprintf("--port %d is not in [1, 65535]", o.Port))
+	if o.Port < 0 || o.Port > 65535 {
+		errs = append(errs, fmt.Sprintf("--port %d is not in [0, 65535]", o.Port))
+	}
+	if o.ReadOnlyPort < 0 || o.ReadOnlyPort > 65535 {
+		errs = append(errs, fmt.Sprintf("--read-only-port %d is not in [0, 65535]", o.ReadOnlyPort))
+	}
+	if net.ParseIP(o.Address) == nil {
+		errs = append(errs, fmt.Sprintf("--address %q is not an IP address", o.Address))
+	}
+	if (o.TLSCertFile == "") != (o.TLSPrivateKeyFile == "") {
+		errs = append(errs, "--tls-cert-file and --tls-private-key-file go together")
 	}
 	if o.QPS < 0 || o.Burst < 0 {
 		errs = append(errs, "--kube-api-qps and --kube-api-burst must not be negative")
@@ -155,6 +201,7 @@ func parseTaints(entries []string) ([]corev1.Taint, error) {
 // Config is the completed options; only Complete makes one.
 type Config struct {
 	completed *kubelet.Config
+	server    *server.Config
 }
 
 // Complete validates o, loads the kubeconfig, picks the node name and IP
@@ -164,22 +211,26 @@ func (o *Options) Complete() (Config, error) {
 		return Config{}, err
 	}
 	var rc *rest.Config
+	var cs *typed.Clientset
 	if o.RESTConfig != nil {
 		rc = rest.CopyConfig(o.RESTConfig)
-	} else {
+	} else if o.Kubeconfig != "" {
 		c, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
 		if err != nil {
 			return Config{}, fmt.Errorf("load kubeconfig %s: %w", o.Kubeconfig, err)
 		}
 		rc = c
 	}
-	rc.QPS, rc.Burst = o.QPS, o.Burst
-	if rc.UserAgent == "" {
-		rc.UserAgent = rest.DefaultUserAgent() + "/kubelet"
-	}
-	cs, err := typed.NewForConfig(rc)
-	if err != nil {
-		return Config{}, fmt.Errorf("kubelet client: %w", err)
+	if rc != nil {
+		rc.QPS, rc.Burst = o.QPS, o.Burst
+		if rc.UserAgent == "" {
+			rc.UserAgent = rest.DefaultUserAgent() + "/kubelet"
+		}
+		c, err := typed.NewForConfig(rc)
+		if err != nil {
+			return Config{}, fmt.Errorf("kubelet client: %w", err)
+		}
+		cs = c
 	}
 	name, err := NodeName(o.NodeName)
 	if err != nil {
@@ -196,20 +247,76 @@ func (o *Options) Complete() (Config, error) {
 	labels, _ := parseLabels(o.NodeLabels)
 	taints, _ := parseTaints(o.RegisterWithTaints)
 	var rt kruntime.Runtime
-	stopOnExit := false
 	switch o.Runtime {
 	case RuntimeProcess:
-		// Processes are not re-adopted after a restart yet: stop them
-		// with the kubelet rather than leave them unowned.
-		rt, stopOnExit = process.New(process.Options{HostIP: ip}), true
+		shim := o.ShimCommand
+		if len(shim) == 0 {
+			exe, err := os.Executable()
+			if err != nil {
+				return Config{}, fmt.Errorf("process runtime shim: %w", err)
+			}
+			shim = []string{exe, "kubelet", process.ShimSubcommand}
+		}
+		// Containers outlive the kubelet: a restarted one re-adopts them
+		// from the runtime's state files.
+		prt, err := process.New(process.Options{HostIP: ip, StateDir: filepath.Join(root, "runtime", "process"), ShimCommand: shim})
+		if err != nil {
+			return Config{}, err
+		}
+		rt = prt
 	case RuntimeFake:
 		rt = fake.New(ip, nil)
+	}
+	srv, err := o.serverConfig(rc, root, name, ip)
+	if err != nil {
+		return Config{}, err
 	}
 	return Config{completed: &kubelet.Config{
 		NodeName: name, Client: cs, Runtime: rt, RootDir: root, NodeIP: ip,
 		NodeLabels: labels, RegisterWithTaints: taints, MaxPods: o.MaxPods,
-		KubeletPort: o.Port, StopPodsOnExit: stopOnExit,
-	}}, nil
+		KubeletPort:   o.Port,
+		StaticPodPath: o.StaticPodPath, StaticPodURL: o.StaticPodURL,
+		FileCheckFrequency: o.FileCheckFrequency, HTTPCheckFrequency: o.HTTPCheckFrequency,
+		NodeStatusUpdateFrequency: o.NodeStatusUpdateFrequency, LeaseDurationSeconds: o.NodeLeaseDurationSeconds,
+	}, server: srv}, nil
+}
+
+// serverConfig loads the certificates of the kubelet server; its Host is
+// set when the kubelet is made.
+func (o *Options) serverConfig(rc *rest.Config, root, nodeName, nodeIP string) (*server.Config, error) {
+	var cas *x509.CertPool
+	switch {
+	case o.ClientCAFile != "":
+		p, err := server.LoadClientCAs(o.ClientCAFile)
+		if err != nil {
+			return nil, err
+		}
+		cas = p
+	case rc == nil:
+		// Standalone without a client CA: no secure server.
+		return nil, nil
+	case len(rc.TLSClientConfig.CAData) > 0 || rc.TLSClientConfig.CAFile != "":
+		// The cluster CA of the kubeconfig signs the apiserver's client
+		// certificate too, as all-in-one makes them.
+		b := rc.TLSClientConfig.CAData
+		if len(b) == 0 {
+			var err error
+			if b, err = os.ReadFile(rc.TLSClientConfig.CAFile); err != nil {
+				return nil, fmt.Errorf("cluster CA: %w", err)
+			}
+		}
+		cas = x509.NewCertPool()
+		if !cas.AppendCertsFromPEM(b) {
+			return nil, errors.New("the kubeconfig's certificate authority holds no certificate: set --client-ca-file")
+		}
+	default:
+		return nil, errors.New("the kubelet server needs a client CA: set --client-ca-file, or use a kubeconfig with a certificate authority")
+	}
+	cert, err := server.LoadOrCreateCertificate(o.TLSCertFile, o.TLSPrivateKeyFile, filepath.Join(root, "pki"), nodeName, []net.IP{net.ParseIP(nodeIP)})
+	if err != nil {
+		return nil, err
+	}
+	return &server.Config{Address: o.Address, Port: int(o.Port), ReadOnlyPort: int(o.ReadOnlyPort), Certificate: cert, ClientCAs: cas}, nil
 }
 
 // NodeName is the node name a kubelet registers: flag when set, else the
@@ -257,14 +364,42 @@ func (c Config) Kubelet() (*kubelet.Kubelet, error) {
 	return kubelet.New(*c.completed)
 }
 
-// Run runs the node agent until ctx ends.
+// Run runs the node agent and its server until ctx ends or either fails.
 func (c Config) Run(ctx context.Context) error {
-	kl, err := c.Kubelet()
+	if c.completed == nil {
+		return errors.New("kubelet config was not completed")
+	}
+	if c.server == nil {
+		kl, err := c.Kubelet()
+		if err != nil {
+			return err
+		}
+		return kl.Run(ctx)
+	}
+	// The server listens first, so that the Node reports its real port
+	// (--port 0 picks a free one); it serves once the kubelet exists.
+	host := &lateHost{}
+	sc := *c.server
+	sc.Host = host
+	srv, err := server.New(sc)
+	if err != nil {
+		return fmt.Errorf("%w (set --port; 0 picks a free one)", err)
+	}
+	kc := *c.completed
+	kc.KubeletPort = int32(srv.Addr().(*net.TCPAddr).Port)
+	kl, err := kubelet.New(kc)
 	if err != nil {
 		return err
 	}
-	return kl.Run(ctx)
+	host.Host = kl
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return srv.Serve(ctx) })
+	g.Go(func() error { return kl.Run(ctx) })
+	return g.Wait()
 }
+
+// lateHost is the kubelet as the server's host, set before serving.
+type lateHost struct{ server.Host }
 
 // NewCommand returns the kubelet subcommand.
 func NewCommand() *cobra.Command {
@@ -276,6 +411,11 @@ func NewCommand() *cobra.Command {
 			"the pods bound to it with the process (host processes) or fake runtime.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.ConfigFile != "" {
+				if err := o.LoadConfigFile(o.ConfigFile, cmd.Flags().Changed); err != nil {
+					return err
+				}
+			}
 			c, err := o.Complete()
 			if err != nil {
 				return err
@@ -283,6 +423,7 @@ func NewCommand() *cobra.Command {
 			return c.Run(cmd.Context())
 		},
 	}
+	cmd.AddCommand(newShimCommand())
 	fs := cmd.Flags()
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to a kubeconfig file with the API server and credentials")
 	fs.StringVar(&o.NodeName, "node-name", o.NodeName, "Name of the Node to register (default: the host name)")
@@ -292,8 +433,37 @@ func NewCommand() *cobra.Command {
 	fs.StringSliceVar(&o.NodeLabels, "node-labels", o.NodeLabels, "Labels to add to the Node, key=value,...")
 	fs.StringSliceVar(&o.RegisterWithTaints, "register-with-taints", o.RegisterWithTaints, "Taints of the Node when registered, key=value:Effect,...")
 	fs.Int32Var(&o.MaxPods, "max-pods", o.MaxPods, "Pods the node accepts (its pods capacity)")
-	fs.Int32Var(&o.Port, "port", o.Port, "The kubelet's port, reported in the Node's daemonEndpoints")
+	fs.StringVar(&o.Address, "address", o.Address, "IP address of the kubelet's HTTPS server")
+	fs.Int32Var(&o.Port, "port", o.Port, "Port of the kubelet's HTTPS server (logs, exec, pods), reported in the Node's daemonEndpoints")
+	fs.Int32Var(&o.ReadOnlyPort, "read-only-port", o.ReadOnlyPort, "Port serving /healthz and /pods without authentication on 127.0.0.1 (0: off)")
+	fs.StringVar(&o.TLSCertFile, "tls-cert-file", o.TLSCertFile, "Serving certificate of the kubelet server (default: self-signed, under --root-dir/pki)")
+	fs.StringVar(&o.TLSPrivateKeyFile, "tls-private-key-file", o.TLSPrivateKeyFile, "Key of --tls-cert-file")
+	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "CA bundle that client certificates of the kubelet server must chain to (default: the kubeconfig's CA)")
+	fs.StringVar(&o.StaticPodPath, "pod-manifest-path", o.StaticPodPath, "Directory of static pod manifests (*.yaml, *.yml, *.json), read every --file-check-frequency")
+	fs.StringVar(&o.StaticPodURL, "manifest-url", o.StaticPodURL, "URL serving a static pod or a PodList, read every --http-check-frequency")
+	fs.DurationVar(&o.FileCheckFrequency, "file-check-frequency", o.FileCheckFrequency, "How often --pod-manifest-path is read")
+	fs.DurationVar(&o.HTTPCheckFrequency, "http-check-frequency", o.HTTPCheckFrequency, "How often --manifest-url is read")
+	fs.DurationVar(&o.NodeStatusUpdateFrequency, "node-status-update-frequency", o.NodeStatusUpdateFrequency, "How often the node status is computed")
+	fs.StringVar(&o.ConfigFile, "config", o.ConfigFile, "A kubelet.config.k8s.io/v1beta1 KubeletConfiguration file; flags given on the command line take precedence")
 	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "Requests per second to the API server (0: no limit)")
 	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "Burst of requests to the API server")
 	return cmd
+}
+
+// newShimCommand is `kubecore kubelet process-shim SPEC`, the parent of one
+// container's process under the process runtime (see process.RunShim); the
+// kubelet starts it, people do not.
+func newShimCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:                process.ShimSubcommand + " SPEC",
+		Short:              "Run one container of the process runtime and record its exit status",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if code := process.RunShim(args); code != 0 {
+				return fmt.Errorf("%s exited with %d", process.ShimSubcommand, code)
+			}
+			return nil
+		},
+	}
 }

@@ -1,8 +1,10 @@
 package kubelet
 
 import (
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "kubecore.io/api/core/v1"
 )
@@ -67,5 +69,44 @@ func TestCompleteMissingKubeconfig(t *testing.T) {
 	o.Kubeconfig, o.RootDir, o.NodeName = t.TempDir()+"/missing.kubeconfig", t.TempDir(), "n"
 	if _, err := o.Complete(); err == nil || !strings.Contains(err.Error(), "missing.kubeconfig") {
 		t.Fatalf("Complete = %v, want an error naming the file", err)
+	}
+}
+
+func TestLoadConfigFileFlagsWin(t *testing.T) {
+	path := t.TempDir() + "/kubelet.yaml"
+	if err := os.WriteFile(path, []byte(`apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: 127.0.0.1
+port: 11250
+readOnlyPort: 10255
+staticPodPath: /etc/kubecore/manifests
+fileCheckFrequency: 2s
+nodeStatusUpdateFrequency: 4s
+maxPods: 50
+registerWithTaints:
+- key: dedicated
+  value: infra
+  effect: NoSchedule
+authentication:
+  x509:
+    clientCAFile: /pki/ca.crt
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := NewOptions()
+	o.Port = 12345 // as if set with --port
+	if err := o.LoadConfigFile(path, func(f string) bool { return f == "port" }); err != nil {
+		t.Fatal(err)
+	}
+	if o.Port != 12345 || o.Address != "127.0.0.1" || o.ReadOnlyPort != 10255 || o.StaticPodPath != "/etc/kubecore/manifests" ||
+		o.FileCheckFrequency != 2*time.Second || o.NodeStatusUpdateFrequency != 4*time.Second || o.MaxPods != 50 ||
+		o.ClientCAFile != "/pki/ca.crt" || len(o.RegisterWithTaints) != 1 || o.RegisterWithTaints[0] != "dedicated=infra:NoSchedule" {
+		t.Errorf("options after the config file: %+v", o)
+	}
+	if err := os.WriteFile(path, []byte("kind: Pod\napiVersion: v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := NewOptions().LoadConfigFile(path, func(string) bool { return false }); err == nil || !strings.Contains(err.Error(), "KubeletConfiguration") {
+		t.Errorf("wrong kind: %v", err)
 	}
 }

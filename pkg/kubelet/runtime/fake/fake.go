@@ -5,6 +5,7 @@ package fake
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -299,4 +300,19 @@ func (r *Runtime) Exit(id string, code int32) error {
 		r.exit(c, code)
 	}
 	return nil
+}
+
+// Exec succeeds in a running container, or exits with N for "exit N"; it
+// copies stdin to stdout, as cat would.
+func (r *Runtime) Exec(ctx context.Context, id string, cmd []string, s kruntime.ExecStreams) (int32, error) {
+	res, err := r.ExecSync(ctx, id, cmd, 0)
+	if err != nil {
+		return 0, err
+	}
+	if s.Stdin != nil && s.Stdout != nil {
+		if _, err := io.Copy(s.Stdout, s.Stdin); err != nil {
+			return 0, fmt.Errorf("exec: %w", err)
+		}
+	}
+	return res.ExitCode, nil
 }

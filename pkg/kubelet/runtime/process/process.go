@@ -5,17 +5,20 @@ package process
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"k8s.io/klog/v2"
 
 	"kubecore.io/apimachinery/pkg/version"
 
@@ -42,16 +45,37 @@ type Options struct {
 	// namespace (unshare and mount from util-linux); the default is
 	// whether the kubelet runs as root.
 	Root *bool
+	// StateDir holds the state files of sandboxes and containers, from
+	// which a new Runtime re-adopts the processes of an earlier one.
+	StateDir string
+	// ShimCommand runs RunShim with the path of a spec file appended, such
+	// as [kubecore, kubelet, process-shim]. See shim.go.
+	ShimCommand []string
 }
 
-// Runtime runs containers as host process groups. It keeps its state in
-// memory only, so it cannot re-adopt its processes after a restart: run the
-// kubelet with Config.StopPodsOnExit so that none is left unowned.
+// Runtime runs containers as host process groups, each under a shim (see
+// shim.go). Its state lives in files under Options.StateDir:
+//
+//	sandboxes/<id>.json          a sandbox: its config and state
+//	containers/<id>/state.json   a container: config, status, shim and
+//	                             process IDs with their start times
+//	containers/<id>/spec.json    what the shim runs
+//	containers/<id>/exit.json    the exit status, written by the shim
+//	containers/<id>/shim.log     the shim's own errors
+//
+// so that a kubelet killed and restarted re-adopts running containers
+// without restarting them, and learns how the ones that exited meanwhile
+// ended.
 type Runtime struct {
-	hostIP string
-	root   bool
+	hostIP   string
+	root     bool
+	stateDir string
+	shim     []string
+	bootID   string
+	stop     chan struct{} // closed by Close
 
 	mu         sync.Mutex
+	closed     bool
 	next       uint64
 	sandboxes  map[string]*kruntime.PodSandboxStatus
 	containers map[string]*container
@@ -62,21 +86,142 @@ var _ kruntime.Runtime = (*Runtime)(nil)
 type container struct {
 	status kruntime.ContainerStatus
 	cfg    kruntime.ContainerConfig
-	done   chan struct{} // closed when the process has exited and been reaped
-	pgid   int
+	done   chan struct{} // closed once the container has exited
+	// The shim's PID and both start times (see procStartTime).
+	shimPID             int
+	shimStart, pidStart uint64
 }
 
-// New returns a process runtime.
-func New(o Options) *Runtime {
+// containerRecord is a container's state.json.
+type containerRecord struct {
+	Status    kruntime.ContainerStatus `json:"status"`
+	Config    kruntime.ContainerConfig `json:"config"`
+	ShimPID   int                      `json:"shimPID,omitempty"`
+	ShimStart uint64                   `json:"shimStart,omitempty"`
+	PIDStart  uint64                   `json:"pidStart,omitempty"`
+	BootID    string                   `json:"bootID,omitempty"`
+}
+
+// New returns a process runtime holding the sandboxes and containers
+// recorded under o.StateDir: those whose processes still run are watched
+// again, those that exited meanwhile get the status their shim wrote.
+func New(o Options) (*Runtime, error) {
+	if o.StateDir == "" || len(o.ShimCommand) == 0 {
+		return nil, errors.New("process runtime: a state dir and a shim command are required")
+	}
 	root := os.Geteuid() == 0
 	if o.Root != nil {
 		root = *o.Root
 	}
-	return &Runtime{
-		hostIP: o.HostIP, root: root,
+	r := &Runtime{
+		hostIP: o.HostIP, root: root, stateDir: o.StateDir, shim: slices.Clone(o.ShimCommand),
+		bootID: bootID(), stop: make(chan struct{}),
 		sandboxes:  map[string]*kruntime.PodSandboxStatus{},
 		containers: map[string]*container{},
 	}
+	for _, d := range []string{"sandboxes", "containers"} {
+		if err := os.MkdirAll(filepath.Join(o.StateDir, d), 0o700); err != nil {
+			return nil, fmt.Errorf("process runtime state dir: %w", err)
+		}
+	}
+	if err := r.load(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Close stops watching processes and writing state, and leaves every
+// container running: the Runtime is then as good as a killed kubelet's,
+// and a new one on the same state dir takes over.
+func (r *Runtime) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed {
+		r.closed = true
+		close(r.stop)
+	}
+}
+
+// load reads the state files and re-adopts the containers.
+func (r *Runtime) load() error {
+	sbFiles, err := filepath.Glob(filepath.Join(r.stateDir, "sandboxes", "*.json"))
+	if err != nil {
+		return fmt.Errorf("process runtime state: %w", err)
+	}
+	for _, f := range sbFiles {
+		var s kruntime.PodSandboxStatus
+		if err := readJSON(f, &s); err != nil {
+			klog.ErrorS(err, "Skipping an unreadable sandbox state file", "path", f)
+			continue
+		}
+		r.sandboxes[s.ID] = &s
+	}
+	dirs, err := os.ReadDir(filepath.Join(r.stateDir, "containers"))
+	if err != nil {
+		return fmt.Errorf("process runtime state: %w", err)
+	}
+	for _, d := range dirs {
+		f := filepath.Join(r.stateDir, "containers", d.Name(), "state.json")
+		var rec containerRecord
+		if err := readJSON(f, &rec); err != nil {
+			klog.ErrorS(err, "Skipping an unreadable container state file", "path", f)
+			continue
+		}
+		if _, ok := r.sandboxes[rec.Status.SandboxID]; !ok || rec.Status.ID != d.Name() {
+			continue
+		}
+		c := &container{status: rec.Status, cfg: rec.Config, done: make(chan struct{}),
+			shimPID: rec.ShimPID, shimStart: rec.ShimStart, pidStart: rec.PIDStart}
+		r.containers[c.status.ID] = c
+		switch {
+		case c.status.State == kruntime.ContainerExited:
+			close(c.done)
+		case c.status.State == kruntime.ContainerRunning && rec.BootID == r.bootID:
+			klog.V(2).InfoS("Re-adopting a running container", "container", c.status.ID, "name", c.status.Name, "pid", c.status.PID)
+			go r.watch(c, 200*time.Millisecond)
+		case c.status.State == kruntime.ContainerRunning:
+			// The machine rebooted: nothing of it runs.
+			r.finish(c, exitStatus{ExitCode: 255, FinishedAt: time.Now()}, "the node restarted while the container ran")
+		default:
+			// Created but never started: still startable.
+		}
+	}
+	return nil
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+func (r *Runtime) containerDir(id string) string { return filepath.Join(r.stateDir, "containers", id) }
+
+// saveSandbox writes a sandbox's state file; r.mu is held.
+func (r *Runtime) saveSandbox(s *kruntime.PodSandboxStatus) error {
+	if r.closed {
+		return nil
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("encode sandbox %s: %w", s.ID, err)
+	}
+	return writeFileAtomic(filepath.Join(r.stateDir, "sandboxes", s.ID+".json"), b)
+}
+
+// saveContainer writes a container's state file; r.mu is held.
+func (r *Runtime) saveContainer(c *container) error {
+	if r.closed {
+		return nil
+	}
+	b, err := json.Marshal(containerRecord{Status: c.status, Config: c.cfg,
+		ShimPID: c.shimPID, ShimStart: c.shimStart, PIDStart: c.pidStart, BootID: r.bootID})
+	if err != nil {
+		return fmt.Errorf("encode container %s: %w", c.status.ID, err)
+	}
+	return writeFileAtomic(filepath.Join(r.containerDir(c.status.ID), "state.json"), b)
 }
 
 // Type is "process".
@@ -110,7 +255,11 @@ func (r *Runtime) RunPodSandbox(_ context.Context, cfg kruntime.PodSandboxConfig
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	id := r.newID()
-	r.sandboxes[id] = &kruntime.PodSandboxStatus{ID: id, Config: cfg, State: kruntime.SandboxReady, CreatedAt: time.Now(), IP: r.hostIP}
+	s := &kruntime.PodSandboxStatus{ID: id, Config: cfg, State: kruntime.SandboxReady, CreatedAt: time.Now(), IP: r.hostIP}
+	if err := r.saveSandbox(s); err != nil {
+		return "", err
+	}
+	r.sandboxes[id] = s
 	return id, nil
 }
 
@@ -122,7 +271,11 @@ func (r *Runtime) StopPodSandbox(ctx context.Context, id string) error {
 		r.mu.Unlock()
 		return fmt.Errorf("sandbox %s: %w", id, kruntime.ErrNotFound)
 	}
-	s.State = kruntime.SandboxNotReady
+	var errs []error
+	if s.State != kruntime.SandboxNotReady {
+		s.State = kruntime.SandboxNotReady
+		errs = append(errs, r.saveSandbox(s))
+	}
 	var ids []string
 	for cid, c := range r.containers {
 		if c.status.SandboxID == id {
@@ -130,7 +283,6 @@ func (r *Runtime) StopPodSandbox(ctx context.Context, id string) error {
 		}
 	}
 	r.mu.Unlock()
-	var errs []error
 	for _, cid := range ids {
 		errs = append(errs, r.StopContainer(ctx, cid, 0))
 	}
@@ -149,12 +301,20 @@ func (r *Runtime) RemovePodSandbox(_ context.Context, id string) error {
 		return fmt.Errorf("remove sandbox %s: still ready, stop it first", id)
 	}
 	for cid, c := range r.containers {
+		if c.status.SandboxID == id && c.status.State == kruntime.ContainerRunning {
+			return fmt.Errorf("remove sandbox %s: container %s still running", id, cid)
+		}
+	}
+	for cid, c := range r.containers {
 		if c.status.SandboxID == id {
-			if c.status.State == kruntime.ContainerRunning {
-				return fmt.Errorf("remove sandbox %s: container %s still running", id, cid)
+			if err := os.RemoveAll(r.containerDir(cid)); err != nil {
+				return fmt.Errorf("remove container %s: %w", cid, err)
 			}
 			delete(r.containers, cid)
 		}
+	}
+	if err := os.Remove(filepath.Join(r.stateDir, "sandboxes", id+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove sandbox %s: %w", id, err)
 	}
 	delete(r.sandboxes, id)
 	return nil
@@ -209,18 +369,29 @@ func (r *Runtime) CreateContainer(_ context.Context, sandboxID string, cfg krunt
 	if cfg.LogPath != "" {
 		logPath = filepath.Join(s.Config.LogDirectory, cfg.LogPath)
 	}
-	r.containers[id] = &container{
+	c := &container{
 		cfg: cfg, done: make(chan struct{}),
 		status: kruntime.ContainerStatus{
 			ID: id, SandboxID: sandboxID, Name: cfg.Name, Attempt: cfg.Attempt, Image: cfg.Image,
 			State: kruntime.ContainerCreated, CreatedAt: time.Now(), LogPath: logPath,
 		},
 	}
+	if err := os.MkdirAll(r.containerDir(id), 0o700); err != nil {
+		return "", fmt.Errorf("container state dir: %w", err)
+	}
+	if err := r.saveContainer(c); err != nil {
+		return "", err
+	}
+	r.containers[id] = c
 	return id, nil
 }
 
-// StartContainer starts the process in its own process group. A process
-// that cannot start makes the container exit with 128 and StartError.
+// shimStartTimeout bounds how long a shim may take to start its command.
+const shimStartTimeout = 30 * time.Second
+
+// StartContainer starts the container's command under a shim, in its own
+// process group. A command that cannot start makes the container exit
+// with 128 and StartError.
 func (r *Runtime) StartContainer(_ context.Context, id string) error {
 	r.mu.Lock()
 	c, ok := r.containers[id]
@@ -232,59 +403,154 @@ func (r *Runtime) StartContainer(_ context.Context, id string) error {
 		r.mu.Unlock()
 		return fmt.Errorf("start container %s: state is %s, not created", id, c.status.State)
 	}
+	cfg, logPath := c.cfg, c.status.LogPath
 	r.mu.Unlock()
 
-	cmd, logFile, err := r.command(c)
-	if err == nil {
-		err = cmd.Start()
-	}
+	// Taken before the command starts, so never after its exit.
 	now := time.Now()
+	shim, pid, pidStart, err := r.startShim(id, cfg, logPath)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err != nil {
-		if logFile != nil {
-			_ = logFile.Close()
-		}
-		c.status.State, c.status.StartedAt, c.status.FinishedAt = kruntime.ContainerExited, now, now
-		c.status.ExitCode, c.status.Reason, c.status.Message = 128, ReasonStartError, err.Error()
+		c.status.StartedAt = now
+		setExited(c, exitStatus{ExitCode: 128, FinishedAt: time.Now()}, err.Error())
+		c.status.Reason = ReasonStartError
+		saveErr := r.saveContainer(c)
 		close(c.done)
-		return nil
+		return saveErr
 	}
-	c.status.State, c.status.StartedAt, c.status.PID = kruntime.ContainerRunning, now, cmd.Process.Pid
-	c.pgid = cmd.Process.Pid
-	go r.wait(c, cmd, logFile)
-	return nil
+	c.status.State, c.status.StartedAt, c.status.PID = kruntime.ContainerRunning, now, pid
+	c.shimPID, c.pidStart = shim.Process.Pid, pidStart
+	c.shimStart, _ = procStartTime(c.shimPID)
+	saveErr := r.saveContainer(c)
+	go func() {
+		_ = shim.Wait()
+		r.watch(c, 200*time.Millisecond)
+	}()
+	return saveErr
 }
 
-// command builds the process of a container; volumes are bind-mounted in
-// a private mount namespace before the command is exec'd.
-func (r *Runtime) command(c *container) (*exec.Cmd, *os.File, error) {
-	argv := append(slices.Clone(c.cfg.Command), c.cfg.Args...)
-	if len(c.cfg.Mounts) > 0 {
-		argv = append([]string{"unshare", "--mount", "--propagation", "private", "sh", "-c", mountScript(c.cfg.Mounts), "kubecore-mount"}, argv...)
+// startShim writes the container's spec and starts its shim, which
+// reports the command's PID and start time, or why it did not start.
+func (r *Runtime) startShim(id string, cfg kruntime.ContainerConfig, logPath string) (*exec.Cmd, int, uint64, error) {
+	dir := r.containerDir(id)
+	spec := shimSpec{Argv: append(slices.Clone(cfg.Command), cfg.Args...), Env: environ(cfg.Env),
+		Dir: cfg.WorkingDir, LogPath: logPath, ExitPath: filepath.Join(dir, "exit.json")}
+	if len(cfg.Mounts) > 0 {
+		spec.Argv = append([]string{"unshare", "--mount", "--propagation", "private", "sh", "-c", mountScript(cfg.Mounts), "kubecore-mount"}, spec.Argv...)
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Env = environ(c.cfg.Env)
-	cmd.Dir = c.cfg.WorkingDir
-	if cmd.Dir == "" {
-		cmd.Dir = "/"
-	} else if err := os.MkdirAll(cmd.Dir, 0o755); err != nil {
-		return nil, nil, fmt.Errorf("working dir: %w", err)
+	if spec.Dir == "" {
+		spec.Dir = "/"
+	} else if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
+		return nil, 0, 0, fmt.Errorf("working dir: %w", err)
 	}
-	var logFile *os.File
-	if c.status.LogPath != "" {
-		if err := os.MkdirAll(filepath.Dir(c.status.LogPath), 0o755); err != nil {
-			return nil, nil, fmt.Errorf("log directory: %w", err)
+	if logPath != "" {
+		if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+			return nil, 0, 0, fmt.Errorf("log directory: %w", err)
 		}
-		f, err := os.OpenFile(c.status.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
-		if err != nil {
-			return nil, nil, fmt.Errorf("log file: %w", err)
-		}
-		logFile = f
-		cmd.Stdout, cmd.Stderr = f, f
 	}
-	return cmd, logFile, nil
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("encode shim spec: %w", err)
+	}
+	specPath := filepath.Join(dir, "spec.json")
+	if err := writeFileAtomic(specPath, b); err != nil {
+		return nil, 0, 0, err
+	}
+	shimLog, err := os.OpenFile(filepath.Join(dir, "shim.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("shim log: %w", err)
+	}
+	defer func() { _ = shimLog.Close() }()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("shim pipe: %w", err)
+	}
+	defer func() { _ = pr.Close() }()
+	shim := exec.Command(r.shim[0], append(slices.Clone(r.shim[1:]), specPath)...)
+	// One P is plenty for a process that waits: fewer threads and less memory.
+	// GORACE: a race-enabled shim (a test binary) would linger a second
+	// at exit.
+	shim.Env = []string{"PATH=" + os.Getenv("PATH"), "GOMAXPROCS=1", "GORACE=atexit_sleep_ms=0"}
+	shim.Dir = "/"
+	shim.Stdout, shim.Stderr = shimLog, shimLog
+	shim.ExtraFiles = []*os.File{pw}
+	shim.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err = shim.Start()
+	_ = pw.Close()
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("start shim %s: %w", r.shim[0], err)
+	}
+	_ = pr.SetReadDeadline(time.Now().Add(shimStartTimeout))
+	out, readErr := io.ReadAll(pr)
+	line := strings.TrimSpace(string(out))
+	if msg, ok := strings.CutPrefix(line, "error "); ok {
+		_ = shim.Wait()
+		return nil, 0, 0, errors.New(msg)
+	}
+	var pid int
+	var start uint64
+	if _, err := fmt.Sscanf(line, "ok %d %d", &pid, &start); err != nil || pid <= 0 {
+		_ = shim.Process.Kill()
+		_ = shim.Wait()
+		return nil, 0, 0, fmt.Errorf("shim did not report the command's start (%q, %v)", line, readErr)
+	}
+	return shim, pid, start, nil
+}
+
+// watch waits for a running container to exit: for its exit.json, or for
+// its shim and process to be gone without one (exit status unknown). It
+// returns early when the runtime is closed.
+func (r *Runtime) watch(c *container, every time.Duration) {
+	exitPath := filepath.Join(r.containerDir(c.status.ID), "exit.json")
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		shimAlive := c.shimPID > 0 && alive(c.shimPID, c.shimStart)
+		var st exitStatus
+		err := readJSON(exitPath, &st)
+		switch {
+		case err == nil:
+			r.finish(c, st, "")
+			return
+		case !shimAlive && (c.pidStart == 0 || !alive(c.status.PID, c.pidStart)):
+			r.finish(c, exitStatus{ExitCode: 255, FinishedAt: time.Now()},
+				"the container's shim ended without recording the exit status")
+			return
+		}
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// finish records that a container exited.
+func (r *Runtime) finish(c *container, st exitStatus, message string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	if c.status.State == kruntime.ContainerExited {
+		return
+	}
+	setExited(c, st, message)
+	if err := r.saveContainer(c); err != nil && !errors.Is(err, os.ErrNotExist) {
+		klog.ErrorS(err, "Failed to record a container's exit", "container", c.status.ID)
+	}
+	close(c.done)
+}
+
+// setExited records an exit in c's status; closing c.done (once the state
+// file is written) is the caller's.
+func setExited(c *container, st exitStatus, message string) {
+	c.status.State, c.status.FinishedAt = kruntime.ContainerExited, st.FinishedAt
+	c.status.ExitCode, c.status.Signal, c.status.Reason, c.status.Message = st.ExitCode, st.Signal, kruntime.ExitReason(st.ExitCode), message
+	if c.status.StartedAt.IsZero() {
+		c.status.StartedAt = st.FinishedAt
+	}
 }
 
 // mountScript bind-mounts each mount, then execs its arguments.
@@ -323,35 +589,17 @@ func environ(env []kruntime.KeyValue) []string {
 	return out
 }
 
-// wait reaps the process, records how it ended and kills what is left of
-// its process group.
-func (r *Runtime) wait(c *container, cmd *exec.Cmd, logFile *os.File) {
-	err := cmd.Wait()
-	_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
-	if logFile != nil {
-		_ = logFile.Close()
+// signalGroup signals the container's process group, unless its leader is
+// gone or its PID now belongs to another process.
+func signalGroup(pid int, pidStart uint64, sig syscall.Signal) {
+	if pid <= 0 || (pidStart != 0 && !alive(pid, pidStart)) {
+		return
 	}
-	code, sig := int32(0), int32(0)
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
-		switch {
-		case ws.Signaled():
-			sig = int32(ws.Signal())
-			code = 128 + sig
-		default:
-			code = int32(ws.ExitStatus())
-		}
-	} else if err != nil {
-		code = 1
-	}
-	r.mu.Lock()
-	c.status.State, c.status.FinishedAt = kruntime.ContainerExited, time.Now()
-	c.status.ExitCode, c.status.Signal, c.status.Reason = code, sig, kruntime.ExitReason(code)
-	r.mu.Unlock()
-	close(c.done)
+	_ = syscall.Kill(-pid, sig)
 }
 
 // StopContainer sends SIGTERM to the process group, then SIGKILL after
-// timeout, and waits for the process to be reaped.
+// timeout, and waits for the process to exit.
 func (r *Runtime) StopContainer(ctx context.Context, id string, timeout time.Duration) error {
 	r.mu.Lock()
 	c, ok := r.containers[id]
@@ -359,18 +607,23 @@ func (r *Runtime) StopContainer(ctx context.Context, id string, timeout time.Dur
 		r.mu.Unlock()
 		return fmt.Errorf("container %s: %w", id, kruntime.ErrNotFound)
 	}
-	state, pgid := c.status.State, c.pgid
+	if r.closed {
+		r.mu.Unlock()
+		return fmt.Errorf("stop container %s: the runtime is closed", id)
+	}
+	state, pid, pidStart := c.status.State, c.status.PID, c.pidStart
+	var saveErr error
 	if state == kruntime.ContainerCreated {
-		now := time.Now()
-		c.status.State, c.status.StartedAt, c.status.FinishedAt, c.status.ExitCode, c.status.Reason = kruntime.ContainerExited, now, now, 0, kruntime.ReasonCompleted
+		setExited(c, exitStatus{FinishedAt: time.Now()}, "")
+		saveErr = r.saveContainer(c)
 		close(c.done)
 	}
 	r.mu.Unlock()
 	if state != kruntime.ContainerRunning {
-		return nil
+		return saveErr
 	}
 	if timeout > 0 {
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		signalGroup(pid, pidStart, syscall.SIGTERM)
 		t := time.NewTimer(timeout)
 		defer t.Stop()
 		select {
@@ -380,12 +633,12 @@ func (r *Runtime) StopContainer(ctx context.Context, id string, timeout time.Dur
 		case <-ctx.Done():
 		}
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	signalGroup(pid, pidStart, syscall.SIGKILL)
 	select {
 	case <-c.done:
 		return nil
 	case <-time.After(10 * time.Second):
-		return fmt.Errorf("stop container %s: process group %d did not exit after SIGKILL", id, pgid)
+		return fmt.Errorf("stop container %s: process group %d did not exit after SIGKILL", id, pid)
 	}
 }
 
@@ -399,6 +652,9 @@ func (r *Runtime) RemoveContainer(_ context.Context, id string) error {
 	}
 	if c.status.State == kruntime.ContainerRunning {
 		return fmt.Errorf("remove container %s: still running", id)
+	}
+	if err := os.RemoveAll(r.containerDir(id)); err != nil {
+		return fmt.Errorf("remove container %s: %w", id, err)
 	}
 	delete(r.containers, id)
 	return nil
@@ -432,55 +688,12 @@ func (r *Runtime) ListContainers(_ context.Context, sandboxID string) ([]kruntim
 // ExecSync runs cmd with the container's environment and working dir (in
 // its mount namespace when it has volumes).
 func (r *Runtime) ExecSync(ctx context.Context, id string, cmd []string, timeout time.Duration) (kruntime.ExecResult, error) {
-	if len(cmd) == 0 {
-		return kruntime.ExecResult{}, errors.New("exec: empty command")
-	}
-	r.mu.Lock()
-	c, ok := r.containers[id]
-	if !ok {
-		r.mu.Unlock()
-		return kruntime.ExecResult{}, fmt.Errorf("container %s: %w", id, kruntime.ErrNotFound)
-	}
-	if c.status.State != kruntime.ContainerRunning {
-		r.mu.Unlock()
-		return kruntime.ExecResult{}, fmt.Errorf("exec in container %s: not running", id)
-	}
-	cfg, pid := c.cfg, c.status.PID
-	r.mu.Unlock()
-
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	argv := cmd
-	if len(cfg.Mounts) > 0 {
-		argv = append([]string{"nsenter", "--target", strconv.Itoa(pid), "--mount", "--"}, cmd...)
-	}
-	x := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	x.Env = environ(cfg.Env)
-	x.Dir = cfg.WorkingDir
-	if x.Dir == "" {
-		x.Dir = "/"
-	}
-	x.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	x.Cancel = func() error { return syscall.Kill(-x.Process.Pid, syscall.SIGKILL) }
 	var stdout, stderr strings.Builder
-	x.Stdout, x.Stderr = &stdout, &stderr
-	err := x.Run()
-	res := kruntime.ExecResult{Stdout: []byte(stdout.String()), Stderr: []byte(stderr.String())}
-	if ctx.Err() != nil {
-		return res, fmt.Errorf("exec %q: %w", cmd[0], ctx.Err())
-	}
-	var exitErr *exec.ExitError
-	switch {
-	case errors.As(err, &exitErr):
-		res.ExitCode = int32(exitErr.ExitCode())
-		if res.ExitCode < 0 {
-			res.ExitCode = 137
-		}
-	case err != nil:
-		return res, fmt.Errorf("exec %q: %w", cmd[0], err)
-	}
-	return res, nil
+	code, err := r.Exec(ctx, id, cmd, kruntime.ExecStreams{Stdout: &stdout, Stderr: &stderr})
+	return kruntime.ExecResult{Stdout: []byte(stdout.String()), Stderr: []byte(stderr.String()), ExitCode: code}, err
 }

@@ -11,6 +11,30 @@ import (
 	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
 )
 
+// TestMain makes the test binary the runtime's shim, as the kubecore binary
+// is through `kubecore kubelet process-shim`.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == ShimSubcommand {
+		os.Exit(RunShim(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// newRuntime returns a runtime whose state dir is a temp dir (unless set)
+// and whose shim is the test binary.
+func newRuntime(t *testing.T, o Options) *Runtime {
+	t.Helper()
+	if o.StateDir == "" {
+		o.StateDir = t.TempDir()
+	}
+	o.ShimCommand = []string{os.Args[0], ShimSubcommand}
+	r, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // start runs script in sh in a new sandbox and returns the container ID.
 func start(t *testing.T, r *Runtime, logDir, script string) string {
 	t.Helper()
@@ -60,14 +84,14 @@ func TestExitCodesAndLogs(t *testing.T) {
 		{"killed by a signal", `echo "$GREETING"; kill -9 $$`, 137, kruntime.ReasonError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := New(Options{HostIP: "127.0.0.1"})
+			r := newRuntime(t, Options{HostIP: "127.0.0.1"})
 			logDir := t.TempDir()
 			s := waitExited(t, r, start(t, r, logDir, tc.script))
 			if s.ExitCode != tc.code || s.Reason != tc.reason || s.FinishedAt.Before(s.StartedAt) {
 				t.Errorf("status = %+v, want exit %d %s", s, tc.code, tc.reason)
 			}
 			b, err := os.ReadFile(filepath.Join(logDir, "c/0.log"))
-			if err != nil || strings.TrimSpace(string(b)) != "hi" {
+			if err != nil || !strings.HasSuffix(strings.TrimSpace(string(b)), " stdout F hi") {
 				t.Errorf("log = %q, %v; want hi", b, err)
 			}
 		})
@@ -86,7 +110,7 @@ func TestStopContainerEscalatesToSIGKILL(t *testing.T) {
 		{"no grace", `trap '' TERM; while :; do sleep 0.05; done`, 0, 0, 137},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := New(Options{})
+			r := newRuntime(t, Options{})
 			id := start(t, r, t.TempDir(), tc.script)
 			time.Sleep(100 * time.Millisecond) // let the trap be set
 			begin := time.Now()
@@ -106,7 +130,7 @@ func TestStopContainerEscalatesToSIGKILL(t *testing.T) {
 }
 
 func TestRefusals(t *testing.T) {
-	r := New(Options{Root: new(bool)})
+	r := newRuntime(t, Options{Root: new(bool)})
 	ctx := t.Context()
 	sb, err := r.RunPodSandbox(ctx, kruntime.PodSandboxConfig{UID: "u"})
 	if err != nil {
@@ -140,7 +164,7 @@ func TestRefusals(t *testing.T) {
 }
 
 func TestExecSync(t *testing.T) {
-	r := New(Options{})
+	r := newRuntime(t, Options{})
 	id := start(t, r, t.TempDir(), "exec sleep 60")
 	for _, tc := range []struct {
 		name    string
@@ -160,5 +184,52 @@ func TestExecSync(t *testing.T) {
 				t.Errorf("ExecSync = %+v (%q), %v", res, res.Stdout, err)
 			}
 		})
+	}
+}
+
+func TestRestartedRuntimeReadoptsContainers(t *testing.T) {
+	ctx := t.Context()
+	state, logDir := t.TempDir(), t.TempDir()
+	r1 := newRuntime(t, Options{StateDir: state})
+	running := start(t, r1, logDir, `trap 'exit 0' TERM; while :; do sleep 0.05; done`)
+	exiting := start(t, r1, logDir, `sleep 0.3; exit 7`)
+	before, _ := r1.ContainerStatus(ctx, running)
+	// The first runtime dies (as with SIGKILL); the second one takes over.
+	r1.Close()
+	time.Sleep(time.Second)
+	r2 := newRuntime(t, Options{StateDir: state})
+	after, err := r2.ContainerStatus(ctx, running)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.State != kruntime.ContainerRunning || after.PID != before.PID || !after.StartedAt.Equal(before.StartedAt) {
+		t.Errorf("re-adopted container = %+v, want running as %+v", after, before)
+	}
+	// Exited while no runtime watched: the shim kept its exit code.
+	if s := waitExited(t, r2, exiting); s.ExitCode != 7 || s.Reason != kruntime.ReasonError {
+		t.Errorf("container that exited meanwhile = %+v, want exit 7", s)
+	}
+	if err := r2.StopContainer(ctx, running, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := r2.ContainerStatus(ctx, running); s.State != kruntime.ContainerExited || s.ExitCode != 0 {
+		t.Errorf("stopped re-adopted container = %+v, want exited 0 on SIGTERM", s)
+	}
+	sandboxes, _ := r2.ListPodSandbox(ctx)
+	if len(sandboxes) != 2 {
+		t.Errorf("sandboxes after restart = %d, want 2", len(sandboxes))
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	line := "4242 (a (weird) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 100"
+	if got, err := parseStat(line); err != nil || got != 987654 {
+		t.Errorf("parseStat = %d, %v; want 987654", got, err)
+	}
+	if _, err := parseStat("1 (x) Z 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0"); err == nil {
+		t.Error("a zombie should count as gone")
+	}
+	if start, err := procStartTime(os.Getpid()); err != nil || !alive(os.Getpid(), start) || alive(os.Getpid(), start+1) {
+		t.Errorf("own start time %d, %v", start, err)
 	}
 }

@@ -1,0 +1,252 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"time"
+
+	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
+)
+
+// logOptions are the query parameters of /containerLogs.
+type logOptions struct {
+	follow, previous, timestamps bool
+	tail                         int64 // -1: every line
+	since                        time.Time
+	limit                        int64 // -1: no limit
+}
+
+func parseBool(q url.Values, name string) (bool, error) {
+	v := q.Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s=%q is not a boolean", name, v)
+	}
+	return b, nil
+}
+
+func parseLogOptions(q url.Values, now time.Time) (logOptions, error) {
+	o := logOptions{tail: -1, limit: -1}
+	var err error
+	for name, p := range map[string]*bool{"follow": &o.follow, "previous": &o.previous, "timestamps": &o.timestamps} {
+		if *p, err = parseBool(q, name); err != nil {
+			return o, err
+		}
+	}
+	for name, p := range map[string]*int64{"tailLines": &o.tail, "limitBytes": &o.limit} {
+		if v := q.Get(name); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 || (name == "limitBytes" && n == 0) {
+				return o, fmt.Errorf("%s=%q must be a positive integer", name, v)
+			}
+			*p = n
+		}
+	}
+	if v := q.Get("sinceTime"); v != "" {
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return o, fmt.Errorf("sinceTime=%q is not an RFC 3339 time", v)
+		}
+		o.since = t
+	}
+	if v := q.Get("sinceSeconds"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return o, fmt.Errorf("sinceSeconds=%q must be a positive integer", v)
+		}
+		o.since = now.Add(-time.Duration(n) * time.Second)
+	}
+	return o, nil
+}
+
+// logEntry is one line of a CRI log file:
+// "<RFC 3339 nano time> <stdout|stderr> <F|P> <content>".
+type logEntry struct {
+	time    time.Time
+	rawTime []byte
+	full    bool // F: the content ends a line; P: a part of a longer one
+	content []byte
+}
+
+func parseLogEntry(line []byte) (logEntry, error) {
+	ts, rest, ok := bytes.Cut(line, []byte{' '})
+	if !ok {
+		return logEntry{}, errors.New("no timestamp")
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(ts))
+	if err != nil {
+		return logEntry{}, fmt.Errorf("timestamp: %w", err)
+	}
+	_, rest, ok = bytes.Cut(rest, []byte{' '}) // stream
+	if !ok {
+		return logEntry{}, errors.New("no stream")
+	}
+	tag, content, _ := bytes.Cut(rest, []byte{' '})
+	return logEntry{time: t, rawTime: ts, full: !bytes.Equal(tag, []byte("P")), content: content}, nil
+}
+
+// errLimit ends output at limitBytes.
+var errLimit = errors.New("limitBytes reached")
+
+// logWriter writes entries as the client asked for them.
+type logWriter struct {
+	w    io.Writer
+	o    logOptions
+	left int64 // bytes left under limitBytes; -1: no limit
+}
+
+func (lw *logWriter) write(e logEntry) error {
+	if !lw.o.since.IsZero() && e.time.Before(lw.o.since) {
+		return nil
+	}
+	var b []byte
+	if lw.o.timestamps {
+		b = append(append(b, e.rawTime...), ' ')
+	}
+	b = append(b, e.content...)
+	if e.full {
+		b = append(b, '\n')
+	}
+	if lw.left >= 0 {
+		if int64(len(b)) >= lw.left {
+			_, _ = lw.w.Write(b[:lw.left])
+			lw.left = 0
+			return errLimit
+		}
+		lw.left -= int64(len(b))
+	}
+	_, err := lw.w.Write(b)
+	return err
+}
+
+// lastLines returns the entries of the last n lines.
+func lastLines(entries []logEntry, n int64) []logEntry {
+	if n < 0 {
+		return entries
+	}
+	i := len(entries)
+	for lines := int64(0); i > 0; i-- {
+		// entries[i-1] ends a line when full, or is the unfinished end.
+		if entries[i-1].full || i == len(entries) {
+			if lines == n {
+				break
+			}
+			lines++
+		}
+	}
+	return entries[i:]
+}
+
+// readEntries parses the complete lines of b and returns what is left.
+func readEntries(b []byte) ([]logEntry, []byte) {
+	var out []logEntry
+	for {
+		line, rest, ok := bytes.Cut(b, []byte{'\n'})
+		if !ok {
+			return out, b
+		}
+		b = rest
+		if e, err := parseLogEntry(line); err == nil {
+			out = append(out, e)
+		}
+	}
+}
+
+// streamLog writes the log at path; with follow it goes on while running
+// says the container runs (and after, until the file has no more).
+func streamLog(ctx context.Context, w io.Writer, path string, o logOptions, poll time.Duration, running func() bool) error {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil // nothing written yet
+		}
+		return err
+	}
+	defer func() { _ = f.Close() }()
+	lw := &logWriter{w: w, o: o, left: o.limit}
+	data, err := io.ReadAll(bufio.NewReader(f))
+	if err != nil {
+		return err
+	}
+	entries, pending := readEntries(data)
+	for _, e := range lastLines(entries, o.tail) {
+		if err := lw.write(e); err != nil {
+			return err
+		}
+	}
+	if !o.follow {
+		return nil
+	}
+	flusher, _ := w.(http.Flusher)
+	buf := make([]byte, 32<<10)
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		if flusher != nil {
+			flusher.Flush()
+		}
+		wasRunning := running()
+		for {
+			n, err := f.Read(buf)
+			pending = append(pending, buf[:n]...)
+			if err != nil || n == 0 {
+				break
+			}
+		}
+		var more []logEntry
+		more, pending = readEntries(pending)
+		for _, e := range more {
+			if err := lw.write(e); err != nil {
+				return err
+			}
+		}
+		if !wasRunning && len(more) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Server) serveLogs(w http.ResponseWriter, r *http.Request) {
+	ns, pod, name := r.PathValue("namespace"), r.PathValue("pod"), r.PathValue("container")
+	o, err := parseLogOptions(r.URL.Query(), time.Now())
+	if err != nil {
+		httpError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	c, err := s.cfg.Host.Container(r.Context(), ns, pod, name, o.previous)
+	if err != nil {
+		containerError(w, err)
+		return
+	}
+	if o.previous {
+		o.follow = false
+	}
+	rt := s.cfg.Host.Runtime()
+	running := func() bool {
+		st, err := rt.ContainerStatus(r.Context(), c.ID)
+		return err == nil && st.State == kruntime.ContainerRunning
+	}
+	w.Header().Set("Content-Type", "text/plain")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	if err := streamLog(r.Context(), w, c.LogPath, o, s.cfg.LogPollInterval, running); err != nil && !errors.Is(err, errLimit) {
+		// Headers are out: all that is left is to end the body early.
+		_, _ = fmt.Fprintf(w, "\nerror reading the log: %v\n", err)
+	}
+}
