@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,6 +26,13 @@ type Options struct {
 	// BindAddress is the apiserver's, which its serving certificate covers.
 	BindAddress string
 	Now         func() time.Time
+
+	// The flags of `certs kubeconfig`: the user and groups of the client
+	// certificate, the server it talks to and where to write it.
+	User   string
+	Groups []string
+	Server string
+	Out    string
 }
 
 // NewOptions returns the defaults, those of the apiserver.
@@ -103,6 +112,62 @@ func (o *Options) Rotate(out io.Writer) error {
 	return nil
 }
 
+// certName turns a user name into a pki file name: system:node:n1 ->
+// user-system-node-n1.
+func certName(user string) string {
+	var b strings.Builder
+	b.WriteString("user-")
+	for _, r := range strings.ToLower(user) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	return strings.TrimRight(b.String(), "-.")
+}
+
+// Kubeconfig issues (or reuses) a client certificate for the user and
+// groups, signed by the data dir's CA, and writes a kubeconfig with it
+// for the server: what a component or a user on another machine needs.
+func (o *Options) Kubeconfig(out io.Writer) error {
+	dir, err := o.pkiDir()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	if o.User == "" {
+		errs = append(errs, errors.New("--user is required"))
+	}
+	if u, err := url.Parse(o.Server); o.Server == "" || err != nil || u.Scheme != "https" || u.Host == "" {
+		errs = append(errs, fmt.Errorf("--server %q must be an https:// URL", o.Server))
+	}
+	if o.Out == "" {
+		errs = append(errs, errors.New("--out is required"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	hosts, err := pki.DefaultHosts(o.BindAddress)
+	if err != nil {
+		return err
+	}
+	b, err := pki.EnsureServing(dir, pki.Options{Hosts: hosts, Now: o.Now})
+	if err != nil {
+		return err
+	}
+	kp, err := b.EnsureClientCert(certName(o.User), o.User, o.Groups)
+	if err != nil {
+		return err
+	}
+	if err := pki.WriteKubeconfig(o.Out, o.Server, b, kp); err != nil {
+		return fmt.Errorf("write %s: %w", o.Out, err)
+	}
+	fmt.Fprintf(out, "kubeconfig %s written for user %q (groups %v) at %s\n", o.Out, o.User, o.Groups, o.Server)
+	return nil
+}
+
 // NewCommand returns the certs command and its check and rotate verbs.
 func NewCommand() *cobra.Command {
 	o := NewOptions()
@@ -128,6 +193,20 @@ func NewCommand() *cobra.Command {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return o.Rotate(cmd.OutOrStdout()) },
 	}
 	rotate.Flags().StringVar(&o.BindAddress, "bind-address", o.BindAddress, "The apiserver's --bind-address, which its serving certificate covers")
-	cmd.AddCommand(check, rotate)
+	kubeconfig := &cobra.Command{
+		Use:   "kubeconfig",
+		Short: "Issue a client certificate signed by the cluster CA and write a kubeconfig with it",
+		Long: "Issue a client certificate for --user in --groups, signed by the CA of --data-dir, and write\n" +
+			"a kubeconfig for --server to --out: what a scheduler, controller-manager, kubelet or user\n" +
+			"on another machine needs (e.g. --user system:node:NAME --groups system:nodes for a kubelet).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.Kubeconfig(cmd.OutOrStdout()) },
+	}
+	kf := kubeconfig.Flags()
+	kf.StringVar(&o.User, "user", o.User, "User name of the certificate (its common name)")
+	kf.StringSliceVar(&o.Groups, "groups", o.Groups, "Groups of the user (its organizations)")
+	kf.StringVar(&o.Server, "server", o.Server, "The apiserver's https URL")
+	kf.StringVar(&o.Out, "out", o.Out, "Where to write the kubeconfig (mode 0600)")
+	cmd.AddCommand(check, rotate, kubeconfig)
 	return cmd
 }

@@ -61,3 +61,40 @@ func TestNoPKI(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestKubeconfig(t *testing.T) {
+	dataDir := t.TempDir()
+	hosts, _ := pki.DefaultHosts("127.0.0.1")
+	if _, err := pki.EnsureServing(filepath.Join(dataDir, "pki"), pki.Options{Hosts: hosts}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "n1.kubeconfig")
+	o := &Options{DataDir: dataDir, BindAddress: "127.0.0.1", Now: time.Now,
+		User: "system:node:n1", Groups: []string{"system:nodes"}, Server: "https://10.0.0.1:6443", Out: out}
+	var buf bytes.Buffer
+	if err := o.Kubeconfig(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if server, err := pki.KubeconfigServer(out); err != nil || server != "https://10.0.0.1:6443" {
+		t.Errorf("server %q %v", server, err)
+	}
+	st, err := pki.Inspect(filepath.Join(dataDir, "pki"), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, s := range st {
+		if s.Name == "user-system-node-n1" && s.CommonName == "system:node:n1" && len(s.Organization) == 1 && s.Organization[0] == "system:nodes" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no certificate for system:node:n1 in %+v", st)
+	}
+	for _, bad := range []Options{{Server: "http://x"}, {User: "u", Server: "https://x"}, {User: "u", Out: out}} {
+		bad.DataDir, bad.Now = dataDir, time.Now
+		if err := bad.Kubeconfig(&buf); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
