@@ -33,9 +33,21 @@ func (s *Server) buildFilters(h http.Handler) http.Handler {
 	return h
 }
 
-// isLongRunning: watches are exempt from the in-flight limit and timeout.
+// isLongRunning: watches, and the subresources that stream or hold a
+// connection open (Kubernetes' list: attach, exec, log, portforward,
+// proxy), are exempt from the in-flight limit and timeout.
 func isLongRunning(info *apirequest.RequestInfo) bool {
-	return info != nil && info.Verb == "watch"
+	if info == nil {
+		return false
+	}
+	if info.Verb == "watch" || info.Verb == "proxy" {
+		return true
+	}
+	switch info.Subresource {
+	case "attach", "exec", "log", "portforward", "proxy":
+		return info.IsResourceRequest
+	}
+	return false
 }
 
 func withPanicRecovery(h http.Handler) http.Handler {

@@ -116,7 +116,15 @@ func verbsOf(st rest.Storage, isSub bool) []string {
 	_, lister := st.(rest.Lister)
 	_, updater := st.(rest.Updater)
 	_, watcher := st.(rest.Watcher)
-	add(creater || (isSub && named), "create")
+	var connectGet, connectPost bool
+	if c, ok := st.(rest.Connecter); ok {
+		for _, m := range c.ConnectMethods() {
+			connectGet = connectGet || m == http.MethodGet
+			connectPost = connectPost || m == http.MethodPost
+		}
+	}
+	getter = getter || connectGet
+	add(creater || (isSub && named) || connectPost, "create")
 	add(deleter && !isSub, "delete")
 	add(collDeleter && !isSub, "deletecollection")
 	add(getter, "get")
@@ -143,6 +151,12 @@ func (e *endpoint) install(ws *restful.WebService) {
 	}
 	if e.subresource != "" {
 		sub := item + "/" + e.subresource
+		if c, ok := st.(rest.Connecter); ok {
+			for _, m := range c.ConnectMethods() {
+				route(m, sub, e.connect)
+			}
+			return
+		}
 		if _, ok := st.(rest.Getter); ok {
 			route(http.MethodGet, sub, e.get)
 		}

@@ -73,6 +73,9 @@ type Config struct {
 	// ServiceAccountKey signs and checks service account tokens; without
 	// it they are not accepted.
 	ServiceAccountKey *ecdsa.PrivateKey
+	// Kubelet says how pods/log and pods/exec reach kubelets: the client
+	// certificate they require, the preferred node address types.
+	Kubelet node.KubeletClientConfig
 }
 
 // rbacREST is the storage of one RBAC resource.
@@ -157,9 +160,11 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	core := map[string]rest.Storage{
 		"namespaces": ns.Namespace, "namespaces/status": ns.Status, "namespaces/finalize": ns.Finalize,
 	}
+	var kubelets pod.KubeletConnectionGetter
 	if n, err := node.NewStorage(opts); must("nodes", err) {
 		keep(n.Node)
 		core["nodes"], core["nodes/status"] = n.Node, n.Status
+		kubelets = node.NewKubeletConnections(n.Node, cfg.Kubelet)
 	}
 	var pdbs *poddisruptionbudget.Storage
 	if p, err := poddisruptionbudget.NewStorage(opts); must("poddisruptionbudgets", err) {
@@ -179,9 +184,12 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if in.priorityClasses != nil {
 		priorities = &priorityClassReader{classes: cached[*schedulingv1.PriorityClass]{in.priorityClasses.Store}}
 	}
-	if p, err := pod.NewStorage(opts, checker, priorities); must("pods", err) {
+	if p, err := pod.NewStorage(opts, checker, priorities, kubelets); must("pods", err) {
 		keep(p.Pod)
 		core["pods"], core["pods/status"], core["pods/binding"], core["pods/eviction"] = p.Pod, p.Status, p.Binding, p.Eviction
+		if p.Log != nil {
+			core["pods/log"], core["pods/exec"] = p.Log, p.Exec
+		}
 		in.objects.pods = cached[*corev1.Pod]{p.Pod.Store}
 	}
 	if s, err := service.NewStorage(ctx, opts, service.Config{ServiceCIDR: cfg.ServiceCIDR, NodePortBase: cfg.NodePortBase, NodePortSize: cfg.NodePortSize}); must("services", err) {

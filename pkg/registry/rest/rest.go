@@ -2,6 +2,8 @@ package rest
 
 import (
 	"context"
+	"net/http"
+	"net/url"
 
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/fields"
@@ -124,4 +126,36 @@ type TableConvertor interface {
 type NamedCreater interface {
 	New() runtime.Object
 	Create(ctx context.Context, name string, obj runtime.Object, validate ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error)
+}
+
+// Responder writes the error of a Connecter's handler that fails after
+// Connect returned it, as the Status every other request answers with.
+type Responder interface {
+	Error(err error)
+}
+
+// Connecter serves a subresource that is a connection rather than an
+// object (pods/log, pods/exec): Connect checks the request against the
+// object named and returns the handler that streams or proxies it. The
+// route installer offers the HTTP methods ConnectMethods lists; discovery
+// shows GET as the verb get and POST as create.
+type Connecter interface {
+	// New returns an object of the kind discovery shows for the
+	// subresource, when it has no KindProvider.
+	New() runtime.Object
+	// Connect returns the handler of a request on object name with query
+	// opts; its error is answered as a Status before anything is written.
+	Connect(ctx context.Context, name string, opts url.Values, r Responder) (http.Handler, error)
+	// ConnectMethods are the HTTP methods served.
+	ConnectMethods() []string
+}
+
+// CreateOnGetConnecter is a Connecter whose GET requests (WebSocket
+// upgrades) must be allowed the verb create as well as get, so that a role
+// granting only get cannot run commands: Kubernetes authorizes pods/exec,
+// pods/attach and pods/portforward this way.
+type CreateOnGetConnecter interface {
+	Connecter
+	// AuthorizeGetAsCreate reports whether GET needs create too.
+	AuthorizeGetAsCreate() bool
 }

@@ -53,9 +53,18 @@ const (
 	logTail = 64 << 10
 )
 
-// readyLine is logged once by `kubecore apiserver` when it serves; its url
-// key is the address clients use.
-var readyLine = regexp.MustCompile(`"kubecore apiserver is ready" url="([^"]+)"`)
+// readyLine matches the line `kubecore <subcommand>` logs once when it
+// serves ("kubecore apiserver is ready", "kubecore all-in-one is ready");
+// its url key is the address clients use.
+func readyLine(subcommand string) *regexp.Regexp {
+	return regexp.MustCompile(`"kubecore ` + regexp.QuoteMeta(subcommand) + ` is ready" url="([^"]+)"`)
+}
+
+// Subcommands an APIServer runs.
+const (
+	SubcommandAPIServer = "apiserver"
+	SubcommandAllInOne  = "all-in-one"
+)
 
 // Binary returns the kubecore binary named by $KUBECORE_BIN, or an error
 // saying how to get one: the suite is meaningless without it.
@@ -100,6 +109,10 @@ type APIServer struct {
 	// LogLevel is the server's -v: 3 (NewAPIServer's default) logs every
 	// request, which helps when a test fails; benchmarks want 0.
 	LogLevel int
+	// Subcommand is what runs: SubcommandAPIServer (the default) or
+	// SubcommandAllInOne, which adds the controllers, the scheduler and a
+	// kubelet with the process runtime on a free port.
+	Subcommand string
 
 	bin string
 	// home is a directory of this server's own for kubectl's HOME, so that
@@ -158,14 +171,19 @@ func (s *APIServer) Start() error {
 		_ = logFile.Close()
 		return fmt.Errorf("seek apiserver log: %w", err)
 	}
-	fmt.Fprintf(logFile, "=== starting %s apiserver --data-dir %s --secure-port %d at %s\n",
-		s.bin, s.DataDir, s.Port, time.Now().Format(time.RFC3339Nano))
-	cmd := exec.Command(s.bin, "apiserver",
+	sub := s.subcommand()
+	fmt.Fprintf(logFile, "=== starting %s %s --data-dir %s --secure-port %d at %s\n",
+		s.bin, sub, s.DataDir, s.Port, time.Now().Format(time.RFC3339Nano))
+	args := []string{sub,
 		"--data-dir", s.DataDir,
 		"--secure-port", strconv.Itoa(s.Port),
 		"--bind-address", "127.0.0.1",
 		"-v", strconv.Itoa(s.LogLevel),
-	)
+	}
+	if sub == SubcommandAllInOne {
+		args = append(args, "--kubelet-port", "0")
+	}
+	cmd := exec.Command(s.bin, args...)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = childProcAttr()
@@ -220,6 +238,13 @@ func (s *APIServer) waitReady(offset int64, done <-chan struct{}) (string, error
 	return "", fmt.Errorf("apiserver not ready after %s", readyTimeout)
 }
 
+func (s *APIServer) subcommand() string {
+	if s.Subcommand == "" {
+		return SubcommandAPIServer
+	}
+	return s.Subcommand
+}
+
 func (s *APIServer) findReadyLine(offset int64) string {
 	f, err := os.Open(s.LogPath)
 	if err != nil {
@@ -231,8 +256,9 @@ func (s *APIServer) findReadyLine(offset int64) string {
 	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	ready := readyLine(s.subcommand())
 	for sc.Scan() {
-		if m := readyLine.FindStringSubmatch(sc.Text()); m != nil {
+		if m := ready.FindStringSubmatch(sc.Text()); m != nil {
 			return m[1]
 		}
 	}
@@ -390,6 +416,22 @@ func (s *APIServer) CreateNamespace(t testing.TB, base string) string {
 // not stop cleanly — and its log is printed if the test failed.
 func StartAPIServer(t testing.TB, dataDir string) *APIServer {
 	t.Helper()
+	return start(t, dataDir, SubcommandAPIServer)
+}
+
+// StartAllInOne is StartAPIServer for `kubecore all-in-one`: the whole
+// cluster, with one kubelet (process runtime) whose logs and exec server
+// listens on a free port. It is ready once the all-in-one ready line is
+// logged and /readyz answers; the kubelet registers its node just after.
+// A test that runs pods deletes them before it ends: the kubelet leaves
+// running pods' processes behind when it stops, to re-adopt them.
+func StartAllInOne(t testing.TB, dataDir string) *APIServer {
+	t.Helper()
+	return start(t, dataDir, SubcommandAllInOne)
+}
+
+func start(t testing.TB, dataDir, subcommand string) *APIServer {
+	t.Helper()
 	work := t.TempDir()
 	if dataDir == "" {
 		dataDir = filepath.Join(work, "data")
@@ -398,6 +440,7 @@ func StartAPIServer(t testing.TB, dataDir string) *APIServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.Subcommand = subcommand
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,14 @@ package apiserver
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +20,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/klog/v2"
 
+	corev1 "kubecore.io/api/core/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 
 	"kubecore.io/kubecore/pkg/apiserver"
@@ -27,6 +30,7 @@ import (
 	"kubecore.io/kubecore/pkg/controlplane"
 	"kubecore.io/kubecore/pkg/etcd"
 	"kubecore.io/kubecore/pkg/pki"
+	"kubecore.io/kubecore/pkg/registry/core/node"
 )
 
 // Resources are what the API serves and who may use it.
@@ -40,8 +44,16 @@ type Resources struct {
 }
 
 // ResourcesFunc builds the storage of every served resource on an etcd
-// client (pkg/controlplane provides it).
-type ResourcesFunc func(ctx context.Context, client *clientv3.Client) (Resources, error)
+// client (pkg/controlplane provides it); kubelet is how pods/log and
+// pods/exec reach kubelets.
+type ResourcesFunc func(ctx context.Context, client *clientv3.Client, kubelet node.KubeletClientConfig) (Resources, error)
+
+// Names of the apiserver's client certificate to kubelets, in DATA_DIR/pki:
+// its file name and subject, as kubeadm names it.
+const (
+	kubeletClientName = "apiserver-kubelet-client"
+	kubeletClientCN   = "kube-apiserver-kubelet-client"
+)
 
 // Options are the flags of `kubecore apiserver`.
 type Options struct {
@@ -52,6 +64,14 @@ type Options struct {
 	ServiceClusterIPRange string
 	// TokenAuthFile is a CSV of static bearer tokens (token,user,uid,"groups").
 	TokenAuthFile string
+	// KubeletPreferredAddressTypes are the node address types tried, in
+	// order, to reach a kubelet (Hostname, InternalDNS, InternalIP,
+	// ExternalDNS, ExternalIP).
+	KubeletPreferredAddressTypes []string
+	// KubeletCertificateAuthority, when set, is the CA bundle kubelets'
+	// serving certificates are verified with; they are not verified
+	// otherwise (kubelets serve self-signed certificates).
+	KubeletCertificateAuthority string
 	// Resources installs the API (every built-in resource by default).
 	Resources ResourcesFunc
 }
@@ -60,18 +80,27 @@ type Options struct {
 func NewOptions() *Options {
 	home, _ := os.UserHomeDir()
 	return &Options{
-		DataDir:               filepath.Join(home, ".kubecore"),
-		BindAddress:           "127.0.0.1",
-		SecurePort:            6443,
-		ServiceClusterIPRange: "10.96.0.0/12",
+		DataDir:                      filepath.Join(home, ".kubecore"),
+		BindAddress:                  "127.0.0.1",
+		SecurePort:                   6443,
+		ServiceClusterIPRange:        "10.96.0.0/12",
+		KubeletPreferredAddressTypes: addressTypeNames(node.DefaultPreferredAddressTypes()),
 	}
+}
+
+func addressTypeNames(types []corev1.NodeAddressType) []string {
+	out := make([]string, len(types))
+	for i, t := range types {
+		out[i] = string(t)
+	}
+	return out
 }
 
 // controlPlane serves every built-in resource from pkg/controlplane,
 // creates the objects a cluster starts with, and authenticates service
 // account tokens with the key in pkiDir.
 func controlPlane(serviceCIDR, pkiDir string) ResourcesFunc {
-	return func(ctx context.Context, client *clientv3.Client) (Resources, error) {
+	return func(ctx context.Context, client *clientv3.Client, kubelet node.KubeletClientConfig) (Resources, error) {
 		saKey, err := pki.EnsureServiceAccountKey(pkiDir)
 		if err != nil {
 			return Resources{}, err
@@ -87,6 +116,7 @@ func controlPlane(serviceCIDR, pkiDir string) ResourcesFunc {
 			ServiceCIDR:       serviceCIDR,
 			Decorate:          watchCache(client, encScheme),
 			ServiceAccountKey: saKey,
+			Kubelet:           kubelet,
 		})
 		if err != nil {
 			return Resources{}, err
@@ -121,6 +151,12 @@ func (o *Options) Validate() error {
 	if o.ServiceClusterIPRange != "" {
 		if _, _, err := net.ParseCIDR(o.ServiceClusterIPRange); err != nil {
 			errs = append(errs, fmt.Errorf("--service-cluster-ip-range: %w", err))
+		}
+	}
+	known := node.DefaultPreferredAddressTypes()
+	for _, t := range o.KubeletPreferredAddressTypes {
+		if !slices.Contains(known, corev1.NodeAddressType(t)) {
+			errs = append(errs, fmt.Errorf("--kubelet-preferred-address-types: %q is not one of %v", t, addressTypeNames(known)))
 		}
 	}
 	return errors.Join(errs...)
@@ -192,9 +228,13 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 		klog.InfoS("Issued certificate", "name", is.Name, "reason", is.Reason)
 	}
 
+	kubelet, err := o.kubeletClientConfig(bundle)
+	if err != nil {
+		return err
+	}
 	res := Resources{Scheme: runtime.NewScheme()}
 	if o.Resources != nil {
-		if res, err = o.Resources(ctx, client); err != nil {
+		if res, err = o.Resources(ctx, client, kubelet); err != nil {
 			return fmt.Errorf("install resources: %w", err)
 		}
 	}
@@ -261,6 +301,31 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	return srv.Run(ctx)
 }
 
+// kubeletClientConfig issues (or reuses) the apiserver's client
+// certificate to kubelets and returns how to reach them.
+func (o *Options) kubeletClientConfig(bundle *pki.Bundle) (node.KubeletClientConfig, error) {
+	kp, err := bundle.EnsureClientCert(kubeletClientName, kubeletClientCN, []string{pki.MastersGroup})
+	if err != nil {
+		return node.KubeletClientConfig{}, fmt.Errorf("kubelet client certificate: %w", err)
+	}
+	cert := kp.TLSCertificate()
+	cfg := node.KubeletClientConfig{ClientCertificate: &cert}
+	for _, t := range o.KubeletPreferredAddressTypes {
+		cfg.PreferredAddressTypes = append(cfg.PreferredAddressTypes, corev1.NodeAddressType(t))
+	}
+	if o.KubeletCertificateAuthority != "" {
+		b, err := os.ReadFile(o.KubeletCertificateAuthority)
+		if err != nil {
+			return node.KubeletClientConfig{}, fmt.Errorf("--kubelet-certificate-authority: %w", err)
+		}
+		cfg.CAs = x509.NewCertPool()
+		if !cfg.CAs.AppendCertsFromPEM(b) {
+			return node.KubeletClientConfig{}, fmt.Errorf("--kubelet-certificate-authority %s: no certificate found", o.KubeletCertificateAuthority)
+		}
+	}
+	return cfg, nil
+}
+
 // NewCommand returns the apiserver subcommand.
 func NewCommand() *cobra.Command {
 	o := NewOptions()
@@ -283,5 +348,7 @@ func NewCommand() *cobra.Command {
 	fs.IntVar(&o.SecurePort, "secure-port", o.SecurePort, "HTTPS port (0 picks a free one)")
 	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "CIDR service cluster IPs are allocated from")
 	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "CSV file of static bearer tokens: token,user,uid,\"group1,group2\"")
+	fs.StringSliceVar(&o.KubeletPreferredAddressTypes, "kubelet-preferred-address-types", o.KubeletPreferredAddressTypes, "Node address types to reach kubelets by, in order of preference")
+	fs.StringVar(&o.KubeletCertificateAuthority, "kubelet-certificate-authority", o.KubeletCertificateAuthority, "CA bundle verifying kubelets' serving certificates (unset: not verified)")
 	return cmd
 }

@@ -27,6 +27,9 @@ type Storage struct {
 	Status   *strategy.StatusREST
 	Binding  *BindingREST
 	Eviction *EvictionREST
+	// Log and Exec proxy to the pod's kubelet; nil without one.
+	Log  *LogREST
+	Exec *ExecREST
 }
 
 // REST serves pods.
@@ -51,8 +54,9 @@ func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation 
 // NewStorage returns the storage of pods. disruptions checks evictions
 // against disruption budgets; nil allows every eviction. priorities
 // resolves the PriorityClass of new pods; nil leaves their priority as
-// sent.
-func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, priorities PriorityClassGetter) (*Storage, error) {
+// sent. kubelets finds the kubelet pods/log and pods/exec proxy to; nil
+// leaves those subresources out.
+func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, priorities PriorityClassGetter, kubelets KubeletConnectionGetter) (*Storage, error) {
 	s := NewStrategy()
 	store := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Pod{} },
@@ -70,12 +74,17 @@ func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, priori
 	if err := store.CompleteWithOptions(opts); err != nil {
 		return nil, err
 	}
-	return &Storage{
+	st := &Storage{
 		Pod:      &REST{Store: store, priorities: priorities},
 		Status:   strategy.NewStatusREST(store, NewStatusStrategy()),
 		Binding:  &BindingREST{store: store},
 		Eviction: &EvictionREST{store: store, disruptions: disruptions},
-	}, nil
+	}
+	if kubelets != nil {
+		st.Log = &LogREST{pods: store, kubelet: kubelets}
+		st.Exec = &ExecREST{pods: store, kubelet: kubelets}
+	}
+	return st, nil
 }
 
 // podKey is the storage key of the pod name in ctx's namespace.

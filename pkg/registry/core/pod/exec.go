@@ -1,0 +1,134 @@
+package pod
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+
+	"k8s.io/klog/v2"
+
+	corev1 "kubecore.io/api/core/v1"
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/runtime/schema"
+
+	"kubecore.io/kubecore/pkg/registry/rest"
+)
+
+// ExecREST serves pods/exec: it proxies the request, and the connection
+// it upgrades to (WebSocket v5.channel.k8s.io or v4.channel.k8s.io), to
+// the kubelet's /exec of the container. The subprotocol is negotiated
+// between the client and the kubelet: the apiserver passes the headers
+// both ways unchanged.
+type ExecREST struct {
+	pods    rest.Getter
+	kubelet KubeletConnectionGetter
+}
+
+var (
+	_ rest.CreateOnGetConnecter = (*ExecREST)(nil)
+	_ rest.KindProvider         = (*ExecREST)(nil)
+)
+
+// New implements rest.Connecter.
+func (r *ExecREST) New() runtime.Object { return &corev1.Pod{} }
+
+// Destroy implements rest.Storage.
+func (r *ExecREST) Destroy() {}
+
+// GroupVersionKind implements rest.KindProvider: discovery shows
+// pods/exec as kind PodExecOptions.
+func (r *ExecREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
+	return corev1.SchemeGroupVersion.WithKind("PodExecOptions")
+}
+
+// ConnectMethods implements rest.Connecter: GET for WebSocket clients,
+// POST for SPDY ones.
+func (r *ExecREST) ConnectMethods() []string { return []string{http.MethodGet, http.MethodPost} }
+
+// AuthorizeGetAsCreate implements rest.CreateOnGetConnecter: running a
+// command needs create on pods/exec however the client connects.
+func (r *ExecREST) AuthorizeGetAsCreate() bool { return true }
+
+// Connect implements rest.Connecter: it checks the pod and the container
+// and returns a proxy to the kubelet.
+func (r *ExecREST) Connect(ctx context.Context, name string, query url.Values, resp rest.Responder) (http.Handler, error) {
+	skipVerify, err := boolParam(query, "insecureSkipTLSVerifyBackend")
+	if err != nil {
+		return nil, err
+	}
+	kq := url.Values{}
+	for _, p := range []string{"stdin", "stdout", "stderr", "tty"} {
+		v, err := boolParam(query, p)
+		if err != nil {
+			return nil, err
+		}
+		if v {
+			kq.Set(p, "true")
+		}
+	}
+	kq["command"] = query["command"]
+	pod, err := getPod(ctx, r.pods, name)
+	if err != nil {
+		return nil, err
+	}
+	container, err := resolveContainer(pod, query.Get("container"))
+	if err != nil {
+		return nil, err
+	}
+	if pod.Spec.NodeName == "" {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", name))
+	}
+	info, err := r.kubelet.GetConnectionInfo(ctx, pod.Spec.NodeName)
+	if err != nil {
+		return nil, err
+	}
+	loc, rt := kubeletLocation(info, "exec", pod, container, kq, skipVerify)
+	return newKubeletProxy(loc, rt, pod, container, resp), nil
+}
+
+// newKubeletProxy forwards a request, and the connection it upgrades to,
+// to loc. The caller's credentials stay here: the kubelet knows the
+// apiserver by its client certificate. A kubelet's refusal is answered as
+// a Status.
+func newKubeletProxy(loc *url.URL, rt http.RoundTripper, pod *corev1.Pod, container string, resp rest.Responder) http.Handler {
+	return &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL = &url.URL{Scheme: loc.Scheme, Host: loc.Host, Path: loc.Path, RawQuery: loc.RawQuery}
+			pr.Out.Host = loc.Host
+			for _, h := range []string{"Authorization", "Cookie", "Proxy-Authorization"} {
+				pr.Out.Header.Del(h)
+			}
+		},
+		Transport:     rt,
+		FlushInterval: -1,
+		ErrorLog:      klog.NewStandardLogger("INFO"),
+		ModifyResponse: func(r *http.Response) error {
+			if r.StatusCode == http.StatusSwitchingProtocols || (r.StatusCode >= 200 && r.StatusCode <= 299) {
+				return nil
+			}
+			defer func() { _ = r.Body.Close() }()
+			return &kubeletRefusal{err: kubeletError(r, pod, container, false)}
+		},
+		ErrorHandler: func(w http.ResponseWriter, req *http.Request, err error) {
+			var refused *kubeletRefusal
+			if errors.As(err, &refused) {
+				resp.Error(refused.err)
+				return
+			}
+			if req.Context().Err() != nil {
+				return // the client went away
+			}
+			resp.Error(proxyError(&url.Error{Op: req.Method, URL: loc.String(), Err: err}))
+		},
+	}
+}
+
+// kubeletRefusal carries the Status of a kubelet's error answer from
+// ModifyResponse to ErrorHandler.
+type kubeletRefusal struct{ err error }
+
+func (k *kubeletRefusal) Error() string { return k.err.Error() }
