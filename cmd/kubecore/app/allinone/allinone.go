@@ -51,8 +51,6 @@ func (o *Options) kubeletOptions(dataDir, kubeconfig string) *kubelet.Options {
 	k := *o.Kubelet
 	k.Kubeconfig = kubeconfig
 	k.RootDir = filepath.Join(dataDir, "kubelet")
-	// The kubelet serves logs and exec where the apiserver does.
-	k.Address = o.APIServer.BindAddress
 	return &k
 }
 
@@ -247,6 +245,6 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&k.NodeName, "node-name", k.NodeName, "Name of the kubelet's Node (default: the host name)")
 	fs.StringVar(&k.Runtime, "runtime", k.Runtime, "The kubelet's container runtime: process (host processes) or fake (no processes)")
 	fs.StringVar(&k.NodeIP, "node-ip", k.NodeIP, "The node's InternalIP, also the pods' IP (default: the address of the default route)")
-	fs.Int32Var(&k.Port, "kubelet-port", k.Port, "HTTPS port of the kubelet's logs and exec server, on --bind-address (0 picks a free one)")
+	fs.Int32Var(&k.Port, "kubelet-port", k.Port, "HTTPS port of the kubelet's logs and exec server, on every interface as in Kubernetes; callers need a certificate of the cluster CA (0 picks a free one)")
 	return cmd
 }

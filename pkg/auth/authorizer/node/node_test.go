@@ -78,7 +78,7 @@ func TestAuthorize(t *testing.T) {
 		{"update status of own pod", kubelet, res("patch", "", "pods", "status", "ns", "web"), authorizer.Allow},
 		{"update status of another node's pod", kubelet, res("patch", "", "pods", "status", "ns", "other"), authorizer.Deny},
 		{"delete own pod", kubelet, res("delete", "", "pods", "", "ns", "web"), authorizer.Allow},
-		{"delete a missing pod", kubelet, res("delete", "", "pods", "", "ns", "gone"), authorizer.Deny},
+		{"delete a missing pod: the store says 404", kubelet, res("delete", "", "pods", "", "ns", "gone"), authorizer.Allow},
 		{"update a pod spec", kubelet, res("update", "", "pods", "", "ns", "web"), authorizer.Deny},
 		{"secret of own pod", kubelet, res("get", "", "secrets", "", "ns", "db"), authorizer.Allow},
 		{"secret of another node's pod", kubelet, res("get", "", "secrets", "", "ns", "n2-only"), authorizer.Deny},
