@@ -48,6 +48,10 @@ func (cs *Clientset) listWatchers() map[schema.GroupVersionResource]func(namespa
 	add(listWatcher(cs.coordination, LeasesResource()))
 	add(listWatcher(cs.scheduling, PriorityClassesResource()))
 	add(listWatcher(cs.policy, PodDisruptionBudgetsResource()))
+	add(listWatcher(cs.rbac, RolesResource()))
+	add(listWatcher(cs.rbac, ClusterRolesResource()))
+	add(listWatcher(cs.rbac, RoleBindingsResource()))
+	add(listWatcher(cs.rbac, ClusterRoleBindingsResource()))
 	return m
 }
 
