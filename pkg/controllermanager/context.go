@@ -47,6 +47,9 @@ type ControllerContext struct {
 	// NodeEvictionRate is how many nodes a second may have their pods
 	// evicted.
 	NodeEvictionRate float64
+	// LocalPathDir is the directory on each node under which the
+	// local-path provisioner makes volumes.
+	LocalPathDir string
 }
 
 // Workers returns the number of workers of the named controller.

@@ -2,6 +2,7 @@ package controllermanager
 
 import (
 	"kubecore.io/kubecore/pkg/controller/garbagecollector"
+	"kubecore.io/kubecore/pkg/controller/localpath"
 	"kubecore.io/kubecore/pkg/controller/namespace"
 	"kubecore.io/kubecore/pkg/controller/nodelifecycle"
 	"kubecore.io/kubecore/pkg/controller/statefulset"
@@ -18,5 +19,6 @@ func Controllers() map[string]InitFunc {
 		garbagecollector.Name: startGarbageCollector,
 		statefulset.Name:      startStatefulSetController,
 		nodelifecycle.Name:    startNodeLifecycleController,
+		localpath.Name:        startLocalPathProvisioner,
 	}
 }

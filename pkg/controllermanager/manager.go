@@ -63,6 +63,8 @@ type Config struct {
 	ConcurrentSyncs        map[string]int
 	NodeMonitorGracePeriod time.Duration
 	NodeEvictionRate       float64
+	// LocalPathDir is handed to the local-path provisioner.
+	LocalPathDir string
 	// Started, when set, is called with the names of the controllers once
 	// they are built and their informers started.
 	Started func(names []string)
@@ -247,6 +249,7 @@ func (c Config) runControllers(ctx context.Context, client *typed.Clientset, tab
 		ConcurrentSyncs:        c.ConcurrentSyncs,
 		NodeMonitorGracePeriod: c.NodeMonitorGracePeriod,
 		NodeEvictionRate:       c.NodeEvictionRate,
+		LocalPathDir:           c.LocalPathDir,
 	}
 	runs := make([]RunFunc, len(names))
 	for i, name := range names {

@@ -75,6 +75,7 @@ type Scheduler struct {
 	namespaceInformer *cache.Informer[*corev1.Namespace]
 	synced            []cache.InformerSynced
 	pdbSynced         cache.InformerSynced
+	volumesSynced     []cache.InformerSynced
 
 	nextStartNodeIndex int
 }
@@ -103,6 +104,14 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 		bindSlots: make(chan struct{}, maxBindsInFlight),
 	}
 	var err error
+	s.queue = queue.New(queue.Options{
+		InitialBackoff: cfg.InitialBackoff,
+		MaxBackoff:     cfg.MaxBackoff,
+		Clock:          cfg.Clock,
+		EventMatters: func(ev framework.ClusterEvent, plugins map[string]struct{}) bool {
+			return s.fwk.EventMatters(ev, plugins)
+		},
+	})
 	if s.podInformer, err = informers.Pods(cfg.Informers); err != nil {
 		return nil, err
 	}
@@ -121,8 +130,12 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 		s.pdbSynced = pdbs.HasSynced
 		budgets = pdbs.GetIndexer().List
 	}
+	volumes, err := s.volumeInformers(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
 	if cfg.Plugins == nil {
-		cfg.Plugins = plugins.Default(plugins.Options{PodDisruptionBudgets: budgets})
+		cfg.Plugins = plugins.Default(plugins.Options{PodDisruptionBudgets: budgets, Volumes: volumes})
 	}
 	if s.recorder == nil {
 		s.ownEvents = record.NewBroadcaster(ctx, record.ClientSink(func(ns string) record.EventClient {
@@ -134,16 +147,7 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 		}
 		s.recorder = s.ownEvents.NewRecorder(scheme, corev1.EventSource{Component: cfg.SchedulerName})
 	}
-	var fwk *framework.Framework
-	s.queue = queue.New(queue.Options{
-		InitialBackoff: cfg.InitialBackoff,
-		MaxBackoff:     cfg.MaxBackoff,
-		Clock:          cfg.Clock,
-		EventMatters: func(ev framework.ClusterEvent, plugins map[string]struct{}) bool {
-			return fwk.EventMatters(ev, plugins)
-		},
-	})
-	fwk, err = framework.NewFramework(framework.Config{
+	fwk, err := framework.NewFramework(framework.Config{
 		ProfileName:     cfg.SchedulerName,
 		Plugins:         cfg.Plugins,
 		Snapshot:        s.snapshot,
@@ -183,8 +187,8 @@ func (s *Scheduler) namespaceLabels(ns string) labels.Set {
 }
 
 // Run waits for the caches, then schedules pods one at a time until ctx
-// ends; bindings run concurrently. It returns when every binding started
-// has finished.
+// ends; bindings run concurrently. It returns nil once ctx has ended and
+// every binding started has finished.
 func (s *Scheduler) Run(ctx context.Context) error {
 	logger := klog.FromContext(ctx)
 	defer func() {
@@ -198,8 +202,12 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	if s.pdbSynced != nil {
 		synced = append(slices.Clip(synced), s.pdbSynced)
 	}
+	synced = append(slices.Clip(synced), s.volumesSynced...)
 	if !cache.WaitForCacheSync(ctx, synced...) {
-		return fmt.Errorf("scheduler %s: wait for caches: %w", s.name, ctx.Err())
+		// Stopped before the caches synced (an unreachable API server,
+		// say): a shutdown like any other.
+		logger.V(2).Info("Scheduler stopped before its caches synced", "scheduler", s.name)
+		return nil
 	}
 	logger.V(2).Info("Scheduler caches synced", "scheduler", s.name)
 	stop := context.AfterFunc(ctx, s.queue.Close)

@@ -176,6 +176,10 @@ const (
 	PodResource       EventResource = "Pod"
 	AssignedPod       EventResource = "AssignedPod"
 	NamespaceResource EventResource = "Namespace"
+	// PersistentVolumeClaimResource and PersistentVolumeResource are the
+	// storage objects the VolumeBinding plugin waits for.
+	PersistentVolumeClaimResource EventResource = "PersistentVolumeClaim"
+	PersistentVolumeResource      EventResource = "PersistentVolume"
 	// WildCard matches every resource.
 	WildCard EventResource = "*"
 )

@@ -16,6 +16,7 @@ import (
 	"kubecore.io/kubecore/pkg/scheduler/plugins/nodeunschedulable"
 	"kubecore.io/kubecore/pkg/scheduler/plugins/podtopologyspread"
 	"kubecore.io/kubecore/pkg/scheduler/plugins/tainttoleration"
+	"kubecore.io/kubecore/pkg/scheduler/plugins/volumebinding"
 )
 
 // Options tune the default profile.
@@ -25,12 +26,14 @@ type Options struct {
 	// PodDisruptionBudgets returns the budgets preemption respects; nil
 	// means none are known.
 	PodDisruptionBudgets func() []*policyv1.PodDisruptionBudget
+	// Volumes, when set, adds the VolumeBinding plugin with these args.
+	Volumes *volumebinding.Args
 }
 
 // Default returns the plugins of the default profile, filters first, with
 // Kubernetes' default score weights.
 func Default(o Options) []framework.PluginSpec {
-	return []framework.PluginSpec{
+	specs := []framework.PluginSpec{
 		{Name: nodeunschedulable.Name, New: nodeunschedulable.New},
 		{Name: nodename.Name, New: nodename.New},
 		{Name: tainttoleration.Name, Weight: 3, New: tainttoleration.New},
@@ -43,4 +46,10 @@ func Default(o Options) []framework.PluginSpec {
 		{Name: defaultpreemption.Name, New: defaultpreemption.New(defaultpreemption.Args{PodDisruptionBudgets: o.PodDisruptionBudgets})},
 		{Name: defaultbinder.Name, New: defaultbinder.New},
 	}
+	if o.Volumes != nil {
+		// Filters run in order: volumes after the node's own constraints.
+		vb := framework.PluginSpec{Name: volumebinding.Name, New: volumebinding.New(*o.Volumes)}
+		specs = append(specs[:5], append([]framework.PluginSpec{vb}, specs[5:]...)...)
+	}
+	return specs
 }

@@ -5,7 +5,6 @@ package deployment
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"kubecore.io/client/util/retry"
 
 	"kubecore.io/kubecore/pkg/controllermanager"
+	"kubecore.io/kubecore/pkg/scheduler"
 	"kubecore.io/kubecore/test/integration/fakenode"
 )
 
@@ -33,10 +33,26 @@ type env struct {
 	ns         string
 }
 
-// setup starts an API server, the fake node agent (pods Ready readyAfter
-// after they run) and a controller-manager with the Deployment and
-// ReplicaSet controllers.
+// setup starts an API server, the fake node agent binding pods to three
+// nodes (pods Ready readyAfter after they run) and a controller-manager
+// with the Deployment and ReplicaSet controllers.
 func setup(t testing.TB, readyAfter time.Duration) *env {
+	return setupWith(t, options{readyAfter: readyAfter})
+}
+
+// options shape a test's cluster.
+type options struct {
+	// readyAfter is how long a pod runs before the agent makes it Ready.
+	readyAfter time.Duration
+	// nodes is the number of the agent's nodes; 3 when 0.
+	nodes int
+	// scheduler runs the scheduler; otherwise the agent binds pods.
+	scheduler bool
+	// controllers are run besides deployment and replicaset.
+	controllers []string
+}
+
+func setupWith(t testing.TB, o options) *env {
 	t.Helper()
 	rc, kubeconfig := fakenode.StartAPIServer(t)
 	client, err := typed.NewForConfig(rc)
@@ -45,15 +61,38 @@ func setup(t testing.TB, readyAfter time.Duration) *env {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	agent, err := fakenode.Start(ctx, client, fakenode.Options{Nodes: []string{"n1", "n2", "n3"}, Bind: os.Getenv("NOBIND") == "", ReadyAfter: readyAfter, Workers: 32})
+	nodes := make([]string, max(o.nodes, 3))
+	for i := range nodes {
+		nodes[i] = fmt.Sprint("n", i+1)
+	}
+	agent, err := fakenode.Start(ctx, client, fakenode.Options{Nodes: nodes, Bind: !o.scheduler, ReadyAfter: o.readyAfter, Workers: 32})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = agent.Stop() })
+	if o.scheduler {
+		sctx, scancel := context.WithCancel(ctx)
+		factory := informers.NewSharedInformerFactory(client)
+		sched, err := scheduler.New(sctx, scheduler.Config{Client: client, Informers: factory})
+		if err != nil {
+			scancel()
+			t.Fatal(err)
+		}
+		factory.Start(sctx)
+		errc := make(chan error, 1)
+		go func() { errc <- sched.Run(sctx) }()
+		t.Cleanup(func() {
+			scancel()
+			if err := <-errc; err != nil {
+				t.Errorf("scheduler: %v", err)
+			}
+			factory.Shutdown()
+		})
+	}
 	mctx, mcancel := context.WithCancel(ctx)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- controllermanager.Config{RESTConfig: rc, Controllers: []string{"deployment", "replicaset"}}.Run(mctx)
+		errc <- controllermanager.Config{RESTConfig: rc, Controllers: append([]string{"deployment", "replicaset"}, o.controllers...)}.Run(mctx)
 	}()
 	t.Cleanup(func() {
 		mcancel()

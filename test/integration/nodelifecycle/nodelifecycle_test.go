@@ -23,6 +23,7 @@ const grace = time.Second
 // testbed is a test's API server client, fake nodes and namespace. The
 // tests share one etcd, so node names are made unique per test.
 type testbed struct {
+	s            *framework.APIServer
 	cs           *typed.Clientset
 	agent        *fakenode.Agent
 	ns           string
@@ -34,7 +35,7 @@ func setup(t *testing.T) testbed {
 	s := framework.StartAPIServer(t, framework.APIServerOptions{Etcd: testEtcd})
 	cs := s.Clientset(t)
 	ns := s.CreateNamespace(t, "nodes")
-	tb := testbed{cs: cs, ns: ns, nodeA: ns + "-a", nodeB: ns + "-b"}
+	tb := testbed{s: s, cs: cs, ns: ns, nodeA: ns + "-a", nodeB: ns + "-b"}
 	t.Cleanup(func() {
 		// Nodes are cluster-scoped: remove them so that the next test's
 		// controller does not count them as down.

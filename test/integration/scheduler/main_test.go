@@ -100,9 +100,10 @@ func newEnv(t *testing.T) *env {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		for _, name := range e.nodes {
-			_ = cs.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{})
-		}
+		_ = parallel(len(e.nodes), 16, func(i int) error {
+			_ = cs.CoreV1().Nodes().Delete(ctx, e.nodes[i], metav1.DeleteOptions{})
+			return nil
+		})
 	})
 	return e
 }
@@ -239,11 +240,16 @@ func (e *env) pod(name string, opts ...podOpt) *corev1.Pod {
 	for _, o := range opts {
 		o(p)
 	}
-	out, err := e.cs.CoreV1().Pods(e.ns).Create(e.ctx, p, metav1.CreateOptions{})
+	out, err := e.cs.CoreV1().Pods(p.Namespace).Create(e.ctx, p, metav1.CreateOptions{})
 	if err != nil {
 		e.t.Fatalf("create pod %s: %v", name, err)
 	}
 	return out
+}
+
+// inNamespace creates the pod in another namespace than the env's.
+func inNamespace(ns string) podOpt {
+	return func(p *corev1.Pod) { p.Namespace = ns }
 }
 
 // waitFor polls the pod until cond holds or timeout passes (the test

@@ -15,6 +15,7 @@ import (
 	"kubecore.io/client/rest"
 	"kubecore.io/client/tools/clientcmd"
 
+	"kubecore.io/kubecore/pkg/controller/localpath"
 	"kubecore.io/kubecore/pkg/controllermanager"
 )
 
@@ -36,6 +37,9 @@ type Options struct {
 	// NodeMonitorGracePeriod and NodeEvictionRate tune node lifecycle.
 	NodeMonitorGracePeriod time.Duration
 	NodeEvictionRate       float64
+	// LocalPathDir is where the local-path provisioner puts volumes on the
+	// nodes.
+	LocalPathDir string
 
 	// Table is the controllers known; nil means controllermanager.Controllers().
 	Table map[string]controllermanager.InitFunc
@@ -60,6 +64,7 @@ func NewOptions() *Options {
 		},
 		NodeMonitorGracePeriod: 40 * time.Second,
 		NodeEvictionRate:       0.1,
+		LocalPathDir:           localpath.DefaultDir,
 	}
 }
 
@@ -165,6 +170,7 @@ func (o *Options) completeWith(rc *rest.Config) Config {
 		ConcurrentSyncs:        syncs,
 		NodeMonitorGracePeriod: o.NodeMonitorGracePeriod,
 		NodeEvictionRate:       o.NodeEvictionRate,
+		LocalPathDir:           o.LocalPathDir,
 	}}
 }
 
@@ -213,6 +219,7 @@ func NewCommand() *cobra.Command {
 	}
 	fs.DurationVar(&o.NodeMonitorGracePeriod, "node-monitor-grace-period", o.NodeMonitorGracePeriod, "How long a node may go without renewing its Lease before it is marked unreachable")
 	fs.Float64Var(&o.NodeEvictionRate, "node-eviction-rate", o.NodeEvictionRate, "Nodes per second whose pods may be evicted")
+	fs.StringVar(&o.LocalPathDir, "local-path-dir", o.LocalPathDir, "Directory on each node under which local-path volumes are provisioned")
 	return cmd
 }
 

@@ -92,6 +92,7 @@ func ValidatePodSpec(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList 
 	for i, t := range spec.Tolerations {
 		errs = append(errs, validateToleration(t, fldPath.Child("tolerations").Index(i))...)
 	}
+	errs = append(errs, validateAffinity(spec.Affinity, fldPath.Child("affinity"))...)
 	if spec.Hostname != "" {
 		for _, msg := range validation.IsDNS1123Label(spec.Hostname) {
 			errs = append(errs, field.Invalid(fldPath.Child("hostname"), spec.Hostname, msg))

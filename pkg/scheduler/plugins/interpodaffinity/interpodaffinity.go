@@ -6,6 +6,7 @@ package interpodaffinity
 import (
 	"context"
 	"maps"
+	"sync"
 
 	corev1 "kubecore.io/api/core/v1"
 	"kubecore.io/apimachinery/pkg/labels"
@@ -251,8 +252,11 @@ type scoreState struct {
 
 func (s *scoreState) Clone() framework.StateData { return s }
 
-// PreScore implements framework.PreScorePlugin.
-func (pl *InterPodAffinity) PreScore(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) *framework.Status {
+// PreScore implements framework.PreScorePlugin. It sums, by topology
+// value, the weights of the preferred terms of the pod that existing pods
+// match and of the existing pods' terms that the pod matches. Nodes are
+// walked in parallel, each summing its own pods before one merge.
+func (pl *InterPodAffinity) PreScore(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) *framework.Status {
 	pi, err := framework.NewPodInfo(pod)
 	if err != nil {
 		return framework.AsStatus(err)
@@ -266,10 +270,10 @@ func (pl *InterPodAffinity) PreScore(_ context.Context, state *framework.CycleSt
 	if len(nodes) == 0 {
 		return framework.NewStatus(framework.Skip)
 	}
-	m := &matcher{h: pl.h}
-	ns := m.nsLabels(pod.Namespace)
+	ns := (&matcher{h: pl.h}).nsLabels(pod.Namespace)
 	s := &scoreState{topologyScore: map[string]map[string]int64{}}
-	add := func(key string, node *corev1.Node, w int64) {
+	var mu sync.Mutex
+	merge := func(node *corev1.Node, key string, w int64) {
 		v, ok := node.Labels[key]
 		if !ok || w == 0 {
 			return
@@ -279,42 +283,75 @@ func (pl *InterPodAffinity) PreScore(_ context.Context, state *framework.CycleSt
 		}
 		s.topologyScore[key][v] += w
 	}
-	for _, n := range nodes {
+	pl.h.Parallelizer().Until(ctx, len(nodes), func(i int) {
+		n := nodes[i]
 		node := n.Node()
 		pods := n.PodsWithAffinity
 		if hasPreferred {
 			pods = n.Pods
 		}
+		if node == nil || len(pods) == 0 {
+			return
+		}
+		m := &matcher{h: pl.h}
+		// The node's sums: by term of the pod, and by topology key for
+		// the terms of existing pods.
+		var affinity, anti []int64
+		var byKey map[string]int64
+		addKey := func(key string, w int64) {
+			if byKey == nil {
+				byKey = map[string]int64{}
+			}
+			byKey[key] += w
+		}
 		for _, existing := range pods {
 			for i := range pi.PreferredAffinityTerms {
-				t := &pi.PreferredAffinityTerms[i]
-				if m.matches(&t.AffinityTerm, existing.Pod) {
-					add(t.TopologyKey, node, int64(t.Weight))
+				if m.matches(&pi.PreferredAffinityTerms[i].AffinityTerm, existing.Pod) {
+					if affinity == nil {
+						affinity = make([]int64, len(pi.PreferredAffinityTerms))
+					}
+					affinity[i] += int64(pi.PreferredAffinityTerms[i].Weight)
 				}
 			}
 			for i := range pi.PreferredAntiAffinityTerms {
-				t := &pi.PreferredAntiAffinityTerms[i]
-				if m.matches(&t.AffinityTerm, existing.Pod) {
-					add(t.TopologyKey, node, -int64(t.Weight))
+				if m.matches(&pi.PreferredAntiAffinityTerms[i].AffinityTerm, existing.Pod) {
+					if anti == nil {
+						anti = make([]int64, len(pi.PreferredAntiAffinityTerms))
+					}
+					anti[i] -= int64(pi.PreferredAntiAffinityTerms[i].Weight)
 				}
 			}
 			for _, t := range existing.RequiredAffinityTerms {
 				if t.Matches(pod, ns) {
-					add(t.TopologyKey, node, hardPodAffinityWeight)
+					addKey(t.TopologyKey, hardPodAffinityWeight)
 				}
 			}
 			for _, t := range existing.PreferredAffinityTerms {
 				if t.Matches(pod, ns) {
-					add(t.TopologyKey, node, int64(t.Weight))
+					addKey(t.TopologyKey, int64(t.Weight))
 				}
 			}
 			for _, t := range existing.PreferredAntiAffinityTerms {
 				if t.Matches(pod, ns) {
-					add(t.TopologyKey, node, -int64(t.Weight))
+					addKey(t.TopologyKey, -int64(t.Weight))
 				}
 			}
 		}
-	}
+		if affinity == nil && anti == nil && byKey == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for i, w := range affinity {
+			merge(node, pi.PreferredAffinityTerms[i].TopologyKey, w)
+		}
+		for i, w := range anti {
+			merge(node, pi.PreferredAntiAffinityTerms[i].TopologyKey, w)
+		}
+		for key, w := range byKey {
+			merge(node, key, w)
+		}
+	})
 	if len(s.topologyScore) == 0 {
 		return framework.NewStatus(framework.Skip)
 	}

@@ -1,0 +1,297 @@
+// Package localpath is the local-path provisioner: it provisions claims of
+// the local-path class (or of no class) as hostPath volumes on the node the
+// scheduler chose for their first pod, and deletes a volume with its claim.
+package localpath
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	corev1 "kubecore.io/api/core/v1"
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+	"kubecore.io/apimachinery/pkg/api/resource"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/client/controller"
+	"kubecore.io/client/informers"
+	"kubecore.io/client/tools/cache"
+	"kubecore.io/client/tools/record"
+	"kubecore.io/client/typed"
+	"kubecore.io/client/util/workqueue"
+
+	"k8s.io/klog/v2"
+)
+
+// Name is the controller's name in the controller-manager and its queue.
+const Name = "local-path"
+
+const (
+	// ClassName is the storage class the provisioner serves; claims that
+	// name no class are served too (it is the cluster's default).
+	ClassName = "local-path"
+	// ProvisionerName marks the volumes it made.
+	ProvisionerName = "kubecore.io/local-path"
+	// AnnSelectedNode is set on a claim by the scheduler: the node of the
+	// claim's first pod, where the volume must be.
+	AnnSelectedNode = "volume.kubernetes.io/selected-node"
+	// AnnProvisionedBy names the provisioner of a volume.
+	AnnProvisionedBy = "pv.kubernetes.io/provisioned-by"
+	// AnnBindCompleted marks a claim whose binding is done.
+	AnnBindCompleted = "pv.kubernetes.io/bind-completed"
+	// DefaultDir is where volumes live on the nodes when Options.Dir is
+	// empty.
+	DefaultDir = "/var/lib/kubecore/local-path"
+	// DefaultSize is the capacity given to a claim that asks for none.
+	DefaultSize = "1Gi"
+)
+
+// Options tune the provisioner.
+type Options struct {
+	// Dir is the directory on each node under which volumes are made;
+	// DefaultDir when empty.
+	Dir string
+}
+
+// Provisioner is the local-path controller. Its keys are claim keys
+// ("namespace/name"); a volume's events enqueue the key of its claim.
+type Provisioner struct {
+	client   *typed.Clientset
+	claims   cache.Lister[*corev1.PersistentVolumeClaim]
+	volumes  cache.Lister[*corev1.PersistentVolume]
+	recorder record.EventRecorder
+	dir      string
+	queue    workqueue.TypedRateLimitingInterface[string]
+	synced   []func() bool
+	runner   controller.Runner
+}
+
+// IsLocalPathClaim reports whether the claim is one the provisioner
+// serves: of the local-path class, or of no class at all (nil, the
+// default class).
+func IsLocalPathClaim(c *corev1.PersistentVolumeClaim) bool {
+	return c.Spec.StorageClassName == nil || *c.Spec.StorageClassName == ClassName
+}
+
+// event records an Event about a claim when there is a recorder.
+func (p *Provisioner) event(claim *corev1.PersistentVolumeClaim, eventType, reason, format string, args ...any) {
+	if p.recorder != nil {
+		p.recorder.Eventf(claim, eventType, reason, format, args...)
+	}
+}
+
+// New returns a provisioner fed by the factory's informers; recorder, when
+// not nil, records its Events.
+func New(client *typed.Clientset, factory *informers.SharedInformerFactory, recorder record.EventRecorder, opts Options) (*Provisioner, error) {
+	if opts.Dir == "" {
+		opts.Dir = DefaultDir
+	}
+	claims, err := informers.For[*corev1.PersistentVolumeClaim](factory, corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims"))
+	if err != nil {
+		return nil, fmt.Errorf("local-path provisioner: %w", err)
+	}
+	volumes, err := informers.For[*corev1.PersistentVolume](factory, corev1.SchemeGroupVersion.WithResource("persistentvolumes"))
+	if err != nil {
+		return nil, fmt.Errorf("local-path provisioner: %w", err)
+	}
+	p := &Provisioner{
+		client:   client,
+		claims:   claims.Lister(),
+		volumes:  volumes.Lister(),
+		recorder: recorder,
+		dir:      opts.Dir,
+		queue:    workqueue.NewTypedRateLimitingQueueWithConfig[string](nil, workqueue.TypedRateLimitingQueueConfig[string]{Name: Name}),
+	}
+	claimReg, err := claims.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.PersistentVolumeClaim]{
+		AddFunc:    func(c *corev1.PersistentVolumeClaim, _ bool) { p.enqueueClaim(c) },
+		UpdateFunc: func(_, c *corev1.PersistentVolumeClaim) { p.enqueueClaim(c) },
+		DeleteFunc: p.enqueueClaim,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("local-path provisioner: %w", err)
+	}
+	volumeReg, err := volumes.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.PersistentVolume]{
+		AddFunc:    func(v *corev1.PersistentVolume, _ bool) { p.enqueueVolume(v) },
+		UpdateFunc: func(_, v *corev1.PersistentVolume) { p.enqueueVolume(v) },
+		DeleteFunc: p.enqueueVolume,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("local-path provisioner: %w", err)
+	}
+	p.synced = []func() bool{claimReg.HasSynced, volumeReg.HasSynced}
+	return p, nil
+}
+
+// Run runs workers until ctx ends, once the informers have synced.
+func (p *Provisioner) Run(ctx context.Context, workers int) error {
+	return p.runner.Run(ctx, Name, workers, p.queue, p.sync, p.synced...)
+}
+
+func (p *Provisioner) enqueueClaim(c *corev1.PersistentVolumeClaim) {
+	p.queue.Add(cache.ObjectKey(c.Namespace, c.Name))
+}
+
+// enqueueVolume enqueues the claim of a volume the provisioner made.
+func (p *Provisioner) enqueueVolume(v *corev1.PersistentVolume) {
+	if v.Annotations[AnnProvisionedBy] == ProvisionerName && v.Spec.ClaimRef != nil {
+		p.queue.Add(cache.ObjectKey(v.Spec.ClaimRef.Namespace, v.Spec.ClaimRef.Name))
+	}
+}
+
+// volumeName is the name of the volume provisioned for a claim.
+func volumeName(c *corev1.PersistentVolumeClaim) string { return "pvc-" + string(c.UID) }
+
+// sync provisions and binds the claim named by key once the scheduler has
+// chosen its node, and deletes the volumes it made for claims that are
+// gone (reclaim policy Delete).
+func (p *Provisioner) sync(ctx context.Context, key string) error {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		klog.FromContext(ctx).Error(err, "Dropping a bad key", "key", key)
+		return nil
+	}
+	claim, err := p.claims.Namespaced(ns).Get(name)
+	switch {
+	case apierrors.IsNotFound(err):
+		claim = nil
+	case err != nil:
+		return err
+	}
+	if err := p.deleteReleased(ctx, ns, name, claim); err != nil {
+		return err
+	}
+	if claim == nil || claim.DeletionTimestamp != nil || !IsLocalPathClaim(claim) {
+		return nil
+	}
+	if claim.Spec.VolumeName != "" {
+		if claim.Status.Phase == corev1.ClaimBound || claim.Spec.VolumeName != volumeName(claim) {
+			return nil // bound, or bound by someone else to their volume
+		}
+		return p.completeClaim(ctx, claim)
+	}
+	node := claim.Annotations[AnnSelectedNode]
+	if node == "" {
+		return nil // WaitForFirstConsumer: no pod has been scheduled yet
+	}
+	pv, err := p.provision(ctx, claim, node)
+	if err != nil {
+		p.event(claim, corev1.EventTypeWarning, "ProvisioningFailed", "failed to provision volume with StorageClass %q: %v", ClassName, err)
+		return err
+	}
+	return p.bind(ctx, claim, pv)
+}
+
+// deleteReleased deletes the volumes made for the claim ns/name that are
+// not bound to claim (nil when it is gone): their claim was deleted.
+func (p *Provisioner) deleteReleased(ctx context.Context, ns, name string, claim *corev1.PersistentVolumeClaim) error {
+	volumes, err := p.volumes.List(nil)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, v := range volumes {
+		ref := v.Spec.ClaimRef
+		if v.Annotations[AnnProvisionedBy] != ProvisionerName || ref == nil || ref.Namespace != ns || ref.Name != name ||
+			(claim != nil && claim.UID == ref.UID) || v.DeletionTimestamp != nil ||
+			v.Spec.PersistentVolumeReclaimPolicy != corev1.PersistentVolumeReclaimDelete {
+			continue
+		}
+		uid := v.UID
+		err := p.client.CoreV1().PersistentVolumes().Delete(ctx, v.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			errs = append(errs, fmt.Errorf("delete released volume %s: %w", v.Name, err))
+			continue
+		}
+		klog.FromContext(ctx).V(2).Info("Deleted released volume", "persistentVolume", v.Name, "claim", klog.KRef(ns, name))
+	}
+	return errors.Join(errs...)
+}
+
+// provision returns the claim's volume, creating it on node if needed.
+func (p *Provisioner) provision(ctx context.Context, claim *corev1.PersistentVolumeClaim, node string) (*corev1.PersistentVolume, error) {
+	name := volumeName(claim)
+	if pv, err := p.volumes.Get(name); err == nil {
+		return pv, nil
+	}
+	size, ok := claim.Spec.Resources.Requests[corev1.ResourceStorage]
+	if !ok {
+		size = resource.MustParse(DefaultSize)
+	}
+	modes := claim.Spec.AccessModes
+	if len(modes) == 0 {
+		modes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}
+	}
+	dirType := corev1.HostPathDirectoryOrCreate
+	pv := &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{AnnProvisionedBy: ProvisionerName}},
+		Spec: corev1.PersistentVolumeSpec{
+			Capacity:    corev1.ResourceList{corev1.ResourceStorage: size},
+			AccessModes: modes,
+			PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{
+				Path: filepath.Join(p.dir, fmt.Sprintf("%s_%s_%s", claim.Namespace, claim.Name, name)), Type: &dirType,
+			}},
+			ClaimRef: &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: claim.Namespace, Name: claim.Name,
+				UID: claim.UID, ResourceVersion: claim.ResourceVersion},
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimDelete,
+			StorageClassName:              ClassName,
+			VolumeMode:                    claim.Spec.VolumeMode,
+			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+				MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
+			}}}},
+		},
+	}
+	created, err := p.client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		created, err = p.client.CoreV1().PersistentVolumes().Get(ctx, name, metav1.GetOptions{})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create volume %s for claim %s/%s: %w", name, claim.Namespace, claim.Name, err)
+	}
+	klog.FromContext(ctx).V(2).Info("Provisioned volume", "persistentVolume", name, "claim", klog.KObj(claim), "node", node)
+	p.event(claim, corev1.EventTypeNormal, "ProvisioningSucceeded", "Successfully provisioned volume %s on node %s", name, node)
+	return created, nil
+}
+
+// bind marks the volume Bound and points the claim at it.
+func (p *Provisioner) bind(ctx context.Context, claim *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume) error {
+	if pv.Status.Phase != corev1.VolumeBound {
+		cp := pv.DeepCopy()
+		now := metav1.NewTime(time.Now())
+		cp.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumeBound, LastPhaseTransitionTime: &now}
+		if _, err := p.client.CoreV1().PersistentVolumes().UpdateStatus(ctx, cp, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("mark volume %s bound: %w", pv.Name, err)
+		}
+	}
+	cp := claim.DeepCopy()
+	cp.Spec.VolumeName = pv.Name
+	if cp.Annotations == nil {
+		cp.Annotations = map[string]string{}
+	}
+	cp.Annotations[AnnBindCompleted] = "yes"
+	updated, err := p.client.CoreV1().PersistentVolumeClaims(claim.Namespace).Update(ctx, cp, metav1.UpdateOptions{})
+	if err != nil {
+		return fmt.Errorf("bind claim %s/%s to %s: %w", claim.Namespace, claim.Name, pv.Name, err)
+	}
+	return p.completeClaim(ctx, updated)
+}
+
+// completeClaim writes the status of a claim bound to its volume.
+func (p *Provisioner) completeClaim(ctx context.Context, claim *corev1.PersistentVolumeClaim) error {
+	pv, err := p.volumes.Get(claim.Spec.VolumeName)
+	if err != nil {
+		pv, err = p.client.CoreV1().PersistentVolumes().Get(ctx, claim.Spec.VolumeName, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("volume of claim %s/%s: %w", claim.Namespace, claim.Name, err)
+		}
+	}
+	cp := claim.DeepCopy()
+	cp.Status.Phase = corev1.ClaimBound
+	cp.Status.AccessModes = pv.Spec.AccessModes
+	cp.Status.Capacity = pv.Spec.Capacity
+	if _, err := p.client.CoreV1().PersistentVolumeClaims(claim.Namespace).UpdateStatus(ctx, cp, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("mark claim %s/%s bound: %w", claim.Namespace, claim.Name, err)
+	}
+	klog.FromContext(ctx).V(2).Info("Bound claim", "claim", klog.KObj(claim), "persistentVolume", pv.Name)
+	return nil
+}
