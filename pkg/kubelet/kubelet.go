@@ -18,6 +18,7 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/tools/cache"
+	"kubecore.io/client/tools/record"
 	"kubecore.io/client/typed"
 
 	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
@@ -75,7 +76,10 @@ type Config struct {
 	// Machine, when set, replaces the capacity and system info read from
 	// the host (hollow nodes).
 	Machine *MachineInfo
-	Clock   Clock
+	// Recorder reports the kubelet's Events about pods; by default Run
+	// makes one writing through Client on the first Event.
+	Recorder record.EventRecorder
+	Clock    Clock
 }
 
 func (c *Config) defaults() error {
@@ -127,6 +131,8 @@ type Kubelet struct {
 	objects ObjectGetter
 	status  *statusManager
 	probes  *probeManager
+	hooks   *hookRunner
+	events  *podEvents
 	workers *podWorkers
 	machine MachineInfo
 
@@ -192,6 +198,8 @@ func New(cfg Config) (*Kubelet, error) {
 		kl.machine = m
 	}
 	kl.status = newStatusManager(cfg.Client)
+	kl.hooks = newHookRunner(kl.runtime)
+	kl.events = newPodEvents(cfg.Client, cfg.Recorder, cfg.NodeName)
 	kl.workers = newPodWorkers(kl.syncPod, cfg.SyncFrequency, cfg.Clock)
 	kl.probes = newProbeManager(newRuntimeProber(kl.runtime), cfg.Clock, func(uid string) { kl.workers.wake(uid) })
 	return kl, nil
@@ -227,6 +235,7 @@ func (kl *Kubelet) Run(ctx context.Context) error {
 	if err := kl.runtime.Status(ctx); err != nil {
 		return fmt.Errorf("container runtime %s is not ready: %w", kl.runtime.Type(), err)
 	}
+	kl.events.start(ctx)
 	var wg sync.WaitGroup
 	defer func() {
 		wg.Wait()
@@ -235,6 +244,9 @@ func (kl *Kubelet) Run(ctx context.Context) error {
 		if kl.cfg.StopPodsOnExit {
 			kl.stopAllSandboxes(context.WithoutCancel(ctx))
 		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		kl.events.shutdown(sctx)
+		cancel()
 		logger.Info("Kubelet stopped")
 	}()
 	if kl.cfg.StaticPodPath != "" {

@@ -333,7 +333,7 @@ func (s *podSync) killUnhealthy(ctx context.Context) error {
 			grace = time.Duration(*probe.TerminationGracePeriodSeconds) * time.Second
 		}
 		klog.FromContext(ctx).V(2).Info("Killing unhealthy container", "pod", klog.KObj(s.pod), "container", c.Name)
-		if err := s.kl.runtime.StopContainer(ctx, cur.ID, grace); err != nil {
+		if err := s.kl.stopContainer(ctx, s.pod, &c, cur.ID, grace); err != nil {
 			return fmt.Errorf("stop unhealthy container %s: %w", c.Name, err)
 		}
 	}
@@ -381,6 +381,8 @@ func (s *podSync) syncContainer(ctx context.Context, c *corev1.Container, policy
 			s.st.waiting[c.Name] = waitingInfo{reason: reasonRunContainerError, message: err.Error()}
 			_ = s.kl.runtime.RemoveContainer(ctx, cur.ID)
 			s.after(runtimeRefusalRetry)
+		} else if err := s.kl.runPostStart(ctx, s.pod, c, cur.ID, s.ips.podIP); err != nil {
+			s.st.waiting[c.Name] = waitingInfo{reason: reasonPostStartHookError, message: err.Error()}
 		}
 	case cur.State == kruntime.ContainerExited:
 		if !shouldRestart(policy, cur.ExitCode) {
@@ -446,6 +448,11 @@ func (s *podSync) startContainer(ctx context.Context, c *corev1.Container, attem
 		_ = kl.runtime.RemoveContainer(ctx, id)
 		return fail(reasonRunContainerError, err, runtimeRefusalRetry)
 	}
+	if err := kl.runPostStart(ctx, s.pod, c, id, s.ips.podIP); err != nil {
+		// The container ran and was killed: it counts as a restart, and
+		// its restart policy and back-off decide what comes next.
+		fail(reasonPostStartHookError, err, 0)
+	}
 	return true
 }
 
@@ -482,7 +489,11 @@ func (kl *Kubelet) killContainers(ctx context.Context, st *podState, pod *corev1
 		}
 		wg.Go(func() {
 			klog.FromContext(ctx).V(2).Info("Killing container", "pod", klog.KObj(pod), "container", c.Name, "gracePeriod", grace)
-			if err := kl.runtime.StopContainer(ctx, c.ID, grace); err != nil && !errors.Is(err, kruntime.ErrNotFound) {
+			var spec *corev1.Container
+			if c.State == kruntime.ContainerRunning {
+				spec = containerSpec(pod, c.Name)
+			}
+			if err := kl.stopContainer(ctx, pod, spec, c.ID, grace); err != nil && !errors.Is(err, kruntime.ErrNotFound) {
 				errs[i] = fmt.Errorf("stop container %s: %w", c.Name, err)
 			}
 		})

@@ -43,7 +43,7 @@ var seq atomic.Int64
 
 // env is one test's API server, namespace and kubelet.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	ctx     context.Context
 	cs      *typed.Clientset
 	ns      string
@@ -57,7 +57,7 @@ type env struct {
 // newEnv starts an API server and a kubelet with the runtime ("process" or
 // "fake") whose node is named after the test; both stop when it ends, and
 // the kubelet stops the processes it started.
-func newEnv(t *testing.T, runtime string) *env {
+func newEnv(t testing.TB, runtime string) *env {
 	t.Helper()
 	e := newAPIEnv(t)
 	e.startKubelet(runtime, true)
@@ -65,7 +65,7 @@ func newEnv(t *testing.T, runtime string) *env {
 }
 
 // newAPIEnv starts an API server and makes a namespace, without a kubelet.
-func newAPIEnv(t *testing.T) *env {
+func newAPIEnv(t testing.TB) *env {
 	t.Helper()
 	s := framework.StartAPIServer(t, framework.APIServerOptions{Etcd: testEtcd})
 	return &env{t: t, ctx: t.Context(), cs: s.Clientset(t), ns: s.CreateNamespace(t, "kubelet"),
@@ -83,7 +83,7 @@ type runningKubelet struct {
 
 // stop cancels the kubelet and waits for Run to return; it may be called
 // again.
-func (k *runningKubelet) stop(t *testing.T) {
+func (k *runningKubelet) stop(t testing.TB) {
 	t.Helper()
 	k.once.Do(func() {
 		k.cancel()

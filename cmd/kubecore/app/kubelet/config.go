@@ -28,6 +28,7 @@ type kubeletConfiguration struct {
 	TLSPrivateKeyFile         string   `json:"tlsPrivateKeyFile"`
 	KubeAPIQPS                *float32 `json:"kubeAPIQPS"`
 	KubeAPIBurst              *int     `json:"kubeAPIBurst"`
+	ContainerRuntimeEndpoint  string   `json:"containerRuntimeEndpoint"`
 	RegisterWithTaints        []struct {
 		Key    string `json:"key"`
 		Value  string `json:"value"`
@@ -95,6 +96,7 @@ func (o *Options) LoadConfigFile(path string, changed func(flag string) bool) er
 	str("tls-cert-file", &o.TLSCertFile, c.TLSCertFile)
 	str("tls-private-key-file", &o.TLSPrivateKeyFile, c.TLSPrivateKeyFile)
 	str("client-ca-file", &o.ClientCAFile, c.Authentication.X509.ClientCAFile)
+	str("container-runtime-endpoint", &o.ContainerRuntimeEndpoint, c.ContainerRuntimeEndpoint)
 	if c.KubeAPIQPS != nil && !changed("kube-api-qps") {
 		o.QPS = *c.KubeAPIQPS
 	}

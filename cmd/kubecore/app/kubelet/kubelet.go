@@ -24,6 +24,7 @@ import (
 
 	"kubecore.io/kubecore/pkg/kubelet"
 	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
+	"kubecore.io/kubecore/pkg/kubelet/runtime/cri"
 	"kubecore.io/kubecore/pkg/kubelet/runtime/fake"
 	"kubecore.io/kubecore/pkg/kubelet/runtime/process"
 	"kubecore.io/kubecore/pkg/kubelet/server"
@@ -32,8 +33,12 @@ import (
 // The container runtimes of --runtime.
 const (
 	RuntimeProcess = "process"
+	RuntimeCRI     = "cri"
 	RuntimeFake    = "fake"
 )
+
+// DefaultContainerRuntimeEndpoint is containerd's CRI socket.
+const DefaultContainerRuntimeEndpoint = "unix:///run/containerd/containerd.sock"
 
 // Options are the flags of `kubecore kubelet`.
 type Options struct {
@@ -42,8 +47,10 @@ type Options struct {
 	NodeName string
 	// RootDir holds pod directories and container logs.
 	RootDir string
-	// Runtime is process or fake.
+	// Runtime is process, cri or fake.
 	Runtime string
+	// ContainerRuntimeEndpoint is the CRI runtime's socket (--runtime cri).
+	ContainerRuntimeEndpoint string
 	// NodeIP is the node's InternalIP (and the pods' with host
 	// networking); the address of the default route when empty.
 	NodeIP string
@@ -95,7 +102,7 @@ type Options struct {
 
 // NewOptions returns the defaults.
 func NewOptions() *Options {
-	return &Options{Runtime: RuntimeProcess, MaxPods: 110, Address: "0.0.0.0", Port: 10250, QPS: 50, Burst: 100,
+	return &Options{Runtime: RuntimeProcess, ContainerRuntimeEndpoint: DefaultContainerRuntimeEndpoint, MaxPods: 110, Address: "0.0.0.0", Port: 10250, QPS: 50, Burst: 100,
 		FileCheckFrequency: 5 * time.Second, HTTPCheckFrequency: 20 * time.Second,
 		NodeStatusUpdateFrequency: 10 * time.Second, NodeLeaseDurationSeconds: 40}
 }
@@ -116,10 +123,12 @@ func (o *Options) Validate() error {
 	}
 	switch o.Runtime {
 	case RuntimeProcess, RuntimeFake:
-	case "cri":
-		errs = append(errs, "--runtime cri is not implemented yet; use process or fake")
+	case RuntimeCRI:
+		if !strings.HasPrefix(o.ContainerRuntimeEndpoint, "unix://") {
+			errs = append(errs, fmt.Sprintf("--container-runtime-endpoint %q: want unix:///path/to/socket", o.ContainerRuntimeEndpoint))
+		}
 	default:
-		errs = append(errs, fmt.Sprintf("--runtime %q is not one of process, fake", o.Runtime))
+		errs = append(errs, fmt.Sprintf("--runtime %q is not one of process, cri, fake", o.Runtime))
 	}
 	if o.NodeIP != "" && net.ParseIP(o.NodeIP) == nil {
 		errs = append(errs, fmt.Sprintf("--node-ip %q is not an IP address", o.NodeIP))
@@ -264,6 +273,14 @@ func (o *Options) Complete() (Config, error) {
 			return Config{}, err
 		}
 		rt = prt
+	case RuntimeCRI:
+		// Containers outlive the kubelet too: a restarted one finds them
+		// through the runtime's sandbox and container lists.
+		crt, err := cri.New(context.Background(), cri.Options{Endpoint: o.ContainerRuntimeEndpoint, HostIP: ip})
+		if err != nil {
+			return Config{}, err
+		}
+		rt = crt
 	case RuntimeFake:
 		rt = fake.New(ip, nil)
 	}
@@ -408,7 +425,7 @@ func NewCommand() *cobra.Command {
 		Use:   "kubelet",
 		Short: "Run a node agent",
 		Long: "Run a node agent: register the Node named --node-name, renew its Lease, and run\n" +
-			"the pods bound to it with the process (host processes) or fake runtime.",
+			"the pods bound to it with the process (host processes), cri (containerd) or fake runtime.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.ConfigFile != "" {
@@ -428,7 +445,8 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to a kubeconfig file with the API server and credentials")
 	fs.StringVar(&o.NodeName, "node-name", o.NodeName, "Name of the Node to register (default: the host name)")
 	fs.StringVar(&o.RootDir, "root-dir", o.RootDir, "Directory of pod volumes and container logs")
-	fs.StringVar(&o.Runtime, "runtime", o.Runtime, "Container runtime: process (host processes) or fake (no processes, for simulations)")
+	fs.StringVar(&o.Runtime, "runtime", o.Runtime, "Container runtime: process (host processes), cri (a CRI runtime such as containerd) or fake (no processes, for simulations)")
+	fs.StringVar(&o.ContainerRuntimeEndpoint, "container-runtime-endpoint", o.ContainerRuntimeEndpoint, "Socket of the CRI runtime, with --runtime cri")
 	fs.StringVar(&o.NodeIP, "node-ip", o.NodeIP, "The node's InternalIP, also the pods' IP (default: the address of the default route)")
 	fs.StringSliceVar(&o.NodeLabels, "node-labels", o.NodeLabels, "Labels to add to the Node, key=value,...")
 	fs.StringSliceVar(&o.RegisterWithTaints, "register-with-taints", o.RegisterWithTaints, "Taints of the Node when registered, key=value:Effect,...")

@@ -23,7 +23,7 @@ func TestValidate(t *testing.T) {
 		{"no root dir", func(o *Options) { o.RootDir = "" }, "--root-dir is required"},
 		{"bad node name", func(o *Options) { o.NodeName = "Not_A_Name" }, "--node-name"},
 		{"unknown runtime", func(o *Options) { o.Runtime = "docker" }, `--runtime "docker"`},
-		{"cri not yet", func(o *Options) { o.Runtime = "cri" }, "--runtime cri is not implemented yet"},
+		{"cri endpoint not a unix socket", func(o *Options) { o.Runtime, o.ContainerRuntimeEndpoint = "cri", "tcp://1.2.3.4:5" }, "--container-runtime-endpoint"},
 		{"bad node ip", func(o *Options) { o.NodeIP = "1.2.3" }, "--node-ip"},
 		{"label without value", func(o *Options) { o.NodeLabels = []string{"zone"} }, "--node-labels \"zone\": want key=value"},
 		{"bad label key", func(o *Options) { o.NodeLabels = []string{"-bad=x"} }, "--node-labels"},

@@ -1,0 +1,137 @@
+package kubelet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	corev1 "kubecore.io/api/core/v1"
+
+	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
+)
+
+// Lifecycle hooks: postStart runs right after a container starts, and a
+// container whose hook fails is killed (its restart policy then decides);
+// preStop runs before the stop signal and uses up part of the grace period.
+const (
+	reasonPostStartHookError = "PostStartHookError"
+	// minStopGrace is what a container still gets between SIGTERM and
+	// SIGKILL after its preStop hook used the grace period up.
+	minStopGrace = 2 * time.Second
+)
+
+// hookRunner runs lifecycle hooks: exec in the container through the
+// runtime, httpGet from the kubelet against the pod's IP, sleep here.
+type hookRunner struct {
+	runtime kruntime.Runtime
+	http    *runtimeProber
+}
+
+func newHookRunner(rt kruntime.Runtime) *hookRunner {
+	return &hookRunner{runtime: rt, http: newRuntimeProber(rt)}
+}
+
+// run runs hook h of container c until it finishes or ctx ends; an error
+// says why the hook failed, with its output.
+func (r *hookRunner) run(ctx context.Context, h *corev1.LifecycleHandler, c *corev1.Container, containerID, podIP string) error {
+	switch {
+	case h.Exec != nil:
+		var timeout time.Duration
+		if d, ok := ctx.Deadline(); ok {
+			timeout = max(time.Until(d), time.Millisecond)
+		}
+		res, err := r.runtime.ExecSync(ctx, containerID, h.Exec.Command, timeout)
+		if err != nil {
+			return fmt.Errorf("exec %q: %w", h.Exec.Command, err)
+		}
+		if res.ExitCode != 0 {
+			return fmt.Errorf("command %q exited with %d: %s", h.Exec.Command, res.ExitCode,
+				truncate(string(append(res.Stdout, res.Stderr...)), maxProbeOutput))
+		}
+		return nil
+	case h.HTTPGet != nil:
+		ok, out, err := r.http.httpGet(ctx, h.HTTPGet, probeTarget{containerID: containerID, podIP: podIP, ports: c.Ports})
+		if err != nil {
+			return fmt.Errorf("http get: %w", err)
+		}
+		if !ok {
+			return fmt.Errorf("http get %s: %s", h.HTTPGet.Path, out)
+		}
+		return nil
+	case h.Sleep != nil:
+		t := time.NewTimer(time.Duration(h.Sleep.Seconds) * time.Second)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		return nil
+	case h.TCPSocket != nil:
+		// Accepted for compatibility; it does nothing.
+		return nil
+	}
+	return errors.New("lifecycle hook has no action")
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// runPostStart runs the postStart hook of a container that just started,
+// bounded by the pod's grace period. A failed hook is reported as an
+// Event and the container is killed; the failure is returned.
+func (kl *Kubelet) runPostStart(ctx context.Context, pod *corev1.Pod, c *corev1.Container, id, podIP string) error {
+	if c.Lifecycle == nil || c.Lifecycle.PostStart == nil {
+		return nil
+	}
+	hctx, cancel := context.WithTimeout(ctx, max(gracePeriod(pod), minStopGrace))
+	err := kl.hooks.run(hctx, c.Lifecycle.PostStart, c, id, podIP)
+	cancel()
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	kl.events.warningf(ctx, pod, eventFailedPostStartHook, "PostStartHook of container %q failed: %v", c.Name, err)
+	klog.FromContext(ctx).V(2).Info("Killing container whose postStart hook failed", "pod", klog.KObj(pod), "container", c.Name, "err", err)
+	if kerr := kl.stopContainer(ctx, pod, c, id, gracePeriod(pod)); kerr != nil {
+		return errors.Join(err, kerr)
+	}
+	return err
+}
+
+// stopContainer stops a container within grace: its preStop hook first
+// (none when spec is nil), then SIGTERM and, after what is left of the
+// grace period, SIGKILL.
+func (kl *Kubelet) stopContainer(ctx context.Context, pod *corev1.Pod, spec *corev1.Container, id string, grace time.Duration) error {
+	if spec != nil && spec.Lifecycle != nil && spec.Lifecycle.PreStop != nil && grace > 0 {
+		start := time.Now()
+		hctx, cancel := context.WithTimeout(ctx, grace)
+		err := kl.hooks.run(hctx, spec.Lifecycle.PreStop, spec, id, kl.cfg.NodeIP)
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			kl.events.warningf(ctx, pod, eventFailedPreStopHook, "PreStopHook of container %q failed: %v", spec.Name, err)
+		}
+		grace = max(grace-time.Since(start), minStopGrace)
+	}
+	return kl.runtime.StopContainer(ctx, id, grace)
+}
+
+// containerSpec finds a pod's container (app or init) by name.
+func containerSpec(pod *corev1.Pod, name string) *corev1.Container {
+	for _, cs := range [][]corev1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
+		for i := range cs {
+			if cs[i].Name == name {
+				return &cs[i]
+			}
+		}
+	}
+	return nil
+}
