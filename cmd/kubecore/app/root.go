@@ -4,7 +4,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	goflag "flag"
 	"fmt"
 	"os"
@@ -21,6 +20,7 @@ import (
 	"kubecore.io/kubecore/cmd/kubecore/app/controllermanager"
 	"kubecore.io/kubecore/cmd/kubecore/app/etcd"
 	"kubecore.io/kubecore/cmd/kubecore/app/hollownodes"
+	"kubecore.io/kubecore/cmd/kubecore/app/kubectl"
 	"kubecore.io/kubecore/cmd/kubecore/app/kubelet"
 	"kubecore.io/kubecore/cmd/kubecore/app/scheduler"
 	"kubecore.io/kubecore/cmd/kubecore/app/token"
@@ -80,7 +80,7 @@ func NewKubecoreCommand() *cobra.Command {
 		cmd.AddCommand(c)
 	}
 	for _, c := range []*cobra.Command{
-		notImplemented("kubectl", "Drive the cluster, as kubectl does"),
+		kubectl.NewCommand(),
 		certs.NewCommand(),
 		token.NewCommand(),
 		version.NewCommand(),
@@ -100,19 +100,5 @@ func addKlogFlags(cmd *cobra.Command) {
 	klog.InitFlags(fs)
 	for _, name := range []string{"v", "vmodule"} {
 		cmd.PersistentFlags().AddGoFlag(fs.Lookup(name))
-	}
-}
-
-// errNotImplemented is what a component that is not built yet answers.
-var errNotImplemented = errors.New("not implemented yet")
-
-func notImplemented(name, short string) *cobra.Command {
-	return &cobra.Command{
-		Use:                name,
-		Short:              short + " (not implemented yet)",
-		DisableFlagParsing: true,
-		RunE: func(*cobra.Command, []string) error {
-			return fmt.Errorf("kubecore %s: %w", name, errNotImplemented)
-		},
 	}
 }

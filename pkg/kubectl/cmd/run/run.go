@@ -1,0 +1,118 @@
+// Package run implements `kubectl run`: create a pod running one image.
+package run
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"kubecore.io/client/dynamic"
+	"kubecore.io/kubecore/pkg/kubectl/cmdutil"
+	"kubecore.io/kubecore/pkg/kubectl/generate"
+)
+
+// Options are the flags of run.
+type Options struct {
+	Image   string
+	Port    int32
+	Labels  string
+	Env     []string
+	Restart string
+	Command bool
+
+	creator *generate.Creator
+}
+
+// NewCommand returns the run command.
+func NewCommand(f *cmdutil.Factory, streams cmdutil.IOStreams) *cobra.Command {
+	o := &Options{Restart: "Always", creator: generate.NewCreator(f, streams, "created")}
+	o.creator.WrapErrors = false
+	cmd := &cobra.Command{
+		Use:   "run NAME --image=image [--env=\"key=value\"] [--port=port] [--dry-run=server|client] [--command] -- [COMMAND] [args...]",
+		Short: "Run a particular image on the cluster",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var rest []string
+			if at := cmd.ArgsLenAtDash(); at >= 0 {
+				args, rest = args[:at], args[at:]
+			} else if len(args) > 1 {
+				args, rest = args[:1], args[1:]
+			}
+			name, err := generate.NameArg("kubectl run", args)
+			if err != nil {
+				return err
+			}
+			pod, err := o.pod(name, rest)
+			if err != nil {
+				return err
+			}
+			return o.creator.Create(cmd.Context(), "pods", pod.obj)
+		},
+	}
+	o.creator.AddFlags(cmd)
+	fs := cmd.Flags()
+	fs.StringVar(&o.Image, "image", "", "The image for the container to run.")
+	fs.Int32Var(&o.Port, "port", -1, "The port that this container exposes.")
+	fs.StringVarP(&o.Labels, "labels", "l", "", "Comma separated labels to apply to the pod. Will override previous values.")
+	fs.StringArrayVar(&o.Env, "env", nil, "Environment variables to set in the container.")
+	fs.StringVar(&o.Restart, "restart", "Always", "The restart policy for this Pod.  Legal values [Always, OnFailure, Never].")
+	fs.BoolVar(&o.Command, "command", false, "If true and extra arguments are present, use them as the 'command' field in the container, rather than the 'args' field which is the default.")
+	return cmd
+}
+
+type podObject struct{ obj *dynamic.Unstructured }
+
+// pod builds the pod as kubectl's generator does.
+func (o *Options) pod(name string, rest []string) (podObject, error) {
+	if o.Image == "" {
+		return podObject{}, fmt.Errorf("--image is required")
+	}
+	switch o.Restart {
+	case "Always", "OnFailure", "Never":
+	default:
+		return podObject{}, fmt.Errorf("invalid restart policy: %s", o.Restart)
+	}
+	labels := map[string]any{"run": name}
+	if o.Labels != "" {
+		labels = map[string]any{}
+		for _, kv := range strings.Split(o.Labels, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				return podObject{}, fmt.Errorf("invalid label spec: %v", kv)
+			}
+			labels[k] = v
+		}
+	}
+	c := map[string]any{"name": name, "image": o.Image, "resources": map[string]any{}}
+	if len(rest) > 0 {
+		list := make([]any, len(rest))
+		for i, s := range rest {
+			list[i] = s
+		}
+		if o.Command {
+			c["command"] = list
+		} else {
+			c["args"] = list
+		}
+	}
+	if o.Port >= 0 {
+		c["ports"] = []any{map[string]any{"containerPort": o.Port}}
+	}
+	if len(o.Env) > 0 {
+		var env []any
+		for _, e := range o.Env {
+			k, v, _ := strings.Cut(e, "=")
+			env = append(env, map[string]any{"name": k, "value": v})
+		}
+		c["env"] = env
+	}
+	obj := generate.NewObject("v1", "Pod", name)
+	obj.Object["metadata"].(map[string]any)["labels"] = labels
+	obj.Object["spec"] = map[string]any{
+		"containers":    []any{c},
+		"dnsPolicy":     "ClusterFirst",
+		"restartPolicy": o.Restart,
+	}
+	obj.Object["status"] = map[string]any{}
+	return podObject{obj: obj}, nil
+}
