@@ -318,10 +318,43 @@ func (kl *Kubelet) stopAllSandboxes(ctx context.Context) {
 		klog.FromContext(ctx).Error(err, "Failed to list sandboxes to stop")
 		return
 	}
+	grace := map[string]time.Duration{}
+	for _, p := range kl.workers.pods() {
+		grace[string(p.UID)] = gracePeriod(p)
+	}
+	// Every pod at once: the shutdown lasts the longest grace period, not
+	// their sum.
+	var wg sync.WaitGroup
 	for _, s := range sandboxes {
-		if err := kl.runtime.StopPodSandbox(ctx, s.ID); err != nil {
-			klog.FromContext(ctx).Error(err, "Failed to stop sandbox", "sandbox", s.ID)
+		wg.Go(func() {
+			kl.stopSandbox(ctx, s.ID, grace[s.Config.UID])
+		})
+	}
+	wg.Wait()
+}
+
+// stopSandbox stops the sandbox's running containers in parallel, each
+// with SIGTERM then SIGKILL after grace, and then the sandbox.
+func (kl *Kubelet) stopSandbox(ctx context.Context, id string, grace time.Duration) {
+	logger := klog.FromContext(ctx).WithValues("sandbox", id)
+	containers, err := kl.runtime.ListContainers(ctx, id)
+	if err != nil && !errors.Is(err, kruntime.ErrNotFound) {
+		logger.Error(err, "Failed to list the containers to stop")
+	}
+	var wg sync.WaitGroup
+	for _, c := range containers {
+		if c.State != kruntime.ContainerRunning {
+			continue
 		}
+		wg.Go(func() {
+			if err := kl.runtime.StopContainer(ctx, c.ID, grace); err != nil {
+				logger.Error(err, "Failed to stop container", "container", c.ID)
+			}
+		})
+	}
+	wg.Wait()
+	if err := kl.runtime.StopPodSandbox(ctx, id); err != nil {
+		logger.Error(err, "Failed to stop sandbox")
 	}
 }
 

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"fmt"
 	"crypto/x509"
 	"encoding/pem"
 	"os"
@@ -120,6 +121,9 @@ func TestAllInOne(t *testing.T) {
 	dataDir := filepath.Join(t.TempDir(), "data")
 	s := framework.StartAllInOne(t, dataDir)
 	k := s.Kubectl(t)
+	// The pods' processes carry the namespace in their command line, so
+	// that this test can tell whether they outlive all-in-one.
+	alive := func(ns string) bool { return exec.Command("pgrep", "-f", "marker="+ns).Run() == nil }
 
 	var node string
 	eventually(t, 30*time.Second, func() string {
@@ -131,7 +135,7 @@ func TestAllInOne(t *testing.T) {
 	})
 
 	ns := s.CreateNamespace(t, "aio")
-	k.MustRunStdin(t, webDeployment, "apply", "-n", ns, "-f", "-")
+	k.MustRunStdin(t, strings.Replace(webDeployment, "echo serving;", "echo serving marker="+ns+";", 1), "apply", "-n", ns, "-f", "-")
 	k.MustRunStdin(t, webStatefulSet, "apply", "-n", ns, "-f", "-")
 	k.MustRun(t, "wait", "-n", ns, "--for=condition=Available", "deployment/nginx-deployment", "--timeout=60s")
 	eventually(t, 30*time.Second, func() string {
@@ -189,8 +193,16 @@ func TestAllInOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	containers := func() string {
+		return k.MustRun(t, "get", "pods", "-n", ns, "-l", "app=nginx", "--sort-by=.metadata.name",
+			"-o", "jsonpath={range .items[*]}{.status.containerStatuses[0].containerID}/{.status.containerStatuses[0].restartCount} {end}")
+	}
+	// SIGTERM stops the pods with their grace periods.
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
+	}
+	if alive(ns) {
+		t.Error("the pods' processes outlived all-in-one")
 	}
 	hosts, err := pki.DefaultHosts("127.0.0.1")
 	if err != nil {
@@ -203,6 +215,7 @@ func TestAllInOne(t *testing.T) {
 	if left := time.Until(readCert(t, filepath.Join(pkiDir, "apiserver.crt")).NotAfter); left > 11*24*time.Hour {
 		t.Fatalf("the aged serving certificate still has %s", left)
 	}
+	s.ExtraArgs = []string{"--keep-pods"}
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -222,6 +235,25 @@ func TestAllInOne(t *testing.T) {
 		r := k.Run(t, "get", "pods", "-n", ns, "-l", "app=nginx", "-o", "jsonpath={.items[*].status.phase}")
 		if strings.Count(r.Stdout, "Running") != 3 {
 			return "pods after restart: " + r.String()
+		}
+		return ""
+	})
+	// With --keep-pods the pods outlive all-in-one and the next start
+	// re-adopts the same containers.
+	before := containers()
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if !alive(ns) {
+		t.Fatal("the pods' processes stopped with all-in-one despite --keep-pods")
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	k = s.Kubectl(t)
+	eventually(t, 30*time.Second, func() string {
+		if after := containers(); after != before {
+			return fmt.Sprintf("containers after a --keep-pods restart: %s, want the same as before: %s", after, before)
 		}
 		return ""
 	})

@@ -113,6 +113,8 @@ type APIServer struct {
 	// SubcommandAllInOne, which adds the controllers, the scheduler and a
 	// kubelet with the process runtime on a free port.
 	Subcommand string
+	// ExtraArgs are added to the command line of every start.
+	ExtraArgs []string
 
 	bin string
 	// home is a directory of this server's own for kubectl's HOME, so that
@@ -183,6 +185,7 @@ func (s *APIServer) Start() error {
 	if sub == SubcommandAllInOne {
 		args = append(args, "--kubelet-port", "0")
 	}
+	args = append(args, s.ExtraArgs...)
 	cmd := exec.Command(s.bin, args...)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile

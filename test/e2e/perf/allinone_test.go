@@ -122,7 +122,7 @@ func BenchmarkAllInOne(b *testing.B) {
 	}
 	wall = time.Since(t0)
 	own = lastReadyIn(b, s)
-	report(b, "all-in-one start to ready, populated (100 pods re-adopted)", ms(own), "ms", "<= 500", own <= 500*time.Millisecond)
+	report(b, "all-in-one start to ready, populated (100 pods to run again)", ms(own), "ms", "<= 500", own <= 500*time.Millisecond)
 	report(b, "all-in-one start to /readyz seen by a client, populated", ms(wall), "ms", "none set", true)
 	cs = clientset(b, s)
 	waitFor(b, time.Minute, "the 100 pods to run again", func() bool { return running() == 100 })

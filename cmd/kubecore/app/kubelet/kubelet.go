@@ -79,6 +79,10 @@ type Options struct {
 
 	// RESTConfig, when set, is used instead of Kubeconfig (all-in-one).
 	RESTConfig *rest.Config
+	// StopPodsOnExit stops every pod, each with its grace period, when the
+	// kubelet exits (all-in-one, unless --keep-pods); a kubelet alone
+	// leaves them running for the next one to re-adopt.
+	StopPodsOnExit bool
 	// StaticPodPath is a directory of static pod manifests, StaticPodURL
 	// a URL serving a pod or a PodList; FileCheckFrequency and
 	// HTTPCheckFrequency are how often they are read.
@@ -291,8 +295,9 @@ func (o *Options) Complete() (Config, error) {
 	return Config{completed: &kubelet.Config{
 		NodeName: name, Client: cs, Runtime: rt, RootDir: root, NodeIP: ip,
 		NodeLabels: labels, RegisterWithTaints: taints, MaxPods: o.MaxPods,
-		KubeletPort:   o.Port,
-		StaticPodPath: o.StaticPodPath, StaticPodURL: o.StaticPodURL,
+		KubeletPort:    o.Port,
+		StopPodsOnExit: o.StopPodsOnExit,
+		StaticPodPath:  o.StaticPodPath, StaticPodURL: o.StaticPodURL,
 		FileCheckFrequency: o.FileCheckFrequency, HTTPCheckFrequency: o.HTTPCheckFrequency,
 		NodeStatusUpdateFrequency: o.NodeStatusUpdateFrequency, LeaseDurationSeconds: o.NodeLeaseDurationSeconds,
 	}, server: srv}, nil
