@@ -2,9 +2,9 @@ package e2e
 
 import (
 	"bytes"
-	"fmt"
 	"crypto/x509"
 	"encoding/pem"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
