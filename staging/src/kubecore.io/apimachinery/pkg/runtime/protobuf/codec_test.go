@@ -175,6 +175,10 @@ func TestEncodingLayout(t *testing.T) {
 		M map[string]string `protobuf:"bytes,1,rep,name=m"`
 		B map[string][]byte `protobuf:"bytes,2,rep,name=b"`
 	}
+	type values []string
+	type wrapped struct {
+		W map[string]values `protobuf:"bytes,1,rep,name=w"`
+	}
 	tests := []struct {
 		name string
 		in   any
@@ -191,6 +195,8 @@ func TestEncodingLayout(t *testing.T) {
 			"0a04 0801 1000 1a05 0801 10e807 2206 0a043130306d 2a07 0801 1000 1a0161"},
 		{"map entries sorted by key, nil []byte values left out", &maps{M: map[string]string{"b": "2", "a": ""}, B: map[string][]byte{"x": nil}},
 			"0a05 0a0161 1200 0a06 0a0162 120132 1203 0a0178"},
+		{"slice map values are messages {repeated items = 1}", &wrapped{W: map[string]values{"k": {"a", "b"}, "e": {}}},
+			"0a05 0a0165 1200 0a0b 0a016b 1206 0a0161 0a0162"},
 	}
 	c := NewCodec()
 	for _, tt := range tests {
@@ -203,6 +209,15 @@ func TestEncodingLayout(t *testing.T) {
 				t.Fatalf("got  %x\nwant %x", got, want)
 			}
 		})
+	}
+	// Slice map values decode back, empty ones as empty slices.
+	data, _ := c.Marshal(&wrapped{W: map[string]values{"k": {"a", "b"}, "e": {}}})
+	var back wrapped
+	if err := c.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.W) != 2 || strings.Join(back.W["k"], ",") != "a,b" || back.W["e"] == nil || len(back.W["e"]) != 0 {
+		t.Errorf("decoded %#v", back.W)
 	}
 }
 

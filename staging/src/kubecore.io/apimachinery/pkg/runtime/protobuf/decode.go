@@ -143,12 +143,31 @@ func decodeMapEntry(f *field, b []byte, v reflect.Value, depth int) error {
 		v.Set(reflect.MakeMap(v.Type()))
 	}
 	key := reflect.New(f.key.typ).Elem()
-	val := reflect.New(f.elem.typ).Elem()
+	var val reflect.Value
+	if f.wrappedValue {
+		val = reflect.MakeSlice(f.valueType, 0, 0)
+	} else {
+		val = reflect.New(f.elem.typ).Elem()
+	}
 	err := eachField(b, func(num int, item value) error {
-		switch num {
-		case 1:
+		switch {
+		case num == 1:
 			return decodeElem(f.key, item, key, depth)
-		case 2:
+		case num == 2 && f.wrappedValue:
+			if item.wt != wireBytes {
+				return wrongWire(item.wt, f.valueType)
+			}
+			items := reflect.New(f.valueType).Elem()
+			items.Set(val)
+			err := eachField(item.data, func(n int, e value) error {
+				if n != 1 {
+					return nil
+				}
+				return decodeRepeated(f.elem, e, items, depth)
+			})
+			val = items
+			return err
+		case num == 2:
 			return decodeElem(f.elem, item, val, depth)
 		}
 		return nil

@@ -122,6 +122,20 @@ func appendMap(b []byte, f *field, v reflect.Value) ([]byte, error) {
 		b, start = beginMessage(b)
 		b = appendKey(b, 1, wireBytes)
 		b = appendString(b, k.String())
+		if f.wrappedValue {
+			b = appendKey(b, 2, wireBytes)
+			var inner int
+			b, inner = beginMessage(b)
+			for i := range val.Len() {
+				b = appendKey(b, 1, f.elem.wire)
+				if b, err = appendElem(b, f.elem, val.Index(i)); err != nil {
+					return nil, within(fmt.Sprintf("[%q][%d]", k.String(), i), err)
+				}
+			}
+			b = endMessage(b, inner)
+			b = endMessage(b, start)
+			continue
+		}
 		// A nil []byte value is left out, as Kubernetes does.
 		if f.elem.kind != reflect.Slice || f.elem.special != notSpecial || !val.IsNil() {
 			b = appendKey(b, 2, f.elem.wire)

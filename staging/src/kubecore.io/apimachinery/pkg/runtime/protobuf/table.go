@@ -117,6 +117,12 @@ type field struct {
 	elem *elemCoder
 	// key codes the map key.
 	key *elemCoder
+	// wrappedValue: the map value is a slice (authorization's
+	// map[string]ExtraValue), encoded as a message {repeated items = 1};
+	// elem codes its elements then.
+	wrappedValue bool
+	// valueType is the map's value type when wrappedValue.
+	valueType reflect.Type
 }
 
 // elemCoder codes one scalar or message value of a Go type.
@@ -258,11 +264,12 @@ func (b *builder) field(sf reflect.StructField, tag string) (*field, error) {
 			return nil, fmt.Errorf("map key %s is not a string", t.Key())
 		}
 		elemType = t.Elem()
-		if elemType.Kind() == reflect.Slice && elemType.Elem().Kind() != reflect.Uint8 {
-			return nil, fmt.Errorf("map value %s is a slice", elemType)
-		}
 		if f.wire != wireBytes {
 			return nil, fmt.Errorf("map field tagged %q, not bytes", tag)
+		}
+		if elemType.Kind() == reflect.Slice && elemType.Elem().Kind() != reflect.Uint8 && specialOf(elemType) == notSpecial {
+			f.wrappedValue, f.valueType = true, elemType
+			elemType = elemType.Elem()
 		}
 		f.elem, err = b.elem(elemType)
 		return f, err
