@@ -42,8 +42,20 @@ func (gc *GarbageCollector) processAttemptToDelete(ctx context.Context, key stri
 	if n.deleting || len(n.owners) == 0 {
 		return nil
 	}
+	// Decide on the object as it is now, not as the graph last saw it: its
+	// owner references may have been removed (an orphaning owner) since.
+	live, err := gc.md.Resource(n.id.gvr).Namespace(n.id.namespace).Get(ctx, n.id.name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("get %s %s/%s: %w", n.id.gvr.Resource, n.id.namespace, n.id.name, err)
+	}
+	if live.UID != n.id.uid || live.DeletionTimestamp != nil || len(live.OwnerReferences) == 0 {
+		return nil
+	}
 	var solid, dangling, waiting []metav1.OwnerReference
-	for _, ref := range n.owners {
+	for _, ref := range live.OwnerReferences {
 		st, err := gc.ownerState(ctx, n, ref)
 		if err != nil {
 			return err
@@ -87,9 +99,11 @@ func (gc *GarbageCollector) processAttemptToDelete(ctx context.Context, key stri
 		policy = metav1.DeletePropagationForeground
 	}
 	logger.V(2).Info("Deleting object whose owners are gone", "propagationPolicy", policy)
-	uid := n.id.uid
-	err := gc.md.Resource(n.id.gvr).Namespace(n.id.namespace).Delete(ctx, n.id.name, metav1.DeleteOptions{
-		Preconditions:     &metav1.Preconditions{UID: &uid},
+	// The preconditions make sure nothing changed since the decision;
+	// a conflict means it did, and the change's event brings it back.
+	uid, rv := n.id.uid, live.ResourceVersion
+	err = gc.md.Resource(n.id.gvr).Namespace(n.id.namespace).Delete(ctx, n.id.name, metav1.DeleteOptions{
+		Preconditions:     &metav1.Preconditions{UID: &uid, ResourceVersion: &rv},
 		PropagationPolicy: &policy,
 	})
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
