@@ -396,10 +396,18 @@ func (s *APIServer) logTail() string {
 // Log returns the end of the server's log.
 func (s *APIServer) Log() string { return s.logTail() }
 
-// Kubectl returns a kubectl bound to this server's admin kubeconfig.
+// Kubectl returns the stock kubectl bound to this server's admin
+// kubeconfig.
 func (s *APIServer) Kubectl(t testing.TB) *Kubectl {
 	t.Helper()
-	return &Kubectl{Path: KubectlPath, Kubeconfig: s.Kubeconfig, Home: s.home}
+	return s.CLI(KubectlPath)
+}
+
+// CLI is Kubectl for another kubectl-like binary, path, run with args
+// before each run's own: CLI(bin, "kubectl") is kubecore's bundled CLI. It
+// shares the server's kubeconfig and kubectl's home with Kubectl.
+func (s *APIServer) CLI(path string, args ...string) *Kubectl {
+	return &Kubectl{Path: path, Args: args, Kubeconfig: s.Kubeconfig, Home: s.home}
 }
 
 // CreateNamespace creates a namespace named after base with a suffix

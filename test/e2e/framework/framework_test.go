@@ -54,3 +54,19 @@ func TestFindReadyLine(t *testing.T) {
 		t.Errorf("past every line: %q", got)
 	}
 }
+
+func TestKubectlArgs(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "kubecore")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\necho \"$KUBECONFIG $HOME $FOO $*\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := &APIServer{Kubeconfig: "/kc", home: "/home"}
+	k := s.CLI(exe, "kubectl")
+	if got := k.With("FOO=bar").MustRun(t, "get", "ns"); got != "/kc /home bar kubectl get ns\n" {
+		t.Errorf("CLI(exe, kubectl) ran %q", got)
+	}
+	if got := k.MustRun(t, "version"); got != "/kc /home  kubectl version\n" {
+		t.Errorf("a second run ran %q", got)
+	}
+}

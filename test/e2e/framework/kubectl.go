@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,6 +25,9 @@ const kubectlTimeout = 60 * time.Second
 type Kubectl struct {
 	// Path is the kubectl binary.
 	Path string
+	// Args come before each run's own arguments: {"kubectl"} makes
+	// Path=kubecore the bundled CLI, `kubecore kubectl`.
+	Args []string
 	// Kubeconfig is exported as $KUBECONFIG.
 	Kubeconfig string
 	// Home is kubectl's $HOME (its discovery cache lives under it).
@@ -54,7 +58,7 @@ func (r Result) String() string {
 }
 
 func (k *Kubectl) command(ctx context.Context, stdin string, args []string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, k.Path, args...)
+	cmd := exec.CommandContext(ctx, k.Path, append(slices.Clip(k.Args), args...)...)
 	env := []string{"KUBECONFIG=" + k.Kubeconfig, "PATH=" + os.Getenv("PATH")}
 	if k.Home != "" {
 		env = append(env, "HOME="+k.Home)

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"kubecore.io/kubecore/test/e2e/framework"
 )
 
 // TestCommandLine compares what both CLIs say about the command line
@@ -18,7 +20,7 @@ func TestCommandLine(t *testing.T) {
 		{"--context=nope", "get", "pods"},
 		{"--request-timeout=abc", "get", "ns"},
 		{"--kubeconfig=/nonexistent", "get", "ns"},
-		{"--kubeconfig=" + suite.kubeconfig, "get", "cm", "-n", ns},
+		{"--kubeconfig=" + suite.server.Kubeconfig, "get", "cm", "-n", ns},
 		{"--context=kubecore", "--namespace", ns, "get", "cm"},
 		{"-n", ns, "get", "cm", "--request-timeout=5"},
 		{"--server=" + server, "--insecure-skip-tls-verify", "get", "cm", "-n", ns},
@@ -41,19 +43,19 @@ func TestCommandLine(t *testing.T) {
 	}
 	t.Run("flag suggestion", func(t *testing.T) {
 		r := suite.run(t, bundled, "", "scale", "deploy", "x", "--replica=2")
-		if r.code != 1 || !strings.Contains(r.stderr, "Did you mean this?\n\t--replicas") {
+		if r.ExitCode != 1 || !strings.Contains(r.Stderr, "Did you mean this?\n\t--replicas") {
 			t.Errorf("want a suggestion of --replicas:\n%s", r)
 		}
 	})
 	t.Run("completion", func(t *testing.T) {
 		r := suite.run(t, bundled, "", "completion", "bash")
-		if r.code != 0 || !strings.Contains(r.stdout, "kubectl") {
+		if r.ExitCode != 0 || !strings.Contains(r.Stdout, "kubectl") {
 			t.Errorf("completion bash:\n%s", r)
 		}
 	})
 	t.Run("version", func(t *testing.T) {
 		r := suite.run(t, bundled, "", "version")
-		if r.code != 0 || !strings.Contains(r.stdout, "Client Version: ") || !strings.Contains(r.stdout, "Server Version: ") {
+		if r.ExitCode != 0 || !strings.Contains(r.Stdout, "Client Version: ") || !strings.Contains(r.Stdout, "Server Version: ") {
 			t.Errorf("version:\n%s", r)
 		}
 	})
@@ -62,7 +64,7 @@ func TestCommandLine(t *testing.T) {
 // TestConfigWrites changes copies of the kubeconfig with both CLIs.
 func TestConfigWrites(t *testing.T) {
 	t.Parallel()
-	orig, err := os.ReadFile(suite.kubeconfig)
+	orig, err := os.ReadFile(suite.server.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +81,7 @@ func TestConfigWrites(t *testing.T) {
 		{"config", "set-context", "--current", "--namespace=again"},
 		{"config", "delete-context", "other"},
 	} {
-		var res [2]result
+		var res [2]framework.Result
 		for i, c := range []cli{stock, bundled} {
 			res[i] = suite.run(t, c, "", append([]string{"--kubeconfig", paths[i]}, args...)...)
 		}
@@ -111,7 +113,7 @@ func TestCordon(t *testing.T) {
 		{"get", "node", "NODE", "-o", "jsonpath={.spec}"},
 		{"cordon", "no-such-node"},
 	} {
-		var res [2]result
+		var res [2]framework.Result
 		for i, c := range []cli{stock, bundled} {
 			a := make([]string, len(args))
 			for j, s := range args {

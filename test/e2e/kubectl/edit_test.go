@@ -3,6 +3,8 @@ package kubectl
 import (
 	"strings"
 	"testing"
+
+	"kubecore.io/kubecore/test/e2e/framework"
 )
 
 func TestLabelAnnotate(t *testing.T) {
@@ -79,7 +81,7 @@ func TestList(t *testing.T) {
 	for _, verb := range []string{"label", "annotate"} {
 		want := suite.run(t, stock, "", verb, "cm", "alpha", "-n", ns, "--list")
 		got := suite.run(t, bundled, "", verb, "cm", "alpha", "-n", ns, "--list")
-		want.stdout, got.stdout = sortedLines(want.stdout), sortedLines(got.stdout)
+		want.Stdout, got.Stdout = sortedLines(want.Stdout), sortedLines(got.Stdout)
 		compareResults(t, want, got, nil)
 	}
 }
@@ -98,7 +100,7 @@ func TestEdit(t *testing.T) {
 		{"sed -i s/name:.conf/name:\\ other/", "cm conf"},
 	}
 	for _, e := range edits {
-		var res [2]result
+		var res [2]framework.Result
 		for i, c := range []cli{stock, bundled} {
 			ns := []string{"testedit-stock", "testedit-bundled"}[i]
 			if e == edits[0] {
@@ -112,8 +114,8 @@ func TestEdit(t *testing.T) {
 	}
 	for i, ns := range []string{"testedit-stock", "testedit-bundled"} {
 		got := suite.run(t, []cli{stock, bundled}[i], "", "get", "cm", "conf", "-n", ns, "-o", "jsonpath={.data.color}")
-		if got.stdout != "green" {
-			t.Errorf("%s: color %q after the edit", ns, got.stdout)
+		if got.Stdout != "green" {
+			t.Errorf("%s: color %q after the edit", ns, got.Stdout)
 		}
 	}
 }

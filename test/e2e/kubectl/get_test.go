@@ -104,7 +104,7 @@ func TestGetTables(t *testing.T) {
 	}
 	t.Run("all namespaces", func(t *testing.T) {
 		out := suite.run(t, bundled, "", "get", "cm", "-A")
-		if out.code != 0 || !strings.Contains(out.stdout, "NAMESPACE") || !strings.Contains(out.stdout, ns) {
+		if out.ExitCode != 0 || !strings.Contains(out.Stdout, "NAMESPACE") || !strings.Contains(out.Stdout, ns) {
 			t.Errorf("get cm -A:\n%s", out)
 		}
 		suite.same(t, "get", "cm", "-A", "-l", "app=db", "--field-selector", "metadata.namespace="+ns)
@@ -174,7 +174,7 @@ func TestThroughLink(t *testing.T) {
 	want := suite.run(t, stock, "", "get", "cm", "-n", ns)
 	got := suite.run(t, link, "", "get", "cm", "-n", ns)
 	compareResults(t, want, got, nil)
-	if got.code != 0 || !strings.Contains(got.stdout, "alpha") {
+	if got.ExitCode != 0 || !strings.Contains(got.Stdout, "alpha") {
 		t.Errorf("through a link named kubectl:\n%s", got)
 	}
 }

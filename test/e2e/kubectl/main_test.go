@@ -1,41 +1,28 @@
-// Package kubectl is the end-to-end suite of the bundled CLI: it starts the
-// built kubecore apiserver, runs the same commands with the stock kubectl
-// (/usr/bin/kubectl) and with `kubecore kubectl`, and compares what they
-// print after masking what differs between any two runs (ages, uids,
-// generated names).
+// Package kubectl is the end-to-end suite of the bundled CLI: on an API
+// server started by test/e2e/framework it runs the same commands with the
+// stock kubectl (/usr/bin/kubectl) and with `kubecore kubectl`, and compares
+// what they print after masking what differs between any two runs (ages,
+// uids, generated names).
 package kubectl
 
 import (
-	"bufio"
-	"context"
 	"fmt"
-	"io"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"kubecore.io/kubecore/test/e2e/framework"
 )
-
-// binEnv names the built kubecore binary; hack/test-e2e.sh sets it.
-const binEnv = "KUBECORE_BIN"
-
-// stockKubectl is the reference CLI.
-const stockKubectl = "/usr/bin/kubectl"
 
 // env is the one API server the package's tests share, and the CLIs.
 type env struct {
-	bin        string // $KUBECORE_BIN
-	link       string // a symlink named kubectl to bin
-	kubeconfig string
-	home       string // HOME of every CLI run (kubectl's discovery cache)
-	dir        string
+	server *framework.APIServer
+	bin    string // $KUBECORE_BIN
+	link   string // a symlink named kubectl to bin
+	dir    string // manifests the tests write
 }
 
 // suite is set by TestMain for the tests.
@@ -46,123 +33,38 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
-	bin := os.Getenv(binEnv)
-	if bin == "" {
-		fmt.Fprintf(os.Stderr, "FAIL: $%s is not set: build with make and run this suite as `%s=$PWD/_output/bin/kubecore go test ./test/e2e/kubectl/...` (hack/test-e2e.sh does both)\n", binEnv, binEnv)
-		return 1
-	}
-	if _, err := os.Stat(stockKubectl); err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: the stock kubectl is needed at %s: %v\n", stockKubectl, err)
-		return 1
-	}
 	dir, err := os.MkdirTemp("", "kubecore-e2e-kubectl-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL:", err)
 		return 1
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
-	stop, e, err := start(bin, dir)
+	suite, err = newEnv(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL:", err)
 		return 1
 	}
-	suite = e
-	code := m.Run()
-	if err := stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "FAIL: stop apiserver:", err)
-		return 1
-	}
-	return code
+	return framework.RunWithAPIServer(m, &suite.server)
 }
 
-var readyLine = regexp.MustCompile(`"kubecore apiserver is ready" url="([^"]+)"`)
-
-// start runs `kubecore apiserver` on a free port and waits for its ready
-// line.
-func start(bin, dir string) (func() error, *env, error) {
-	port, err := freePort()
+// newEnv checks that both CLIs are there and links kubectl to the binary
+// under dir; the server is started by framework.RunWithAPIServer.
+func newEnv(dir string) (*env, error) {
+	bin, err := framework.Binary()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	logPath := filepath.Join(dir, "apiserver.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, nil, err
+	if _, err := os.Stat(framework.KubectlPath); err != nil {
+		return nil, fmt.Errorf("the stock kubectl is needed at %s: %w", framework.KubectlPath, err)
 	}
-	data := filepath.Join(dir, "data")
-	cmd := exec.Command(bin, "apiserver", "--data-dir", data, "--secure-port", strconv.Itoa(port), "--bind-address", "127.0.0.1")
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return nil, nil, fmt.Errorf("start %s apiserver: %w", bin, err)
+	link := filepath.Join(dir, "bin", "kubectl")
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		return nil, err
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait(); _ = logFile.Close() }()
-	stop := func() error {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-done:
-			return err
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			return fmt.Errorf("apiserver did not stop within 20s of SIGTERM")
-		}
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if ready(logPath) {
-			break
-		}
-		select {
-		case err := <-done:
-			log, _ := os.ReadFile(logPath)
-			return nil, nil, fmt.Errorf("apiserver exited before it was ready: %v\n%s", err, log)
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			_ = stop()
-			log, _ := os.ReadFile(logPath)
-			return nil, nil, fmt.Errorf("apiserver not ready after 30s\n%s", log)
-		}
-	}
-	linkDir := filepath.Join(dir, "bin")
-	if err := os.MkdirAll(linkDir, 0o755); err != nil {
-		return nil, nil, err
-	}
-	link := filepath.Join(linkDir, "kubectl")
 	if err := os.Symlink(bin, link); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	home := filepath.Join(dir, "home")
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return nil, nil, err
-	}
-	return stop, &env{bin: bin, link: link, kubeconfig: filepath.Join(data, "admin.kubeconfig"), home: home, dir: dir}, nil
-}
-
-func ready(logPath string) bool {
-	f, err := os.Open(logPath)
-	if err != nil {
-		return false
-	}
-	defer func() { _ = f.Close() }()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		if readyLine.MatchString(sc.Text()) {
-			return true
-		}
-	}
-	return false
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer func() { _ = ln.Close() }()
-	return ln.Addr().(*net.TCPAddr).Port, nil
+	return &env{bin: bin, link: link, dir: dir}, nil
 }
 
 // cli is one way of running kubectl.
@@ -174,75 +76,34 @@ const (
 	link               // the binary through a link named kubectl
 )
 
-func (c cli) String() string {
-	return [...]string{"stock kubectl", "kubecore kubectl", "kubectl link"}[c]
-}
-
-// result is what one run printed.
-type result struct {
-	args   []string
-	stdout string
-	stderr string
-	code   int
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("kubectl %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(r.args, " "), r.code, r.stdout, r.stderr)
+// kubectl returns the runner of c against the suite's server.
+func (e *env) kubectl(c cli) *framework.Kubectl {
+	switch c {
+	case bundled:
+		return e.server.CLI(e.bin, "kubectl")
+	case link:
+		return e.server.CLI(e.link)
+	default:
+		return e.server.CLI(framework.KubectlPath)
+	}
 }
 
 // run runs one CLI with args and stdin.
-func (e *env) run(t testing.TB, c cli, stdin string, args ...string) result {
+func (e *env) run(t testing.TB, c cli, stdin string, args ...string) framework.Result {
 	t.Helper()
-	return e.runWith(t, c, stdin, nil, args...)
+	return e.kubectl(c).RunStdin(t, stdin, args...)
 }
 
 // runEnv runs one CLI with args and extra environment variables.
-func (e *env) runEnv(t testing.TB, c cli, extraEnv []string, args ...string) result {
+func (e *env) runEnv(t testing.TB, c cli, extraEnv []string, args ...string) framework.Result {
 	t.Helper()
-	return e.runWith(t, c, "", extraEnv, args...)
-}
-
-func (e *env) runWith(t testing.TB, c cli, stdin string, extraEnv []string, args ...string) result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	var cmd *exec.Cmd
-	switch c {
-	case stock:
-		cmd = exec.CommandContext(ctx, stockKubectl, args...)
-	case bundled:
-		cmd = exec.CommandContext(ctx, e.bin, append([]string{"kubectl"}, args...)...)
-	case link:
-		cmd = exec.CommandContext(ctx, e.link, args...)
-	}
-	cmd.Env = append([]string{"KUBECONFIG=" + e.kubeconfig, "HOME=" + e.home, "PATH=" + os.Getenv("PATH")}, extraEnv...)
-	cmd.Dir = e.dir
-	if stdin != "" {
-		cmd.Stdin = strings.NewReader(stdin)
-	}
-	var out, errOut strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	r := result{args: args, stdout: out.String(), stderr: errOut.String()}
-	if ctx.Err() != nil {
-		t.Fatalf("%s %s: no answer within 60s\n%s", c, strings.Join(args, " "), r)
-	}
-	if exitErr, ok := err.(*exec.ExitError); ok {
-		r.code = exitErr.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run %s %s: %v", c, strings.Join(args, " "), err)
-	}
-	return r
+	return e.kubectl(c).With(extraEnv...).Run(t, args...)
 }
 
 // mustRun runs with the stock kubectl (setup steps) and fails on error.
 func (e *env) mustRun(t testing.TB, stdin string, args ...string) string {
 	t.Helper()
-	r := e.run(t, stock, stdin, args...)
-	if r.code != 0 {
-		t.Fatalf("setup failed: %s", r)
-	}
-	return r.stdout
+	return e.kubectl(stock).MustRunStdin(t, stdin, args...)
 }
 
 // writeFile writes a manifest under the suite's directory and returns its
@@ -314,16 +175,16 @@ func diffLines(want, got string) string {
 
 // compareResults fails the test unless the two runs printed the same
 // after masking, and exited alike.
-func compareResults(t testing.TB, want, got result, replace map[string]string) {
+func compareResults(t testing.TB, want, got framework.Result, replace map[string]string) {
 	t.Helper()
-	if d := diffLines(mask(want.stdout, replace), mask(got.stdout, replace)); d != "" {
-		t.Errorf("kubectl %s: stdout differs:\n%s\nstock:\n%s\nbundled:\n%s", strings.Join(got.args, " "), d, want.stdout, got.stdout)
+	if d := diffLines(mask(want.Stdout, replace), mask(got.Stdout, replace)); d != "" {
+		t.Errorf("kubectl %s: stdout differs:\n%s\nstock:\n%s\nbundled:\n%s", strings.Join(got.Args, " "), d, want.Stdout, got.Stdout)
 	}
-	if d := diffLines(mask(want.stderr, replace), mask(got.stderr, replace)); d != "" {
-		t.Errorf("kubectl %s: stderr differs:\n%s", strings.Join(got.args, " "), d)
+	if d := diffLines(mask(want.Stderr, replace), mask(got.Stderr, replace)); d != "" {
+		t.Errorf("kubectl %s: stderr differs:\n%s", strings.Join(got.Args, " "), d)
 	}
-	if want.code != got.code {
-		t.Errorf("kubectl %s: exit code %d, stock kubectl %d", strings.Join(got.args, " "), got.code, want.code)
+	if want.ExitCode != got.ExitCode {
+		t.Errorf("kubectl %s: exit code %d, stock kubectl %d", strings.Join(got.Args, " "), got.ExitCode, want.ExitCode)
 	}
 }
 
@@ -363,7 +224,7 @@ func (e *env) pair(t *testing.T, setup func(ns string), steps ...step) {
 		}
 	})
 	for _, s := range steps {
-		var res [2]result
+		var res [2]framework.Result
 		for i, c := range []cli{stock, bundled} {
 			args := make([]string, len(s.args))
 			for j, a := range s.args {
@@ -387,8 +248,6 @@ func cmd(args ...string) step { return step{args: args} }
 
 // withStdin makes a step reading stdin.
 func withStdin(stdin string, args ...string) step { return step{args: args, stdin: stdin} }
-
-var _ = io.Discard
 
 // sortedLines sorts the lines of s.
 func sortedLines(s string) string {

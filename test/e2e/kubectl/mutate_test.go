@@ -128,7 +128,7 @@ func TestCreate(t *testing.T) {
 	)
 	suite.mustRun(t, "", "delete", "namespace", "created-by-test", "--ignore-not-found")
 	r := suite.run(t, bundled, "", "create", "namespace", "created-by-stock-bundled")
-	if r.code != 0 || r.stdout != "namespace/created-by-stock-bundled created\n" {
+	if r.ExitCode != 0 || r.Stdout != "namespace/created-by-stock-bundled created\n" {
 		t.Errorf("create namespace: %s", r)
 	}
 	want := suite.run(t, stock, "", "create", "namespace", "created-by-stock-bundled")
@@ -227,7 +227,7 @@ spec:
 	t.Cleanup(func() { suite.run(t, stock, "", "delete", "namespace", ns, "--wait=false") })
 	suite.mustRun(t, "", "apply", "-n", ns, "-f", all)
 	r := suite.run(t, bundled, "", "apply", "-n", ns, "-f", one, "-l", "set=x", "--prune")
-	if r.code != 0 || r.stdout != "configmap/a unchanged\nconfigmap/b pruned\ndeployment.apps/d pruned\n" {
+	if r.ExitCode != 0 || r.Stdout != "configmap/a unchanged\nconfigmap/b pruned\ndeployment.apps/d pruned\n" {
 		t.Errorf("apply --prune with the default allowlist:\n%s", r)
 	}
 }

@@ -3,6 +3,8 @@ package kubectl
 import (
 	"strings"
 	"testing"
+
+	"kubecore.io/kubecore/test/e2e/framework"
 )
 
 func TestRolloutWaitLogs(t *testing.T) {
@@ -78,7 +80,7 @@ func TestRolloutSetTaint(t *testing.T) {
 		{"taint", "nodes", "NODE"},
 		{"get", "node", "NODE", "-o", "jsonpath={.spec}"},
 	} {
-		var res [2]result
+		var res [2]framework.Result
 		for i, c := range []cli{stock, bundled} {
 			a := make([]string, len(args))
 			for j, s := range args {
