@@ -5,7 +5,8 @@ import (
 )
 
 // installOpenAPI serves the OpenAPI v3 documents of every installed
-// resource at /openapi/v3 and /openapi/v3/<group version path>. The
+// resource at /openapi/v3 and /openapi/v3/<group version path>, and the
+// Swagger 2.0 document of them all at /openapi/v2. The
 // resources, kinds, scopes and verbs are discovery's; the documents are
 // built on the first request.
 func (s *Server) installOpenAPI() error {
@@ -30,5 +31,6 @@ func (s *Server) installOpenAPI() error {
 	h := openapi.NewHandler(spec)
 	s.container.Handle("/openapi/v3", h)
 	s.container.Handle("/openapi/v3/", h)
+	s.container.Handle("/openapi/v2", h)
 	return nil
 }

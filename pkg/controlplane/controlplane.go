@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/klog/v2"
 
 	appsv1 "kubecore.io/api/apps/v1"
 	authorizationv1 "kubecore.io/api/authorization/v1"
@@ -76,6 +77,10 @@ type Config struct {
 	// Kubelet says how pods/log and pods/exec reach kubelets: the client
 	// certificate they require, the preferred node address types.
 	Kubelet node.KubeletClientConfig
+	// Advertise is where pods reach this API server: Bootstrap makes the
+	// Service default/kubernetes and its Endpoints point at it. Without
+	// it (zero) they are not made.
+	Advertise Endpoint
 }
 
 // rbacREST is the storage of one RBAC resource.
@@ -96,6 +101,9 @@ type Instance struct {
 	clusterRoles        *rbacREST
 	clusterRoleBindings *rbacREST
 	rbac                *rbac.Authorizer
+	services            *service.REST
+	endpoints           *endpoints.REST
+	advertise           Endpoint
 	objects             *objectReader
 	serviceAccountKey   *ecdsa.PrivateKey
 	destroy             []func()
@@ -135,7 +143,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		Decorate:          cfg.Decorate,
 		TableConvertorFor: printers.TableConvertorFor,
 	}
-	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: &objectReader{}}
+	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: &objectReader{}, advertise: cfg.Advertise}
 	var errs []error
 	// keep records a resource's storage for Destroy.
 	keep := func(st rest.Storage) { in.destroy = append(in.destroy, st.Destroy) }
@@ -195,6 +203,12 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if s, err := service.NewStorage(ctx, opts, service.Config{ServiceCIDR: cfg.ServiceCIDR, NodePortBase: cfg.NodePortBase, NodePortSize: cfg.NodePortSize}); must("services", err) {
 		keep(s.Service)
 		core["services"], core["services/status"] = s.Service, s.Status
+		in.services = s.Service
+	}
+	if e, err := endpoints.NewREST(opts); must("endpoints", err) {
+		keep(e)
+		core["endpoints"] = e
+		in.endpoints = e
 	}
 	if c, err := persistentvolumeclaim.NewStorage(opts); must("persistentvolumeclaims", err) {
 		keep(c.PersistentVolumeClaim)
@@ -218,7 +232,6 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	for name, newREST := range map[string]func(generic.StoreOptions) (rest.Storage, error){
 		"configmaps":   storageOf(configmap.NewREST),
 		"events":       storageOf(event.NewREST),
-		"endpoints":    storageOf(endpoints.NewREST),
 		"podtemplates": storageOf(podtemplate.NewREST),
 	} {
 		if st, err := newREST(opts); must(name, err) {
@@ -321,7 +334,11 @@ func (in *Instance) Destroy() {
 
 // Bootstrap creates the objects every cluster starts with, when missing:
 // the namespaces default, kube-system, kube-public and kube-node-lease,
-// the system priority classes, and the default cluster roles and bindings.
+// the system priority classes, the default cluster roles and bindings,
+// and (with Config.Advertise) the Service default/kubernetes and its
+// Endpoints. A kubernetes Service whose cluster IP another Service holds
+// (a data dir older than it) is logged, not fatal: RunKubernetesService
+// retries it.
 func (in *Instance) Bootstrap(ctx context.Context) error {
 	for _, name := range []string{metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic, corev1.NamespaceNodeLease} {
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
@@ -335,6 +352,12 @@ func (in *Instance) Bootstrap(ctx context.Context) error {
 		if _, err := in.priorityClasses.Create(ctx, pc, nil, &metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create priority class %s: %w", pc.Name, err)
 		}
+	}
+	if err := in.ReconcileKubernetesService(ctx); err != nil {
+		if !apierrors.IsInvalid(err) {
+			return err
+		}
+		klog.FromContext(ctx).Error(err, "Cannot create the kubernetes service")
 	}
 	return in.bootstrapPolicy(ctx)
 }

@@ -89,8 +89,23 @@ func groupPath(gv schema.GroupVersion) string {
 	return "apis/" + gv.Group + "/" + gv.Version
 }
 
-// Build generates every document of spec.
-func Build(spec Spec) (*Documents, error) {
+// model is what every document is generated from: the component schemas
+// of the Go types and each group version's paths, as OpenAPI 3.0 objects.
+type model struct {
+	schemas *schemaBuilder
+	groups  []groupModel
+}
+
+// groupModel is one group version's paths and the component schemas they
+// reference directly.
+type groupModel struct {
+	gv    schema.GroupVersion
+	paths map[string]*pathItem
+	refs  []string
+}
+
+// buildModel generates the schemas and paths of spec.
+func buildModel(spec Spec) (*model, error) {
 	if spec.Scheme == nil {
 		return nil, fmt.Errorf("openapi: spec has no scheme")
 	}
@@ -115,31 +130,48 @@ func Build(spec Spec) (*Documents, error) {
 		Type:        "object",
 		Description: "Patch is the body of a PATCH request: a JSON patch, a JSON merge patch, a strategic merge patch or an apply configuration.",
 	}
-	docs := &Documents{GroupVersions: map[string]Document{}}
-	index := indexDocument{Paths: map[string]indexEntry{}}
-	title := "kubecore"
-	ver := version.Get().GitVersion
-	if ver == "" {
-		ver = "unversioned"
-	}
+	m := &model{schemas: b}
 	for _, g := range spec.Groups {
 		pb := &pathBuilder{scheme: spec.Scheme, schemas: b, gv: g.GroupVersion}
 		paths, err := pb.build(g.Resources)
 		if err != nil {
 			return nil, fmt.Errorf("openapi for %s: %w", g.GroupVersion, err)
 		}
+		m.groups = append(m.groups, groupModel{gv: g.GroupVersion, paths: paths, refs: pb.refs})
+	}
+	return m, nil
+}
+
+// documentInfo is the info object of every document.
+func documentInfo() info {
+	ver := version.Get().GitVersion
+	if ver == "" {
+		ver = "unversioned"
+	}
+	return info{Title: "kubecore", Version: ver}
+}
+
+// Build generates every document of spec.
+func Build(spec Spec) (*Documents, error) {
+	m, err := buildModel(spec)
+	if err != nil {
+		return nil, err
+	}
+	docs := &Documents{GroupVersions: map[string]Document{}}
+	index := indexDocument{Paths: map[string]indexEntry{}}
+	for _, g := range m.groups {
 		doc := openAPI{
 			OpenAPI:    "3.0.0",
-			Info:       info{Title: title, Version: ver},
-			Paths:      paths,
-			Components: components{Schemas: b.closure(pb.refs)},
+			Info:       documentInfo(),
+			Paths:      g.paths,
+			Components: components{Schemas: m.schemas.closure(g.refs)},
 		}
 		data, err := json.Marshal(&doc)
 		if err != nil {
-			return nil, fmt.Errorf("encode openapi for %s: %w", g.GroupVersion, err)
+			return nil, fmt.Errorf("encode openapi for %s: %w", g.gv, err)
 		}
-		key := groupPath(g.GroupVersion)
-		d := Document{JSON: data, Hash: fmt.Sprintf("%X", sha512.Sum512(data))}
+		key := groupPath(g.gv)
+		d := Document{JSON: data, Hash: hashOf(data)}
 		docs.GroupVersions[key] = d
 		index.Paths[key] = indexEntry{ServerRelativeURL: "/openapi/v3/" + key + "?hash=" + d.Hash}
 	}
@@ -150,6 +182,9 @@ func Build(spec Spec) (*Documents, error) {
 	docs.Index = data
 	return docs, nil
 }
+
+// hashOf is the upper-case hex SHA-512 of data.
+func hashOf(data []byte) string { return fmt.Sprintf("%X", sha512.Sum512(data)) }
 
 // operationPrefix is the group version part of operation IDs: CoreV1,
 // AppsV1, CoordinationV1 (coordination.k8s.io).

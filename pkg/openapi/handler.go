@@ -1,20 +1,30 @@
 package openapi
 
 import (
+	"encoding/json"
 	"net/http"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
+
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Handler serves the documents of a Spec under /openapi/v3: the index at
+// Handler serves the documents of a Spec: under /openapi/v3 the index at
 // /openapi/v3 and each group version at /openapi/v3/api/v1 or
-// /openapi/v3/apis/<group>/<version>. It builds them on the first request,
-// so that serving them costs nothing at start-up.
+// /openapi/v3/apis/<group>/<version>, and the Swagger 2.0 document at
+// /openapi/v2. It builds them on the first request, so that serving them
+// costs nothing at start-up.
 type Handler struct {
 	spec Spec
 	once sync.Once
 	docs *Documents
 	err  error
+
+	v2Once sync.Once
+	v2     *SwaggerDocument
+	v2Err  error
 }
 
 var _ http.Handler = (*Handler)(nil)
@@ -26,6 +36,12 @@ func NewHandler(spec Spec) *Handler { return &Handler{spec: spec} }
 func (h *Handler) Documents() (*Documents, error) {
 	h.once.Do(func() { h.docs, h.err = Build(h.spec) })
 	return h.docs, h.err
+}
+
+// SwaggerDocument builds (once) and returns the Swagger 2.0 document.
+func (h *Handler) SwaggerDocument() (*SwaggerDocument, error) {
+	h.v2Once.Do(func() { h.v2, h.v2Err = BuildV2(h.spec) })
+	return h.v2, h.v2Err
 }
 
 // The cache headers of hashed (immutable) and unhashed document URLs.
@@ -41,6 +57,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if r.URL.Path == "/openapi/v2" {
+		h.serveV2(w, r)
 		return
 	}
 	docs, err := h.Documents()
@@ -78,8 +98,101 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	write(w, r, doc.JSON)
 }
 
-func write(w http.ResponseWriter, r *http.Request, data []byte) {
+// serveV2 serves the Swagger 2.0 document as JSON or, when the Accept
+// header prefers it, as protobuf; any other media type is 406.
+func (h *Handler) serveV2(w http.ResponseWriter, r *http.Request) {
+	mediaType, ok := negotiateV2(r.Header.Get("Accept"))
+	if !ok {
+		notAcceptable(w, "application/json", mimeSwaggerProto, mimeSwaggerProtoLegacy)
+		return
+	}
+	doc, err := h.SwaggerDocument()
+	if err != nil {
+		http.Error(w, "build OpenAPI v2 document: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	data, hash, contentType := doc.JSON, doc.JSONHash, "application/json"
+	if mediaType != "application/json" {
+		// The protobuf media types have an "@" that Go's (and so
+		// client-go's) media type parser rejects in a Content-Type.
+		data, hash, contentType = doc.Proto, doc.ProtoHash, "application/octet-stream"
+	}
+	etag := `"` + hash + `"`
+	w.Header().Set("ETag", etag)
+	w.Header().Set("Vary", "Accept")
+	w.Header().Set("Cache-Control", cacheRevalidate)
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	writeAs(w, r, contentType, data)
+}
+
+// negotiateV2 picks the encoding of /openapi/v2 for an Accept header: the
+// media type to answer with, application/json or a protobuf one, and
+// false when none is acceptable. Media ranges are tried by decreasing
+// quality, in order for equal ones; no header means JSON.
+func negotiateV2(accept string) (string, bool) {
+	if strings.TrimSpace(accept) == "" {
+		return "application/json", true
+	}
+	type mediaRange struct {
+		typ string
+		q   float64
+	}
+	var ranges []mediaRange
+	for part := range strings.SplitSeq(accept, ",") {
+		typ, params, _ := strings.Cut(part, ";")
+		mr := mediaRange{typ: strings.ToLower(strings.TrimSpace(typ)), q: 1}
+		for p := range strings.SplitSeq(params, ";") {
+			k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+			if strings.TrimSpace(k) == "q" {
+				if q, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+					mr.q = q
+				}
+			}
+		}
+		if mr.q > 0 {
+			ranges = append(ranges, mr)
+		}
+	}
+	sort.SliceStable(ranges, func(i, j int) bool { return ranges[i].q > ranges[j].q })
+	for _, mr := range ranges {
+		switch mr.typ {
+		case mimeSwaggerProto, mimeSwaggerProtoLegacy:
+			return mr.typ, true
+		case "application/json", "application/*", "*/*":
+			return "application/json", true
+		}
+	}
+	return "", false
+}
+
+// notAcceptable answers 406 with a Status naming the media types served.
+func notAcceptable(w http.ResponseWriter, served ...string) {
+	st := metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusFailure,
+		Message:  "only the following media types are accepted: " + strings.Join(served, ", "),
+		Reason:   metav1.StatusReasonNotAcceptable,
+		Code:     http.StatusNotAcceptable,
+	}
+	data, err := json.Marshal(&st)
+	if err != nil {
+		http.Error(w, st.Message, http.StatusNotAcceptable)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusNotAcceptable)
+	_, _ = w.Write(data)
+}
+
+func write(w http.ResponseWriter, r *http.Request, data []byte) {
+	writeAs(w, r, "application/json", data)
+}
+
+func writeAs(w http.ResponseWriter, r *http.Request, contentType string, data []byte) {
+	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(data)

@@ -87,10 +87,8 @@ func TestApply(t *testing.T) {
 		cmd("apply", "-n", "NS", "-f", dirPath),
 		cmd("apply", "-n", "NS", "-f", dirPath, "-R"),
 		withStdin("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-stdin}\ndata: {k: v}\n", "apply", "-n", "NS", "-f", "-"),
-		// List objects: the stock kubectl's validation needs /openapi/v2,
-		// which kubecore does not serve (see the report), hence
-		// --validate=false.
-		withStdin(`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"l1"}},{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"l2"}}]}`, "apply", "-n", "NS", "-f", "-", "--validate=false"),
+		// List objects, validated by the stock kubectl through /openapi/v2.
+		withStdin(`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"l1"}},{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"l2"}}]}`, "apply", "-n", "NS", "-f", "-"),
 		cmd("get", "cm", "-n", "NS"),
 		// Created by create: apply warns that the annotation is missing.
 		cmd("create", "configmap", "plain", "-n", "NS", "--from-literal=a=b"),

@@ -45,8 +45,8 @@ type Resources struct {
 
 // ResourcesFunc builds the storage of every served resource on an etcd
 // client (pkg/controlplane provides it); kubelet is how pods/log and
-// pods/exec reach kubelets.
-type ResourcesFunc func(ctx context.Context, client *clientv3.Client, kubelet node.KubeletClientConfig) (Resources, error)
+// pods/exec reach kubelets, advertise where pods reach this server.
+type ResourcesFunc func(ctx context.Context, client *clientv3.Client, kubelet node.KubeletClientConfig, advertise controlplane.Endpoint) (Resources, error)
 
 // Names of the apiserver's client certificate to kubelets, in DATA_DIR/pki:
 // its file name and subject, as kubeadm names it.
@@ -97,10 +97,11 @@ func addressTypeNames(types []corev1.NodeAddressType) []string {
 }
 
 // controlPlane serves every built-in resource from pkg/controlplane,
-// creates the objects a cluster starts with, and authenticates service
-// account tokens with the key in pkiDir.
+// creates the objects a cluster starts with (and keeps the kubernetes
+// Service pointing at advertise), and authenticates service account tokens
+// with the key in pkiDir.
 func controlPlane(serviceCIDR, pkiDir string) ResourcesFunc {
-	return func(ctx context.Context, client *clientv3.Client, kubelet node.KubeletClientConfig) (Resources, error) {
+	return func(ctx context.Context, client *clientv3.Client, kubelet node.KubeletClientConfig, advertise controlplane.Endpoint) (Resources, error) {
 		saKey, err := pki.EnsureServiceAccountKey(pkiDir)
 		if err != nil {
 			return Resources{}, err
@@ -117,6 +118,7 @@ func controlPlane(serviceCIDR, pkiDir string) ResourcesFunc {
 			Decorate:          watchCache(client, encScheme),
 			ServiceAccountKey: saKey,
 			Kubelet:           kubelet,
+			Advertise:         advertise,
 		})
 		if err != nil {
 			return Resources{}, err
@@ -127,6 +129,7 @@ func controlPlane(serviceCIDR, pkiDir string) ResourcesFunc {
 		}
 		// The watch caches stop with the server, before etcd closes.
 		context.AfterFunc(ctx, in.Destroy)
+		go in.RunKubernetesService(ctx, controlplane.KubernetesServiceInterval)
 		return Resources{Scheme: in.Scheme, Groups: in.Groups, Authorizer: in.Authorizer(), Tokens: in.TokenAuthenticators()}, nil
 	}
 }
@@ -232,9 +235,19 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	if err != nil {
 		return err
 	}
+	// Listen first: the kubernetes Service's endpoints need the real port.
+	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	defer func() { _ = ln.Close() }() // the server closes it first when it ran
+	advertise, err := advertiseEndpoint(o.BindAddress, ln.Addr(), net.InterfaceAddrs)
+	if err != nil {
+		return err
+	}
 	res := Resources{Scheme: runtime.NewScheme()}
 	if o.Resources != nil {
-		if res, err = o.Resources(ctx, client, kubelet); err != nil {
+		if res, err = o.Resources(ctx, client, kubelet, advertise); err != nil {
 			return fmt.Errorf("install resources: %w", err)
 		}
 	}
@@ -250,11 +263,9 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	if len(tokens) > 0 {
 		authn = append(authn, &authenticator.BearerToken{Tokens: tokens})
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	serverURL := "https://" + ln.Addr().String()
+	// The advertised address, not the listener's: one bound to every
+	// address reports "[::]", which no client can verify a certificate for.
+	serverURL := "https://" + net.JoinHostPort(advertise.IP.String(), strconv.Itoa(advertise.Port))
 	kubeconfig := filepath.Join(o.DataDir, "admin.kubeconfig")
 	serving := &certRenewer{dir: filepath.Join(o.DataDir, "pki"), hosts: hosts, serverURL: serverURL, kubeconfig: kubeconfig}
 	serving.use(bundle)
@@ -276,16 +287,13 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	}
 	cc, err := cfg.Complete()
 	if err != nil {
-		_ = ln.Close()
 		return err
 	}
 	srv, err := apiserver.New(cc)
 	if err != nil {
-		_ = ln.Close()
 		return err
 	}
 	if err := pki.WriteAdminKubeconfig(kubeconfig, serverURL, bundle); err != nil {
-		_ = ln.Close()
 		return fmt.Errorf("write %s: %w", kubeconfig, err)
 	}
 	go func() {
@@ -299,6 +307,54 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 		}
 	}()
 	return srv.Run(ctx)
+}
+
+// advertiseEndpoint is where pods reach a server bound to bind and
+// listening on addr: the bind address, or when it is every address
+// (0.0.0.0, ::), the first global unicast address of the host's interfaces
+// (of the same family when there is one), loopback when there is none; and
+// the port it really listens on (--secure-port may be 0).
+func advertiseEndpoint(bind string, addr net.Addr, interfaceAddrs func() ([]net.Addr, error)) (controlplane.Endpoint, error) {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return controlplane.Endpoint{}, fmt.Errorf("listener address %s is not TCP", addr)
+	}
+	ip := net.ParseIP(bind)
+	if ip == nil {
+		return controlplane.Endpoint{}, fmt.Errorf("bind address %q is not an IP address", bind)
+	}
+	ep := controlplane.Endpoint{IP: ip, Port: tcp.Port}
+	if !ip.IsUnspecified() {
+		return ep, nil
+	}
+	addrs, err := interfaceAddrs()
+	if err != nil {
+		return controlplane.Endpoint{}, fmt.Errorf("find an address to advertise: %w", err)
+	}
+	wantV4 := ip.To4() != nil
+	var other net.IP
+	for _, a := range addrs {
+		n, ok := a.(*net.IPNet)
+		if !ok || !n.IP.IsGlobalUnicast() {
+			continue
+		}
+		if (n.IP.To4() != nil) == wantV4 {
+			ep.IP = n.IP
+			return ep, nil
+		}
+		if other == nil {
+			other = n.IP
+		}
+	}
+	switch {
+	case other != nil:
+		ep.IP = other
+	case wantV4:
+		ep.IP = net.IPv4(127, 0, 0, 1)
+	default:
+		ep.IP = net.IPv6loopback
+	}
+	return ep, nil
 }
 
 // kubeletClientConfig issues (or reuses) the apiserver's client

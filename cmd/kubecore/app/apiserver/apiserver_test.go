@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"errors"
+	"net"
 	"strings"
 	"testing"
 )
@@ -29,5 +31,44 @@ func TestValidate(t *testing.T) {
 		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
 			t.Errorf("%s: error %v, want %q", c.name, err, c.err)
 		}
+	}
+}
+
+func TestAdvertiseEndpoint(t *testing.T) {
+	ipNet := func(s string) net.Addr {
+		ip, n, err := net.ParseCIDR(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.IP = ip
+		return n
+	}
+	host := []net.Addr{ipNet("127.0.0.1/8"), ipNet("::1/128"), ipNet("fe80::1/64"), ipNet("2001:db8::5/64"), ipNet("192.0.2.7/24"), ipNet("198.51.100.1/24")}
+	listening := &net.TCPAddr{IP: net.IPv6unspecified, Port: 41234}
+	cases := []struct {
+		bind  string
+		addrs []net.Addr
+		want  string
+	}{
+		{"127.0.0.1", host, "127.0.0.1"},
+		{"192.0.2.9", host, "192.0.2.9"},
+		{"0.0.0.0", host, "192.0.2.7"},
+		{"::", host, "2001:db8::5"},
+		{"0.0.0.0", host[:4], "2001:db8::5"},
+		{"0.0.0.0", host[:3], "127.0.0.1"},
+		{"::", host[:3], "::1"},
+	}
+	for _, c := range cases {
+		ep, err := advertiseEndpoint(c.bind, listening, func() ([]net.Addr, error) { return c.addrs, nil })
+		if err != nil {
+			t.Errorf("%s: %v", c.bind, err)
+			continue
+		}
+		if ep.IP.String() != c.want || ep.Port != 41234 {
+			t.Errorf("%s over %v: %s:%d, want %s:41234", c.bind, c.addrs, ep.IP, ep.Port, c.want)
+		}
+	}
+	if _, err := advertiseEndpoint("0.0.0.0", listening, func() ([]net.Addr, error) { return nil, errors.New("boom") }); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("interface error: %v", err)
 	}
 }
