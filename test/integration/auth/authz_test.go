@@ -143,8 +143,10 @@ func TestRBAC(t *testing.T) {
 		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: "get", Resource: "secrets"}}}
 	for user, want := range map[string]bool{"bob-token": true, "eve-token": false} {
 		got, err := c.withToken(user).AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, ssar, metav1.CreateOptions{})
-		if err != nil || got.Status.Allowed != want {
-			t.Errorf("%s: can-i get secrets = %+v, %v; want %v", user, got.Status, err, want)
+		if err != nil {
+			t.Errorf("%s: can-i get secrets: %v", user, err)
+		} else if got.Status.Allowed != want {
+			t.Errorf("%s: can-i get secrets = %+v; want %v", user, got.Status, want)
 		}
 	}
 	rules, err := bob.AuthorizationV1().SelfSubjectRulesReviews().Create(ctx, &authorizationv1.SelfSubjectRulesReview{

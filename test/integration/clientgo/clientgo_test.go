@@ -69,6 +69,7 @@ type stock struct {
 	cms, pods     k8scache.SharedIndexInformer
 	events        atomic.Int64
 	deletedPods   sync.Map // key -> image of the final state the delete carried
+	seenPods      sync.Map // keys of the pods the handler saw added or updated
 	handlerErrors atomic.Int64
 }
 
@@ -111,9 +112,14 @@ func startStock(ctx context.Context, t *testing.T, kubeconfig, name, contentType
 	if _, err := s.cms.AddEventHandler(count); err != nil {
 		t.Fatal(err)
 	}
+	seen := func(obj any) {
+		if p, ok := obj.(*k8scorev1.Pod); ok {
+			s.seenPods.Store(p.Namespace+"/"+p.Name, true)
+		}
+	}
 	if _, err := s.pods.AddEventHandler(k8scache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { s.events.Add(1) },
-		UpdateFunc: func(any, any) { s.events.Add(1) },
+		AddFunc:    func(obj any) { s.events.Add(1); seen(obj) },
+		UpdateFunc: func(_, obj any) { s.events.Add(1); seen(obj) },
 		DeleteFunc: func(obj any) {
 			s.events.Add(1)
 			if tomb, ok := obj.(k8scache.DeletedFinalStateUnknown); ok {
@@ -329,7 +335,10 @@ func TestClientGoAndOursEndWithTheSameCache(t *testing.T) {
 		if n := st.handlerErrors.Load(); n != 0 {
 			t.Errorf("client-go %s: %d deletes carried no pod", st.name, n)
 		}
-		// Every deleted pod's delete carried its final state (image v2).
+		// Every deleted pod the handler had seen got a delete, carrying its
+		// final state (image v2). A pod created and deleted while the
+		// informer was relisting (a busy machine across the restart) is
+		// one it never saw: no event is owed for it.
 		missing := 0
 		for _, round := range []string{"before", "during", "after"} {
 			n := perRound
@@ -340,7 +349,9 @@ func TestClientGoAndOursEndWithTheSameCache(t *testing.T) {
 				key := fmt.Sprintf("%s/%s-%04d", namespace, round, i)
 				image, ok := st.deletedPods.Load(key)
 				if !ok {
-					missing++
+					if _, saw := st.seenPods.Load(key); saw || round == "before" {
+						missing++
+					}
 					continue
 				}
 				if round != "before" && image != "example.test/app:v2" {
@@ -350,7 +361,7 @@ func TestClientGoAndOursEndWithTheSameCache(t *testing.T) {
 		}
 		// The deletes of "before" happened before the informers started.
 		if want := 10; missing != want {
-			t.Errorf("client-go %s: %d pod deletes never reached the handler, want only the %d from before it started", st.name, missing, want)
+			t.Errorf("client-go %s: %d deletes of pods it had seen (or of before-start pods) never reached the handler, want only the %d from before it started", st.name, missing, want)
 		}
 		t.Logf("client-go %s handlers saw %d events", st.name, st.events.Load())
 	}
