@@ -16,6 +16,7 @@ import (
 
 	"kubecore.io/kubecore/pkg/apirequest"
 	"kubecore.io/kubecore/pkg/registry/rest"
+	"kubecore.io/kubecore/pkg/storage"
 )
 
 // requestContext returns the request's context carrying its namespace.
@@ -130,9 +131,19 @@ func (e *endpoint) list(w http.ResponseWriter, r *http.Request, ns, _ string) {
 		writeError(w, apierrors.NewMethodNotSupported(e.groupResource(), "list"))
 		return
 	}
+	// A JSON list served from the watch cache is written from the items'
+	// shared encodings.
+	var items *storage.EncodedItems
+	if out == outputObject {
+		items = &storage.EncodedItems{}
+		ctx = storage.WithEncodedItems(ctx, items)
+	}
 	obj, err := l.List(ctx, opts)
 	if err != nil {
 		writeError(w, err)
+		return
+	}
+	if items != nil && e.s.writeEncodedList(w, obj, items) {
 		return
 	}
 	e.s.writeObject(ctx, w, http.StatusOK, obj, out, e.table, tableOptions(r))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
 
 	restful "github.com/emicklei/go-restful/v3"
@@ -180,4 +181,57 @@ func notFoundPath() error {
 		Details: &metav1.StatusDetails{},
 		Code:    http.StatusNotFound,
 	}}
+}
+
+// writeEncodedList writes list as JSON with its items' shared encodings
+// from the watch cache (items), instead of encoding thousands of objects
+// again: the list's envelope is encoded and the items' bytes joined into
+// it. It reports false, writing nothing, when they do not fit the list.
+func (s *Server) writeEncodedList(w http.ResponseWriter, list runtime.Object, items *storage.EncodedItems) bool {
+	if !items.Complete {
+		return false
+	}
+	lv := reflect.ValueOf(list)
+	if lv.Kind() != reflect.Pointer || lv.Elem().Kind() != reflect.Struct {
+		return false
+	}
+	field := lv.Elem().FieldByName("Items")
+	if !field.IsValid() || field.Kind() != reflect.Slice || field.Len() != len(items.Items) {
+		return false
+	}
+	envelope := reflect.New(lv.Elem().Type())
+	envelope.Elem().Set(lv.Elem())
+	envelope.Elem().FieldByName("Items").SetZero()
+	head, err := s.encode(envelope.Interface().(runtime.Object))
+	if err != nil {
+		return false
+	}
+	head, ok := bytes.CutSuffix(head, []byte(`"items":null}`))
+	if !ok {
+		return false
+	}
+	size := len(head) + 3
+	parts := make([][]byte, len(items.Items))
+	for i, e := range items.Items {
+		item, ok, err := e.ItemJSON()
+		if err != nil || !ok {
+			return false
+		}
+		parts[i] = item
+		size += len(item) + 1
+	}
+	out := make([]byte, 0, size+len(`"items":[]}`))
+	out = append(out, head...)
+	out = append(out, `"items":[`...)
+	for i, p := range parts {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, p...)
+	}
+	out = append(out, "]}\n"...)
+	w.Header().Set("Content-Type", contentTypeJSON)
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(out)
+	return true
 }

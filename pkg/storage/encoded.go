@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"bytes"
+	"context"
 	"sync"
 
 	"kubecore.io/apimachinery/pkg/runtime"
@@ -47,4 +49,60 @@ func Unwrap(obj runtime.Object) runtime.Object {
 		return e.object
 	}
 	return obj
+}
+
+// ItemJSON is the object's JSON as a list item: without the leading
+// "kind" and "apiVersion" that JSON (an event's object) carries, as
+// Kubernetes writes list items. ok is false when the encoding does not
+// start with them in that order; the caller then encodes the list itself.
+func (e *EncodedObject) ItemJSON() (item []byte, ok bool, err error) {
+	data, err := e.JSON()
+	if err != nil {
+		return nil, false, err
+	}
+	rest, found := bytes.CutPrefix(data, []byte(`{"kind":"`))
+	if !found {
+		return nil, false, nil
+	}
+	i := bytes.IndexByte(rest, '"')
+	if i < 0 {
+		return nil, false, nil
+	}
+	rest, found = bytes.CutPrefix(rest[i+1:], []byte(`,"apiVersion":"`))
+	if !found {
+		return nil, false, nil
+	}
+	if i = bytes.IndexByte(rest, '"'); i < 0 {
+		return nil, false, nil
+	}
+	rest = rest[i+1:]
+	switch {
+	case bytes.HasPrefix(rest, []byte(",")):
+		return append([]byte{'{'}, rest[1:]...), true, nil
+	case bytes.HasPrefix(rest, []byte("}")):
+		return []byte("{}"), true, nil
+	}
+	return nil, false, nil
+}
+
+// EncodedItems collects, for one list request, the shared encodings of the
+// items a Store lists from the watch cache, so that the apiserver can
+// write them as they are rather than encode the list again.
+type EncodedItems struct {
+	Items []*EncodedObject
+	// Complete is set when every item of the list came with its encoding.
+	Complete bool
+}
+
+type encodedItemsKey struct{}
+
+// WithEncodedItems returns ctx asking the Store to collect into items.
+func WithEncodedItems(ctx context.Context, items *EncodedItems) context.Context {
+	return context.WithValue(ctx, encodedItemsKey{}, items)
+}
+
+// EncodedItemsFrom returns the collector of ctx, if any.
+func EncodedItemsFrom(ctx context.Context) (*EncodedItems, bool) {
+	items, ok := ctx.Value(encodedItemsKey{}).(*EncodedItems)
+	return items, ok
 }

@@ -405,6 +405,11 @@ func (c *Cacher) processEvent(ev watch.Event) error {
 	if err != nil {
 		return err
 	}
+	if ev.Type != watch.Deleted {
+		// Encode now, outside the lock: watchers get these bytes, and
+		// lists are written from them, so no request pays for them.
+		_, _ = cur.enc.JSON()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	prev := c.objects[key]

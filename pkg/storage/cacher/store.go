@@ -153,16 +153,32 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 	if !c.ready || exact && c.rv != rv {
 		return c.cfg.Storage.GetList(ctx, key, opts)
 	}
-	return c.listLocked(key, opts.Recursive, opts.Predicate, c.rv)
+	var encs *[]*storage.EncodedObject
+	collector, collect := storage.EncodedItemsFrom(ctx)
+	if collect {
+		encs = &collector.Items
+	}
+	list, err := c.listLocked(key, opts.Recursive, opts.Predicate, c.rv, encs)
+	if err == nil && collect {
+		collector.Complete = true
+	}
+	return list, err
 }
 
-// listLocked reads the first page of a list from memory at revision rv.
-func (c *Cacher) listLocked(key string, recursive bool, pred storage.SelectionPredicate, rv uint64) (*storage.List, error) {
+// listLocked reads the first page of a list from memory at revision rv;
+// with encs, it also appends each item's shared encoding there.
+func (c *Cacher) listLocked(key string, recursive bool, pred storage.SelectionPredicate, rv uint64, encs *[]*storage.EncodedObject) (*storage.List, error) {
 	list := &storage.List{ResourceVersion: rv, Items: []runtime.Object{}}
+	add := func(e *entry) {
+		list.Items = append(list.Items, e.obj)
+		if encs != nil {
+			*encs = append(*encs, e.enc)
+		}
+	}
 	key = strings.TrimSuffix(key, "/")
 	if !recursive {
 		if e := c.objects[key]; e != nil && c.matches(pred, e) {
-			list.Items = append(list.Items, e.obj)
+			add(e)
 		}
 		return list, nil
 	}
@@ -173,11 +189,14 @@ func (c *Cacher) listLocked(key string, recursive bool, pred storage.SelectionPr
 	}
 	if pred.Empty() {
 		list.Items = make([]runtime.Object, 0, limit)
+		if encs != nil {
+			*encs = make([]*storage.EncodedObject, 0, limit)
+		}
 	}
 	i := 0
 	for ; i < len(cands) && len(list.Items) < limit; i++ {
 		if c.matches(pred, cands[i]) {
-			list.Items = append(list.Items, cands[i].obj)
+			add(cands[i])
 		}
 	}
 	if pred.Limit > 0 && i < len(cands) {
