@@ -5,6 +5,7 @@ import (
 	"kubecore.io/kubecore/pkg/controller/localpath"
 	"kubecore.io/kubecore/pkg/controller/namespace"
 	"kubecore.io/kubecore/pkg/controller/nodelifecycle"
+	"kubecore.io/kubecore/pkg/controller/serviceaccount"
 	"kubecore.io/kubecore/pkg/controller/statefulset"
 )
 
@@ -20,5 +21,6 @@ func Controllers() map[string]InitFunc {
 		statefulset.Name:      startStatefulSetController,
 		nodelifecycle.Name:    startNodeLifecycleController,
 		localpath.Name:        startLocalPathProvisioner,
+		serviceaccount.Name:   startServiceAccountController,
 	}
 }

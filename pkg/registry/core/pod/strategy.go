@@ -34,6 +34,7 @@ func NewStrategy() Strategy {
 		Generation:        true,
 		PrepareCreate: func(_ context.Context, p *corev1.Pod) {
 			p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(&p.Spec)}
+			defaultServiceAccount(p)
 		},
 		ValidateFunc: func(_ context.Context, p *corev1.Pod) field.ErrorList {
 			return validation.ValidatePod(p)
@@ -133,4 +134,25 @@ func PodToSelectableFields(pod *corev1.Pod) fields.Set {
 		"status.podIP":             podIP,
 		"status.nominatedNodeName": pod.Status.NominatedNodeName,
 	}
+}
+
+// DefaultServiceAccountName is the service account of a pod that names
+// none, as the ServiceAccount admission plugin of Kubernetes sets it.
+const DefaultServiceAccountName = "default"
+
+// mirrorPodAnnotation marks a kubelet's mirror of a static pod, which runs
+// with no service account.
+const mirrorPodAnnotation = "kubernetes.io/config.mirror"
+
+// defaultServiceAccount names the default service account in a pod that
+// names none (mirror pods excepted), and keeps the deprecated
+// spec.serviceAccount equal to spec.serviceAccountName.
+func defaultServiceAccount(p *corev1.Pod) {
+	if p.Spec.ServiceAccountName == "" {
+		p.Spec.ServiceAccountName = p.Spec.DeprecatedServiceAccount
+	}
+	if _, mirror := p.Annotations[mirrorPodAnnotation]; p.Spec.ServiceAccountName == "" && !mirror {
+		p.Spec.ServiceAccountName = DefaultServiceAccountName
+	}
+	p.Spec.DeprecatedServiceAccount = p.Spec.ServiceAccountName
 }
