@@ -3,6 +3,7 @@ package describe
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	appsv1 "kubecore.io/api/apps/v1"
@@ -193,4 +194,10 @@ func (d *Describer) podPhases(ctx context.Context, rs *appsv1.ReplicaSet) (runni
 		}
 	}
 	return
+}
+
+// PodTemplate writes the "Pod Template:" section of t alone, its tabs not
+// aligned, as rollout history and undo print one revision.
+func PodTemplate(out io.Writer, t *corev1.PodTemplateSpec) {
+	describePodTemplate(newRawPrefixWriter(out), t)
 }

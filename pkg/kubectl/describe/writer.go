@@ -26,19 +26,25 @@ const (
 // prefixWriter writes indented lines through a tabwriter that aligns the
 // runs of consecutive lines holding tabs, as kubectl's pages do.
 type prefixWriter struct {
-	tw *tabwriter.Writer
+	out   io.Writer
+	flush func() error
 }
 
 func newPrefixWriter(out io.Writer) *prefixWriter {
-	return &prefixWriter{tw: tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)}
+	tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
+	return &prefixWriter{out: tw, flush: tw.Flush}
+}
+
+// newRawPrefixWriter returns a prefixWriter that leaves the tabs as they
+// are, as kubectl prints some sections outside a page.
+func newRawPrefixWriter(out io.Writer) *prefixWriter {
+	return &prefixWriter{out: out, flush: func() error { return nil }}
 }
 
 // write prints format at the level's indentation.
 func (w *prefixWriter) write(level int, format string, args ...any) {
-	fmt.Fprintf(w.tw, strings.Repeat("  ", level)+format, args...)
+	fmt.Fprintf(w.out, strings.Repeat("  ", level)+format, args...)
 }
-
-func (w *prefixWriter) flush() error { return w.tw.Flush() }
 
 // writeMapMultiline prints "Title:\tk=v" then "\tk=v" for each further key,
 // sorted, or "<none>".

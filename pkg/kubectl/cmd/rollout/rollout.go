@@ -1,6 +1,7 @@
 // Package rollout implements `kubectl rollout`: status follows a
-// deployment's (or stateful set's) rollout until it completes; restart,
-// pause and resume patch the workload.
+// deployment's (or stateful set's) rollout until it completes; history and
+// undo read and restore a deployment's revisions from its replica sets;
+// restart, pause and resume patch the workload.
 package rollout
 
 import (
@@ -18,7 +19,7 @@ import (
 	"kubecore.io/kubecore/pkg/kubectl/resource"
 )
 
-// NewCommand returns rollout and its status subcommand.
+// NewCommand returns rollout and its subcommands.
 func NewCommand(f *cmdutil.Factory, streams cmdutil.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rollout SUBCOMMAND",
@@ -31,7 +32,9 @@ func NewCommand(f *cmdutil.Factory, streams cmdutil.IOStreams) *cobra.Command {
 		},
 	}
 	cmd.AddCommand(
+		newHistoryCommand(f, streams),
 		newStatusCommand(f, streams),
+		newUndoCommand(f, streams),
 		newPatchCommand(f, streams, restartVerb()),
 		newPatchCommand(f, streams, pauseVerb(true)),
 		newPatchCommand(f, streams, pauseVerb(false)),

@@ -1,5 +1,5 @@
-// Package set implements `kubectl set image`: change container images of
-// workloads and pods.
+// Package set implements `kubectl set image` and `kubectl set env`: change
+// container images and environment variables of workloads and pods.
 package set
 
 import (
@@ -30,7 +30,7 @@ func NewCommand(f *cmdutil.Factory, streams cmdutil.IOStreams) *cobra.Command {
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newImageCommand(f, streams))
+	cmd.AddCommand(newEnvCommand(f, streams), newImageCommand(f, streams))
 	return cmd
 }
 

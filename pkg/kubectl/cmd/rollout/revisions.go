@@ -1,0 +1,134 @@
+package rollout
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+
+	appsv1 "kubecore.io/api/apps/v1"
+	corev1 "kubecore.io/api/core/v1"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime/schema"
+	"kubecore.io/client/dynamic"
+)
+
+// Annotations a deployment's revisions are kept under.
+const (
+	revisionAnnotation    = "deployment.kubernetes.io/revision"
+	changeCauseAnnotation = "kubernetes.io/change-cause"
+)
+
+var (
+	deploymentKind = schema.GroupKind{Group: "apps", Kind: "Deployment"}
+	replicaSetsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
+)
+
+// revision is one entry of a workload's rollout history.
+type revision struct {
+	number int64
+	// template is the pod template of the revision.
+	template    corev1.PodTemplateSpec
+	changeCause string
+	// annotations are those of the object holding the revision.
+	annotations map[string]string
+}
+
+// fromUnstructured decodes obj into a typed API struct.
+func fromUnstructured(obj *dynamic.Unstructured, into any) error {
+	b, err := json.Marshal(obj.Object)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, into); err != nil {
+		return fmt.Errorf("decode %s %s: %w", obj.GetKind(), obj.GetName(), err)
+	}
+	return nil
+}
+
+// deploymentRevisions reads the revisions of dep from the replica sets it
+// controls, oldest first.
+func deploymentRevisions(ctx context.Context, dyn *dynamic.Client, dep *appsv1.Deployment) ([]revision, error) {
+	sel, err := metav1.LabelSelectorAsSelector(dep.Spec.Selector)
+	if err != nil {
+		return nil, err
+	}
+	l, err := dyn.Resource(replicaSetsGVR).Namespace(dep.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return nil, err
+	}
+	var list appsv1.ReplicaSetList
+	if err := fromUnstructured(l, &list); err != nil {
+		return nil, err
+	}
+	return replicaSetRevisions(dep, list.Items), nil
+}
+
+// replicaSetRevisions returns the revisions of the replica sets dep
+// controls, oldest first; replica sets without a revision are left out.
+func replicaSetRevisions(dep *appsv1.Deployment, rss []appsv1.ReplicaSet) []revision {
+	var revs []revision
+	for i := range rss {
+		rs := &rss[i]
+		ref := metav1.GetControllerOf(rs)
+		if ref == nil || ref.UID != dep.UID {
+			continue
+		}
+		n, err := strconv.ParseInt(rs.Annotations[revisionAnnotation], 10, 64)
+		if err != nil {
+			continue
+		}
+		revs = append(revs, revision{number: n, template: rs.Spec.Template, changeCause: rs.Annotations[changeCauseAnnotation], annotations: rs.Annotations})
+	}
+	slices.SortFunc(revs, func(a, b revision) int { return cmp.Compare(a.number, b.number) })
+	return revs
+}
+
+// find returns the revision numbered n, or with n 0 the one before the
+// latest.
+func find(revs []revision, n int64) (revision, bool) {
+	if n == 0 {
+		if len(revs) < 2 {
+			return revision{}, false
+		}
+		return revs[len(revs)-2], true
+	}
+	for _, r := range revs {
+		if r.number == n {
+			return r, true
+		}
+	}
+	return revision{}, false
+}
+
+// describedTemplate is the template rollout history --revision prints: the
+// revision's, with its change cause among the annotations.
+func (r revision) describedTemplate() *corev1.PodTemplateSpec {
+	t := r.template.DeepCopy()
+	if r.changeCause != "" {
+		if t.Annotations == nil {
+			t.Annotations = map[string]string{}
+		}
+		t.Annotations[changeCauseAnnotation] = r.changeCause
+	}
+	return t
+}
+
+// withoutHash returns t without the pod-template-hash label the deployment
+// controller adds to its replica sets.
+func withoutHash(t *corev1.PodTemplateSpec) *corev1.PodTemplateSpec {
+	c := t.DeepCopy()
+	delete(c.Labels, "pod-template-hash")
+	if len(c.Labels) == 0 {
+		c.Labels = nil
+	}
+	return c
+}
+
+// noVisitorError is what kubectl says of a kind a rollout subcommand does
+// not handle; what is "history" or "rollbacker".
+func noVisitorError(what string, gk schema.GroupKind) error {
+	return fmt.Errorf("error retrieving %s for %q, no visitor method exists for {%s %s}", what, gk.String(), gk.Group, gk.Kind)
+}

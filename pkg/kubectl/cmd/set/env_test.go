@@ -1,0 +1,58 @@
+package set
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestUpdateEnv(t *testing.T) {
+	env := func(s string) []any {
+		var v []any
+		if err := json.Unmarshal([]byte(s), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, tc := range []struct {
+		name, env string
+		set       []envVar
+		remove    []string
+		want      string
+	}{
+		{name: "append in order", env: `[]`, set: []envVar{{"B", "2"}, {"A", "1"}}, want: `[{"name":"B","value":"2"},{"name":"A","value":"1"}]`},
+		{name: "replace in place", env: `[{"name":"A","value":"1"},{"name":"B","value":"2"}]`, set: []envVar{{"A", "3"}}, want: `[{"name":"A","value":"3"},{"name":"B","value":"2"}]`},
+		{name: "replace a reference", env: `[{"name":"A","valueFrom":{"fieldRef":{"fieldPath":"x"}}}]`, set: []envVar{{"A", "v"}}, want: `[{"name":"A","value":"v"}]`},
+		{name: "empty value", env: `[]`, set: []envVar{{"C", ""}}, want: `[{"name":"C"}]`},
+		{name: "remove", env: `[{"name":"A","value":"1"},{"name":"B","value":"2"}]`, remove: []string{"A", "Z"}, want: `[{"name":"B","value":"2"}]`},
+		{name: "remove wins over set", env: `[]`, set: []envVar{{"A", "1"}}, remove: []string{"A"}, want: `[]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := json.Marshal(updateEnv(env(tc.env), tc.set, tc.remove))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestEnvComplete(t *testing.T) {
+	o := &EnvOptions{EnvArgs: []string{"E=5"}}
+	if err := o.Complete([]string{"deploy/web", "A=1", "B-", "pods", "x-y"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(o.resArgs) != 3 || o.resArgs[0] != "deploy/web" || o.resArgs[1] != "pods" || o.resArgs[2] != "x-y" {
+		t.Errorf("resources %q", o.resArgs)
+	}
+	if len(o.setVars) != 2 || o.setVars[0] != (envVar{"E", "5"}) || o.setVars[1] != (envVar{"A", "1"}) {
+		t.Errorf("set %q", o.setVars)
+	}
+	if len(o.removals) != 1 || o.removals[0] != "B" {
+		t.Errorf("removals %q", o.removals)
+	}
+	if err := (&EnvOptions{}).Complete([]string{"=x"}); err == nil {
+		t.Error("want an error for an empty name")
+	}
+}
