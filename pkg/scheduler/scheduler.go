@@ -80,8 +80,12 @@ type Scheduler struct {
 	nextStartNodeIndex int
 }
 
-// maxBindsInFlight bounds the concurrent binding calls.
-const maxBindsInFlight = 256
+// maxBindsInFlight bounds the concurrent binding calls: well under the API
+// server's default limit of 200 mutating requests in flight, beyond which
+// it answers 429 and the client waits the 1 s of its Retry-After, and
+// leaving room for the controllers and kubelets. A bind takes a few
+// milliseconds, so 64 in flight keep up with thousands of pods a second.
+const maxBindsInFlight = 64
 
 // New makes a scheduler and registers its event handlers; Run schedules.
 func New(ctx context.Context, cfg Config) (*Scheduler, error) {

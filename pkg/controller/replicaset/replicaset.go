@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	appsv1 "kubecore.io/api/apps/v1"
@@ -32,6 +31,13 @@ const Name = "replicaset"
 // DefaultBurstReplicas bounds the pods one sync creates or deletes.
 const DefaultBurstReplicas = 2000
 
+// DefaultMaxRequestsInFlight bounds the pod creates or deletes one sync has
+// in flight: well under the API server's default limit of 200 mutating
+// requests in flight, beyond which it answers 429 and the client waits the
+// 1 s of its Retry-After, and leaving room for the scheduler and kubelets.
+// More in flight would not be faster: the server is then busy.
+const DefaultMaxRequestsInFlight = 64
+
 // controllerKind is the kind of the owner references the controller sets.
 var controllerKind = appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
 
@@ -47,6 +53,9 @@ type Options struct {
 	// BurstReplicas bounds the pods created or deleted per sync; default
 	// DefaultBurstReplicas.
 	BurstReplicas int
+	// MaxRequestsInFlight bounds the creates or deletes of one sync that
+	// run at once; default DefaultMaxRequestsInFlight.
+	MaxRequestsInFlight int
 	// Now reads the clock (for availability); nil means time.Now.
 	Now func() time.Time
 }
@@ -62,6 +71,7 @@ type Controller struct {
 	queue        workqueue.TypedRateLimitingInterface[string]
 	expectations *controller.UIDTrackingExpectations
 	burst        int
+	maxInFlight  int
 	now          func() time.Time
 	runner       controller.Runner
 }
@@ -102,6 +112,9 @@ func newController(replicaSets func(string) ReplicaSetClient, patchPod controlle
 	if opts.BurstReplicas <= 0 {
 		opts.BurstReplicas = DefaultBurstReplicas
 	}
+	if opts.MaxRequestsInFlight <= 0 {
+		opts.MaxRequestsInFlight = DefaultMaxRequestsInFlight
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -114,6 +127,7 @@ func newController(replicaSets func(string) ReplicaSetClient, patchPod controlle
 		queue:        workqueue.NewTypedRateLimitingQueueWithConfig[string](nil, workqueue.TypedRateLimitingQueueConfig[string]{Name: Name}),
 		expectations: controller.NewUIDTrackingExpectations(nil),
 		burst:        opts.BurstReplicas,
+		maxInFlight:  opts.MaxRequestsInFlight,
 		now:          opts.Now,
 	}
 }
@@ -313,7 +327,7 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rs *appsv1.
 		logger := klog.FromContext(ctx)
 		start := time.Now()
 		logger.V(2).Info("Creating pods", "replicaSet", klog.KObj(rs), "count", n)
-		created, err := controller.SlowStartBatch(n, 1, func() error {
+		created, err := controller.SlowStartBatch(n, 1, c.maxInFlight, func() error {
 			pod, err := podcontrol.NewPod(&rs.Spec.Template, rs, ref)
 			if err != nil {
 				return err
@@ -337,20 +351,17 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rs *appsv1.
 			uids[i] = p.UID
 		}
 		c.expectations.ExpectDeletionsOf(key, uids)
-		var wg sync.WaitGroup
-		errs := make([]error, len(victims))
-		for i, p := range victims {
-			wg.Go(func() {
-				if err := c.podControl.DeletePod(ctx, p.Namespace, p.Name, rs); err != nil {
-					c.expectations.DeletionObservedUID(key, p.UID)
-					if !apierrors.IsNotFound(err) {
-						errs[i] = err
-					}
+		err := controller.Parallel(len(victims), c.maxInFlight, func(i int) error {
+			p := victims[i]
+			if err := c.podControl.DeletePod(ctx, p.Namespace, p.Name, rs); err != nil {
+				c.expectations.DeletionObservedUID(key, p.UID)
+				if !apierrors.IsNotFound(err) {
+					return err
 				}
-			})
-		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
+			}
+			return nil
+		})
+		if err != nil {
 			return fmt.Errorf("delete pods of %s: %w", key, err)
 		}
 	}

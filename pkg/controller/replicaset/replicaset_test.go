@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -354,6 +355,76 @@ func TestPodsToDelete(t *testing.T) {
 			got := podsToDelete(tt.pods, 1)
 			if len(got) != 1 || got[0].Name != tt.want {
 				t.Fatalf("first victim %s, want %s", got[0].Name, tt.want)
+			}
+		})
+	}
+}
+
+// inFlightCluster is a fakeCluster whose creates and deletes take a moment,
+// counting the most of them ever running at once.
+type inFlightCluster struct {
+	*fakeCluster
+	running, most atomic.Int32
+}
+
+func (f *inFlightCluster) enter() func() {
+	n := f.running.Add(1)
+	for m := f.most.Load(); n > m && !f.most.CompareAndSwap(m, n); m = f.most.Load() {
+	}
+	time.Sleep(time.Millisecond)
+	return func() { f.running.Add(-1) }
+}
+
+func (f *inFlightCluster) CreatePod(ctx context.Context, pod *corev1.Pod, owner runtime.Object) (*corev1.Pod, error) {
+	defer f.enter()()
+	return f.fakeCluster.CreatePod(ctx, pod, owner)
+}
+
+func (f *inFlightCluster) DeletePod(ctx context.Context, ns, name string, owner runtime.Object) error {
+	defer f.enter()()
+	return f.fakeCluster.DeletePod(ctx, ns, name, owner)
+}
+
+// The creates and deletes of a sync stay within MaxRequestsInFlight, so
+// that a large ReplicaSet does not overrun the API server's limit.
+func TestSyncBoundsRequestsInFlight(t *testing.T) {
+	const limit = 4
+	for _, tt := range []struct {
+		name     string
+		replicas int32
+		pods     int
+	}{
+		{name: "creates", replicas: 100},
+		{name: "deletes", replicas: 0, pods: 60},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var pods []*corev1.Pod
+			for i := range tt.pods {
+				pods = append(pods, newPod(fmt.Sprint("p", i)))
+			}
+			f := &inFlightCluster{fakeCluster: &fakeCluster{}}
+			rsIdx, podIdx := cache.NewIndexer[*appsv1.ReplicaSet](), cache.NewIndexer[*corev1.Pod]()
+			rs := newRS(tt.replicas)
+			f.rs = rs
+			if err := rsIdx.Add(rs); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range pods {
+				if err := podIdx.Add(p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c := newController(func(string) ReplicaSetClient { return f }, f.patch, f,
+				cache.NewLister(rsIdx, appsv1.Resource("replicasets")), cache.NewLister(podIdx, corev1.Resource("pods")),
+				Options{MaxRequestsInFlight: limit, Now: func() time.Time { return now }})
+			if err := c.sync(context.Background(), "ns/web"); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := len(f.created)+len(f.deleted), int(tt.replicas)+tt.pods; got != want {
+				t.Fatalf("%d pods created or deleted, want %d", got, want)
+			}
+			if most := f.most.Load(); most > limit {
+				t.Errorf("%d requests in flight at once, want at most %d", most, limit)
 			}
 		})
 	}
