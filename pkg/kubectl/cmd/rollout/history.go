@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	appsv1 "kubecore.io/api/apps/v1"
 	"kubecore.io/kubecore/pkg/kubectl/cmdutil"
 	"kubecore.io/kubecore/pkg/kubectl/describe"
 	"kubecore.io/kubecore/pkg/kubectl/resource"
@@ -53,49 +52,22 @@ func (o *HistoryOptions) Validate() error {
 
 // Run prints the history of each object, or one revision's template.
 func (o *HistoryOptions) Run(ctx context.Context, args []string) error {
-	b, err := o.factory.NewBuilder(o.streams)
-	if err != nil {
-		return err
-	}
-	r, err := b.Filenames(o.Files).Args(args...).LabelSelector(o.Selector).RequireNames().Do(ctx)
-	if err != nil {
-		return err
-	}
-	infos, err := r.Fetch(ctx)
-	if err != nil {
-		return err
-	}
-	dyn, err := o.factory.Dynamic()
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, info := range infos {
-		if info.Mapping.Kind.GroupKind() != deploymentKind {
-			errs = append(errs, noVisitorError("history", info.Mapping.Kind.GroupKind()))
-			continue
-		}
-		var dep appsv1.Deployment
-		if err := fromUnstructured(info.Object, &dep); err != nil {
-			return err
-		}
-		revs, err := deploymentRevisions(ctx, dyn, &dep)
+	return visitDeployments(ctx, o.factory, o.streams, o.Files, o.Selector, args, "history", func(v deploymentVisit) error {
+		revs, err := deploymentRevisions(ctx, v.dyn, v.dep)
 		if err != nil {
-			errs = append(errs, err)
-			continue
+			return err
 		}
 		text, err := o.view(revs)
 		if err != nil {
-			errs = append(errs, err)
-			continue
+			return err
 		}
 		if o.Revision > 0 {
-			fmt.Fprintf(o.streams.Out, "%s with revision #%d\n%s\n", info.ObjectName(), o.Revision, text)
+			fmt.Fprintf(o.streams.Out, "%s with revision #%d\n%s\n", v.info.ObjectName(), o.Revision, text)
 		} else {
-			fmt.Fprintf(o.streams.Out, "%s \n%s\n", info.ObjectName(), text)
+			fmt.Fprintf(o.streams.Out, "%s \n%s\n", v.info.ObjectName(), text)
 		}
-	}
-	return errors.Join(errs...)
+		return nil
+	})
 }
 
 // view lays out the table of revisions, or the template of --revision.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -13,7 +14,57 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 	"kubecore.io/client/dynamic"
+
+	"kubecore.io/kubecore/pkg/kubectl/cmdutil"
+	"kubecore.io/kubecore/pkg/kubectl/resource"
 )
+
+// deploymentVisit is what visitDeployments hands each Deployment to.
+type deploymentVisit struct {
+	result *resource.Result
+	info   *resource.Info
+	dep    *appsv1.Deployment
+	dyn    *dynamic.Client
+}
+
+// visitDeployments fetches the objects that args, files and selector name
+// and calls fn with each Deployment; any other kind gets the stock
+// kubectl's "no visitor method" error for visitor. The errors of every
+// object are returned together.
+func visitDeployments(ctx context.Context, f *cmdutil.Factory, streams cmdutil.IOStreams, files resource.FilenameOptions, selector string, args []string,
+	visitor string, fn func(v deploymentVisit) error) error {
+	b, err := f.NewBuilder(streams)
+	if err != nil {
+		return err
+	}
+	r, err := b.Filenames(files).Args(args...).LabelSelector(selector).RequireNames().Do(ctx)
+	if err != nil {
+		return err
+	}
+	infos, err := r.Fetch(ctx)
+	if err != nil {
+		return err
+	}
+	dyn, err := f.Dynamic()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, info := range infos {
+		if info.Mapping.Kind.GroupKind() != deploymentKind {
+			errs = append(errs, noVisitorError(visitor, info.Mapping.Kind.GroupKind()))
+			continue
+		}
+		var dep appsv1.Deployment
+		if err := fromUnstructured(info.Object, &dep); err != nil {
+			return err
+		}
+		if err := fn(deploymentVisit{result: r, info: info, dep: &dep, dyn: dyn}); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
 
 // Annotations a deployment's revisions are kept under.
 const (

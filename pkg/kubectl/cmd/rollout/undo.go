@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 
@@ -69,72 +68,43 @@ func (o *UndoOptions) Validate() error {
 
 // Run rolls each object back.
 func (o *UndoOptions) Run(ctx context.Context, args []string) error {
-	b, err := o.factory.NewBuilder(o.streams)
-	if err != nil {
-		return err
-	}
-	r, err := b.Filenames(o.Files).Args(args...).LabelSelector(o.Selector).RequireNames().Do(ctx)
-	if err != nil {
-		return err
-	}
-	infos, err := r.Fetch(ctx)
-	if err != nil {
-		return err
-	}
-	dyn, err := o.factory.Dynamic()
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, info := range infos {
-		if info.Mapping.Kind.GroupKind() != deploymentKind {
-			errs = append(errs, noVisitorError("rollbacker", info.Mapping.Kind.GroupKind()))
-			continue
-		}
-		var dep appsv1.Deployment
-		if err := fromUnstructured(info.Object, &dep); err != nil {
-			return err
-		}
+	return visitDeployments(ctx, o.factory, o.streams, o.Files, o.Selector, args, "rollbacker", func(v deploymentVisit) error {
+		dep, name := v.dep, v.info.ObjectName()
 		if dep.Spec.Paused {
-			errs = append(errs, fmt.Errorf("you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again"))
-			continue
+			return fmt.Errorf("you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again")
 		}
-		revs, err := deploymentRevisions(ctx, dyn, &dep)
+		revs, err := deploymentRevisions(ctx, v.dyn, dep)
 		if err != nil {
-			errs = append(errs, err)
-			continue
+			return err
 		}
 		rev, ok := find(revs, o.ToRevision)
 		switch {
 		case !ok && o.ToRevision == 0:
-			errs = append(errs, fmt.Errorf("no rollout history found for deployment %q", dep.Name))
-			continue
+			return fmt.Errorf("no rollout history found for deployment %q", dep.Name)
 		case !ok:
-			errs = append(errs, fmt.Errorf("unable to find specified revision %d in history", o.ToRevision))
-			continue
+			return fmt.Errorf("unable to find specified revision %d in history", o.ToRevision)
 		}
 		if reflect.DeepEqual(withoutHash(&rev.template), withoutHash(&dep.Spec.Template)) {
-			fmt.Fprintf(o.streams.Out, "%s skipped rollback (current template already matches revision %d)\n", info.ObjectName(), rev.number)
-			continue
+			fmt.Fprintf(o.streams.Out, "%s skipped rollback (current template already matches revision %d)\n", name, rev.number)
+			return nil
 		}
 		if o.dryRun == cmdutil.DryRunClient {
 			// kubectl shows the template it would restore.
 			var buf bytes.Buffer
 			describe.PodTemplate(&buf, &rev.template)
-			fmt.Fprintf(o.streams.Out, "%s %s%s\n", info.ObjectName(), buf.String(), o.dryRun.Suffix())
-			continue
+			fmt.Fprintf(o.streams.Out, "%s %s%s\n", name, buf.String(), o.dryRun.Suffix())
+			return nil
 		}
-		patch, err := rollbackPatch(&dep, rev)
+		patch, err := rollbackPatch(dep, rev)
 		if err != nil {
 			return err
 		}
-		if _, err := r.Client(info).Patch(ctx, info.Name, types.JSONPatchType, patch, metav1.PatchOptions{DryRun: o.dryRun.Param()}); err != nil {
-			errs = append(errs, fmt.Errorf("failed restoring revision %d: %w", rev.number, err))
-			continue
+		if _, err := v.result.Client(v.info).Patch(ctx, v.info.Name, types.JSONPatchType, patch, metav1.PatchOptions{DryRun: o.dryRun.Param()}); err != nil {
+			return fmt.Errorf("failed restoring revision %d: %w", rev.number, err)
 		}
-		fmt.Fprintf(o.streams.Out, "%s rolled back%s\n", info.ObjectName(), o.dryRun.Suffix())
-	}
-	return errors.Join(errs...)
+		fmt.Fprintf(o.streams.Out, "%s rolled back%s\n", name, o.dryRun.Suffix())
+		return nil
+	})
 }
 
 // rollbackKeepAnnotations are the deployment's own annotations a rollback
