@@ -33,7 +33,9 @@ type Options struct {
 	NamePrefix string
 	// RootDir holds the nodes' root dirs; a temp dir when empty.
 	RootDir string
-	// QPS and Burst limit the one client the nodes share.
+	// QPS and Burst are each node's client limits, as a kubelet's own
+	// (50 and 100); the one client the nodes share allows Count times as
+	// much.
 	QPS   float32
 	Burst int
 	// RESTConfig, when set, is used instead of Kubeconfig (tests).
@@ -42,7 +44,7 @@ type Options struct {
 
 // NewOptions returns the defaults.
 func NewOptions() *Options {
-	return &Options{Count: 10, NamePrefix: "hollow-node-", QPS: 500, Burst: 1000}
+	return &Options{Count: 10, NamePrefix: "hollow-node-", QPS: 50, Burst: 100}
 }
 
 // Validate checks the options.
@@ -79,7 +81,7 @@ func (o *Options) Complete() (*Config, error) {
 		rc = c
 	}
 	rc = rest.CopyConfig(rc)
-	rc.QPS, rc.Burst = o.QPS, o.Burst
+	rc.QPS, rc.Burst = o.QPS*float32(o.Count), o.Burst*o.Count
 	rc.UserAgent = rest.DefaultUserAgent() + "/hollow-node"
 	cs, err := typed.NewForConfig(rc)
 	if err != nil {
@@ -200,7 +202,7 @@ func NewCommand() *cobra.Command {
 	fs.IntVar(&o.Count, "count", o.Count, "Number of hollow nodes")
 	fs.StringVar(&o.NamePrefix, "name-prefix", o.NamePrefix, "Prefix of the node names, followed by 0, 1, ...")
 	fs.StringVar(&o.RootDir, "root-dir", o.RootDir, "Directory of the nodes' root dirs (default: a temp dir, removed at exit)")
-	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "Requests per second of the shared client (0: no limit)")
-	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "Burst of the shared client")
+	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "Requests per second of each node, as a kubelet's; the shared client allows --count times as many (0: no limit)")
+	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "Burst of each node; the shared client allows --count times as many")
 	return cmd
 }
