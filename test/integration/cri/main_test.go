@@ -16,7 +16,6 @@ import (
 	"time"
 
 	corev1 "kubecore.io/api/core/v1"
-	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/client/typed"
 
@@ -188,32 +187,12 @@ func (e *env) pod(name, script string, opts ...func(*corev1.Pod)) *corev1.Pod {
 
 func (e *env) waitFor(name string, timeout time.Duration, what string, cond func(*corev1.Pod) bool) *corev1.Pod {
 	e.t.Helper()
-	deadline := time.Now().Add(timeout)
-	var last *corev1.Pod
-	for time.Now().Before(deadline) {
-		p, err := e.cs.CoreV1().Pods(e.ns).Get(e.ctx, name, metav1.GetOptions{})
-		if err == nil {
-			last = p
-			if cond(p) {
-				return p
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	e.t.Fatalf("pod %s: not %s after %s; last: %+v", name, what, timeout, last)
-	return nil
+	return framework.WaitForPod(e.ctx, e.t, e.cs, e.ns, name, timeout, what, cond)
 }
 
 func (e *env) waitGone(name string, timeout time.Duration) {
 	e.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if _, err := e.cs.CoreV1().Pods(e.ns).Get(e.ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	e.t.Fatalf("pod %s still exists after %s", name, timeout)
+	framework.WaitForPodGone(e.ctx, e.t, e.cs, e.ns, name, timeout)
 }
 
 func isReady(p *corev1.Pod) bool {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	corev1 "kubecore.io/api/core/v1"
-	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/client/typed"
 
@@ -170,58 +169,16 @@ func (e *env) pod(name, script string, opts ...func(*corev1.Pod)) *corev1.Pod {
 // never polls the API).
 func (e *env) waitFor(name string, timeout time.Duration, what string, cond func(*corev1.Pod) bool) *corev1.Pod {
 	e.t.Helper()
-	deadline := time.Now().Add(timeout)
-	var last *corev1.Pod
-	for time.Now().Before(deadline) {
-		p, err := e.cs.CoreV1().Pods(e.ns).Get(e.ctx, name, metav1.GetOptions{})
-		if err == nil {
-			last = p
-			if cond(p) {
-				return p
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if last == nil {
-		e.t.Fatalf("pod %s: not %s after %s; never read", name, what, timeout)
-	}
-	e.t.Fatalf("pod %s: not %s after %s; last status: %s", name, what, timeout, describe(last))
-	return nil
+	return framework.WaitForPod(e.ctx, e.t, e.cs, e.ns, name, timeout, what, cond)
 }
 
 // waitGone waits until the pod object is deleted.
 func (e *env) waitGone(name string, timeout time.Duration) {
 	e.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		_, err := e.cs.CoreV1().Pods(e.ns).Get(e.ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	e.t.Fatalf("pod %s still exists after %s", name, timeout)
+	framework.WaitForPodGone(e.ctx, e.t, e.cs, e.ns, name, timeout)
 }
 
-func describe(p *corev1.Pod) string {
-	s := fmt.Sprintf("phase=%s", p.Status.Phase)
-	for _, c := range p.Status.Conditions {
-		s += fmt.Sprintf(" %s=%s", c.Type, c.Status)
-	}
-	for _, cs := range p.Status.ContainerStatuses {
-		s += fmt.Sprintf(" [%s ready=%v restarts=%d", cs.Name, cs.Ready, cs.RestartCount)
-		switch {
-		case cs.State.Running != nil:
-			s += " running"
-		case cs.State.Waiting != nil:
-			s += fmt.Sprintf(" waiting %s: %s", cs.State.Waiting.Reason, cs.State.Waiting.Message)
-		case cs.State.Terminated != nil:
-			s += fmt.Sprintf(" terminated %d %s", cs.State.Terminated.ExitCode, cs.State.Terminated.Reason)
-		}
-		s += "]"
-	}
-	return s
-}
+func describe(p *corev1.Pod) string { return framework.DescribePod(p) }
 
 func condition(p *corev1.Pod, t corev1.PodConditionType) corev1.ConditionStatus {
 	for _, c := range p.Status.Conditions {
