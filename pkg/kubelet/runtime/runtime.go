@@ -200,3 +200,26 @@ func ExitReason(code int32) string {
 	}
 	return ReasonError
 }
+
+// Sandboxes holds a runtime's sandboxes by ID; the runtime guards it with
+// its own lock.
+type Sandboxes map[string]*PodSandboxStatus
+
+// Status returns a copy of sandbox id; ErrNotFound when unknown.
+func (s Sandboxes) Status(id string) (*PodSandboxStatus, error) {
+	sb, ok := s[id]
+	if !ok {
+		return nil, fmt.Errorf("sandbox %s: %w", id, ErrNotFound)
+	}
+	cp := *sb
+	return &cp, nil
+}
+
+// List returns copies of every sandbox.
+func (s Sandboxes) List() []PodSandboxStatus {
+	out := make([]PodSandboxStatus, 0, len(s))
+	for _, sb := range s {
+		out = append(out, *sb)
+	}
+	return out
+}

@@ -32,7 +32,7 @@ type Runtime struct {
 
 	mu         sync.Mutex
 	next       uint64
-	sandboxes  map[string]*kruntime.PodSandboxStatus
+	sandboxes  kruntime.Sandboxes
 	containers map[string]*kruntime.ContainerStatus
 	exitCodes  map[string]int32 // containers that exit at start
 	calls      []string
@@ -48,7 +48,7 @@ func New(ip string, clock Clock) *Runtime {
 	}
 	return &Runtime{
 		clock: clock, ip: ip,
-		sandboxes:  map[string]*kruntime.PodSandboxStatus{},
+		sandboxes:  kruntime.Sandboxes{},
 		containers: map[string]*kruntime.ContainerStatus{},
 		exitCodes:  map[string]int32{},
 	}
@@ -131,23 +131,14 @@ func (r *Runtime) RemovePodSandbox(_ context.Context, id string) error {
 func (r *Runtime) PodSandboxStatus(_ context.Context, id string) (*kruntime.PodSandboxStatus, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s, ok := r.sandboxes[id]
-	if !ok {
-		return nil, fmt.Errorf("sandbox %s: %w", id, kruntime.ErrNotFound)
-	}
-	cp := *s
-	return &cp, nil
+	return r.sandboxes.Status(id)
 }
 
 // ListPodSandbox returns copies of every sandbox.
 func (r *Runtime) ListPodSandbox(context.Context) ([]kruntime.PodSandboxStatus, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]kruntime.PodSandboxStatus, 0, len(r.sandboxes))
-	for _, s := range r.sandboxes {
-		out = append(out, *s)
-	}
-	return out, nil
+	return r.sandboxes.List(), nil
 }
 
 // CreateContainer makes a created container in a ready sandbox.

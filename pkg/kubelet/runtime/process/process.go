@@ -77,7 +77,7 @@ type Runtime struct {
 	mu         sync.Mutex
 	closed     bool
 	next       uint64
-	sandboxes  map[string]*kruntime.PodSandboxStatus
+	sandboxes  kruntime.Sandboxes
 	containers map[string]*container
 }
 
@@ -116,7 +116,7 @@ func New(o Options) (*Runtime, error) {
 	r := &Runtime{
 		hostIP: o.HostIP, root: root, stateDir: o.StateDir, shim: slices.Clone(o.ShimCommand),
 		bootID: bootID(), stop: make(chan struct{}),
-		sandboxes:  map[string]*kruntime.PodSandboxStatus{},
+		sandboxes:  kruntime.Sandboxes{},
 		containers: map[string]*container{},
 	}
 	for _, d := range []string{"sandboxes", "containers"} {
@@ -324,23 +324,14 @@ func (r *Runtime) RemovePodSandbox(_ context.Context, id string) error {
 func (r *Runtime) PodSandboxStatus(_ context.Context, id string) (*kruntime.PodSandboxStatus, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s, ok := r.sandboxes[id]
-	if !ok {
-		return nil, fmt.Errorf("sandbox %s: %w", id, kruntime.ErrNotFound)
-	}
-	cp := *s
-	return &cp, nil
+	return r.sandboxes.Status(id)
 }
 
 // ListPodSandbox returns copies of every sandbox.
 func (r *Runtime) ListPodSandbox(context.Context) ([]kruntime.PodSandboxStatus, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]kruntime.PodSandboxStatus, 0, len(r.sandboxes))
-	for _, s := range r.sandboxes {
-		out = append(out, *s)
-	}
-	return out, nil
+	return r.sandboxes.List(), nil
 }
 
 // CreateContainer checks that the container can run as a process and
