@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"kubecore.io/kubecore/pkg/auth/bootstrappolicy"
 	"kubecore.io/kubecore/pkg/auth/serviceaccount"
 	"kubecore.io/kubecore/pkg/registry/rest"
+	"kubecore.io/kubecore/pkg/storage"
 )
 
 // rbacSource reads the RBAC objects for the RBAC authorizer.
@@ -111,53 +113,87 @@ func (in *Instance) TokenAuthenticators() []authenticator.Token {
 // bootstrapPolicy creates the default cluster roles and bindings, and
 // brings back to default those still marked for auto-update
 // (rbac.authorization.kubernetes.io/autoupdate: "true") that were changed.
+// It returns once the watch caches the authorizer reads hold what it
+// wrote, so that no component is refused in the instant after the server
+// is ready.
 func (in *Instance) bootstrapPolicy(ctx context.Context) error {
+	var rolesRV, bindingsRV string
 	for _, r := range bootstrappolicy.ClusterRoles() {
-		if err := ensure(ctx, in.clusterRoles, &r, func(cur *rbacv1.ClusterRole) bool { return reflect.DeepEqual(cur.Rules, r.Rules) }); err != nil {
+		rv, err := ensure(ctx, in.clusterRoles, &r, func(cur *rbacv1.ClusterRole) bool { return reflect.DeepEqual(cur.Rules, r.Rules) })
+		if err != nil {
 			return err
 		}
+		rolesRV = cmp.Or(rv, rolesRV)
 	}
 	for _, b := range bootstrappolicy.ClusterRoleBindings() {
-		if err := ensure(ctx, in.clusterRoleBindings, &b, func(cur *rbacv1.ClusterRoleBinding) bool {
+		rv, err := ensure(ctx, in.clusterRoleBindings, &b, func(cur *rbacv1.ClusterRoleBinding) bool {
 			return reflect.DeepEqual(cur.Subjects, b.Subjects) && cur.RoleRef == b.RoleRef
-		}); err != nil {
+		})
+		if err != nil {
 			return err
 		}
+		bindingsRV = cmp.Or(rv, bindingsRV)
+	}
+	if err := waitForCache(ctx, in.clusterRoles, rolesRV); err != nil {
+		return err
+	}
+	return waitForCache(ctx, in.clusterRoleBindings, bindingsRV)
+}
+
+// waitForCache returns once the watch cache of st reflects revision rv
+// (none when rv is ""): a list at a revision waits for a ready cache to
+// reach it, and one that is not ready yet reads etcd, as cached does.
+func waitForCache(ctx context.Context, st *rbacREST, rv string) error {
+	if rv == "" {
+		return nil
+	}
+	if _, err := st.Storage.GetList(ctx, st.KeyPrefix(), storage.ListOptions{ResourceVersion: rv, Recursive: true}); err != nil {
+		return fmt.Errorf("wait for the %s cache: %w", st.DefaultQualifiedResource, err)
 	}
 	return nil
 }
 
 // ensure creates want through st, or replaces the stored object when it
-// is marked for auto-update and same says it differs.
+// is marked for auto-update and same says it differs. It returns the
+// resourceVersion it wrote, "" when it left the object as it was.
 func ensure[T interface {
 	runtime.Object
 	metav1.Object
-}](ctx context.Context, st *rbacREST, want T, same func(cur T) bool) error {
+}](ctx context.Context, st *rbacREST, want T, same func(cur T) bool) (string, error) {
 	name := want.GetName()
-	_, err := st.Create(ctx, want, nil, &metav1.CreateOptions{})
-	if err == nil || !apierrors.IsAlreadyExists(err) {
-		if err != nil {
-			return fmt.Errorf("create %s %s: %w", st.DefaultQualifiedResource, name, err)
-		}
-		return nil
+	created, err := st.Create(ctx, want, nil, &metav1.CreateOptions{})
+	if err == nil {
+		return resourceVersion(created), nil
+	}
+	if !apierrors.IsAlreadyExists(err) {
+		return "", fmt.Errorf("create %s %s: %w", st.DefaultQualifiedResource, name, err)
 	}
 	obj, err := st.Get(ctx, name, &metav1.GetOptions{})
 	if err != nil {
-		return fmt.Errorf("get %s %s: %w", st.DefaultQualifiedResource, name, err)
+		return "", fmt.Errorf("get %s %s: %w", st.DefaultQualifiedResource, name, err)
 	}
 	cur, ok := obj.(T)
 	if !ok {
-		return fmt.Errorf("%s storage returned %T", st.DefaultQualifiedResource, obj)
+		return "", fmt.Errorf("%s storage returned %T", st.DefaultQualifiedResource, obj)
 	}
 	if cur.GetAnnotations()["rbac.authorization.kubernetes.io/autoupdate"] != "true" || same(cur) {
-		return nil
+		return "", nil
 	}
 	want.SetResourceVersion(cur.GetResourceVersion())
 	want.SetUID(cur.GetUID())
-	if _, _, err := st.Update(ctx, name, replaceWith{want}, nil, nil, false, &metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("reconcile %s %s: %w", st.DefaultQualifiedResource, name, err)
+	updated, _, err := st.Update(ctx, name, replaceWith{want}, nil, nil, false, &metav1.UpdateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("reconcile %s %s: %w", st.DefaultQualifiedResource, name, err)
 	}
-	return nil
+	return resourceVersion(updated), nil
+}
+
+// resourceVersion is the resourceVersion of a stored object.
+func resourceVersion(obj runtime.Object) string {
+	if m, ok := obj.(metav1.Object); ok {
+		return m.GetResourceVersion()
+	}
+	return ""
 }
 
 // replaceWith is an update to a given object.
