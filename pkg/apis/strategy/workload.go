@@ -45,26 +45,19 @@ func (w Workload[T]) Strategy() *Strategy[T] {
 // NewWorkload builds the workload's Store, in the "all" category, with its
 // status and scale subresources.
 func NewWorkload[T runtime.Object](opts generic.StoreOptions, w Workload[T]) (*WorkloadStorage[T], error) {
-	s := w.Strategy()
-	store := &generic.Store{
-		NewFunc:                   w.NewObj,
-		NewListFunc:               w.NewList,
-		DefaultQualifiedResource:  w.Resource,
-		SingularQualifiedResource: w.Singular,
-		CreateStrategy:            s,
-		UpdateStrategy:            s,
-		DeleteStrategy:            s,
-		ShortNamesList:            w.ShortNames,
-		CategoriesList:            []string{"all"},
-	}
-	if err := store.CompleteWithOptions(opts); err != nil {
+	st, err := NewWithStatus(opts, Resource[T]{
+		Resource:   w.Resource,
+		Singular:   w.Singular,
+		NewObj:     w.NewObj,
+		NewList:    w.NewList,
+		ShortNames: w.ShortNames,
+		Categories: []string{"all"},
+		Strategy:   w.Strategy(),
+	})
+	if err != nil {
 		return nil, err
 	}
-	return &WorkloadStorage[T]{
-		Store:  store,
-		Status: NewStatusREST(store, &StatusStrategy[T]{Namespaced: true}),
-		Scale:  NewScaleREST(store, w.Scale),
-	}, nil
+	return &WorkloadStorage[T]{Store: st.Store, Status: st.Status, Scale: NewScaleREST(st.Store, w.Scale)}, nil
 }
 
 // ReplicasOf is spec.replicas, 1 when unset as the workloads' default says.

@@ -40,28 +40,19 @@ func NewStrategy() *strategy.Strategy[*appsv1.DaemonSet] {
 	}
 }
 
-// NewStatusStrategy returns the strategy of daemonsets/status.
-func NewStatusStrategy() *strategy.StatusStrategy[*appsv1.DaemonSet] {
-	return &strategy.StatusStrategy[*appsv1.DaemonSet]{Namespaced: true}
-}
-
 // NewStorage returns the storage of daemonsets.
 func NewStorage(opts generic.StoreOptions) (*Storage, error) {
-	s := NewStrategy()
-	store := &generic.Store{
-		NewFunc:                   func() runtime.Object { return &appsv1.DaemonSet{} },
-		NewListFunc:               func() runtime.Object { return &appsv1.DaemonSetList{} },
-		DefaultQualifiedResource:  appsv1.Resource("daemonsets"),
-		SingularQualifiedResource: appsv1.Resource("daemonset"),
-		CreateStrategy:            s,
-		UpdateStrategy:            s,
-		DeleteStrategy:            s,
-		ShortNamesList:            []string{"ds"},
-		CategoriesList:            []string{"all"},
-	}
-	if err := store.CompleteWithOptions(opts); err != nil {
+	st, err := strategy.NewWithStatus(opts, strategy.Resource[*appsv1.DaemonSet]{
+		Resource:   appsv1.Resource("daemonsets"),
+		Singular:   appsv1.Resource("daemonset"),
+		NewObj:     func() runtime.Object { return &appsv1.DaemonSet{} },
+		NewList:    func() runtime.Object { return &appsv1.DaemonSetList{} },
+		ShortNames: []string{"ds"},
+		Categories: []string{"all"},
+		Strategy:   NewStrategy(),
+	})
+	if err != nil {
 		return nil, err
 	}
-
-	return &Storage{DaemonSet: &REST{Store: store}, Status: strategy.NewStatusREST(store, NewStatusStrategy())}, nil
+	return &Storage{DaemonSet: &REST{Store: st.Store}, Status: st.Status}, nil
 }

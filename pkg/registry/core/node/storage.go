@@ -48,11 +48,6 @@ func keepStatusOnCreate(s *strategy.Strategy[*corev1.Node]) *strategy.Strategy[*
 	return s
 }
 
-// NewStatusStrategy returns the strategy of nodes/status.
-func NewStatusStrategy() *strategy.StatusStrategy[*corev1.Node] {
-	return &strategy.StatusStrategy[*corev1.Node]{}
-}
-
 // GetAttrs returns a node's labels and selectable fields.
 func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
 	n, ok := obj.(*corev1.Node)
@@ -67,20 +62,17 @@ func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
 
 // NewStorage returns the storage of nodes.
 func NewStorage(opts generic.StoreOptions) (*Storage, error) {
-	s := keepStatusOnCreate(NewStrategy())
-	store := &generic.Store{
-		NewFunc:                   func() runtime.Object { return &corev1.Node{} },
-		NewListFunc:               func() runtime.Object { return &corev1.NodeList{} },
-		DefaultQualifiedResource:  corev1.Resource("nodes"),
-		SingularQualifiedResource: corev1.Resource("node"),
-		CreateStrategy:            s,
-		UpdateStrategy:            s,
-		DeleteStrategy:            s,
-		GetAttrs:                  GetAttrs,
-		ShortNamesList:            []string{"no"},
-	}
-	if err := store.CompleteWithOptions(opts); err != nil {
+	st, err := strategy.NewWithStatus(opts, strategy.Resource[*corev1.Node]{
+		Resource:   corev1.Resource("nodes"),
+		Singular:   corev1.Resource("node"),
+		NewObj:     func() runtime.Object { return &corev1.Node{} },
+		NewList:    func() runtime.Object { return &corev1.NodeList{} },
+		ShortNames: []string{"no"},
+		GetAttrs:   GetAttrs,
+		Strategy:   keepStatusOnCreate(NewStrategy()),
+	})
+	if err != nil {
 		return nil, err
 	}
-	return &Storage{Node: &REST{Store: store}, Status: strategy.NewStatusREST(store, NewStatusStrategy())}, nil
+	return &Storage{Node: &REST{Store: st.Store}, Status: st.Status}, nil
 }

@@ -42,26 +42,18 @@ func NewStrategy() *strategy.Strategy[*corev1.PersistentVolume] {
 	}
 }
 
-// NewStatusStrategy returns the strategy of persistentvolumes/status.
-func NewStatusStrategy() *strategy.StatusStrategy[*corev1.PersistentVolume] {
-	return &strategy.StatusStrategy[*corev1.PersistentVolume]{Namespaced: false}
-}
-
 // NewStorage returns the storage of persistentvolumes.
 func NewStorage(opts generic.StoreOptions) (*Storage, error) {
-	s := NewStrategy()
-	store := &generic.Store{
-		NewFunc:                   func() runtime.Object { return &corev1.PersistentVolume{} },
-		NewListFunc:               func() runtime.Object { return &corev1.PersistentVolumeList{} },
-		DefaultQualifiedResource:  corev1.Resource("persistentvolumes"),
-		SingularQualifiedResource: corev1.Resource("persistentvolume"),
-		CreateStrategy:            s,
-		UpdateStrategy:            s,
-		DeleteStrategy:            s,
-		ShortNamesList:            []string{"pv"},
-	}
-	if err := store.CompleteWithOptions(opts); err != nil {
+	st, err := strategy.NewWithStatus(opts, strategy.Resource[*corev1.PersistentVolume]{
+		Resource:   corev1.Resource("persistentvolumes"),
+		Singular:   corev1.Resource("persistentvolume"),
+		NewObj:     func() runtime.Object { return &corev1.PersistentVolume{} },
+		NewList:    func() runtime.Object { return &corev1.PersistentVolumeList{} },
+		ShortNames: []string{"pv"},
+		Strategy:   NewStrategy(),
+	})
+	if err != nil {
 		return nil, err
 	}
-	return &Storage{PersistentVolume: &REST{Store: store}, Status: strategy.NewStatusREST(store, NewStatusStrategy())}, nil
+	return &Storage{PersistentVolume: &REST{Store: st.Store}, Status: st.Status}, nil
 }

@@ -42,26 +42,18 @@ func NewStrategy() *strategy.Strategy[*corev1.PersistentVolumeClaim] {
 	}
 }
 
-// NewStatusStrategy returns the strategy of persistentvolumeclaims/status.
-func NewStatusStrategy() *strategy.StatusStrategy[*corev1.PersistentVolumeClaim] {
-	return &strategy.StatusStrategy[*corev1.PersistentVolumeClaim]{Namespaced: true}
-}
-
 // NewStorage returns the storage of persistentvolumeclaims.
 func NewStorage(opts generic.StoreOptions) (*Storage, error) {
-	s := NewStrategy()
-	store := &generic.Store{
-		NewFunc:                   func() runtime.Object { return &corev1.PersistentVolumeClaim{} },
-		NewListFunc:               func() runtime.Object { return &corev1.PersistentVolumeClaimList{} },
-		DefaultQualifiedResource:  corev1.Resource("persistentvolumeclaims"),
-		SingularQualifiedResource: corev1.Resource("persistentvolumeclaim"),
-		CreateStrategy:            s,
-		UpdateStrategy:            s,
-		DeleteStrategy:            s,
-		ShortNamesList:            []string{"pvc"},
-	}
-	if err := store.CompleteWithOptions(opts); err != nil {
+	st, err := strategy.NewWithStatus(opts, strategy.Resource[*corev1.PersistentVolumeClaim]{
+		Resource:   corev1.Resource("persistentvolumeclaims"),
+		Singular:   corev1.Resource("persistentvolumeclaim"),
+		NewObj:     func() runtime.Object { return &corev1.PersistentVolumeClaim{} },
+		NewList:    func() runtime.Object { return &corev1.PersistentVolumeClaimList{} },
+		ShortNames: []string{"pvc"},
+		Strategy:   NewStrategy(),
+	})
+	if err != nil {
 		return nil, err
 	}
-	return &Storage{PersistentVolumeClaim: &REST{Store: store}, Status: strategy.NewStatusREST(store, NewStatusStrategy())}, nil
+	return &Storage{PersistentVolumeClaim: &REST{Store: st.Store}, Status: st.Status}, nil
 }

@@ -37,26 +37,18 @@ func NewStrategy() *strategy.Strategy[*policyv1.PodDisruptionBudget] {
 	}
 }
 
-// NewStatusStrategy returns the strategy of poddisruptionbudgets/status.
-func NewStatusStrategy() *strategy.StatusStrategy[*policyv1.PodDisruptionBudget] {
-	return &strategy.StatusStrategy[*policyv1.PodDisruptionBudget]{Namespaced: true}
-}
-
 // NewStorage returns the storage of poddisruptionbudgets.
 func NewStorage(opts generic.StoreOptions) (*Storage, error) {
-	s := NewStrategy()
-	store := &generic.Store{
-		NewFunc:                   func() runtime.Object { return &policyv1.PodDisruptionBudget{} },
-		NewListFunc:               func() runtime.Object { return &policyv1.PodDisruptionBudgetList{} },
-		DefaultQualifiedResource:  policyv1.Resource("poddisruptionbudgets"),
-		SingularQualifiedResource: policyv1.Resource("poddisruptionbudget"),
-		CreateStrategy:            s,
-		UpdateStrategy:            s,
-		DeleteStrategy:            s,
-		ShortNamesList:            []string{"pdb"},
-	}
-	if err := store.CompleteWithOptions(opts); err != nil {
+	st, err := strategy.NewWithStatus(opts, strategy.Resource[*policyv1.PodDisruptionBudget]{
+		Resource:   policyv1.Resource("poddisruptionbudgets"),
+		Singular:   policyv1.Resource("poddisruptionbudget"),
+		NewObj:     func() runtime.Object { return &policyv1.PodDisruptionBudget{} },
+		NewList:    func() runtime.Object { return &policyv1.PodDisruptionBudgetList{} },
+		ShortNames: []string{"pdb"},
+		Strategy:   NewStrategy(),
+	})
+	if err != nil {
 		return nil, err
 	}
-	return &Storage{PodDisruptionBudget: &REST{Store: store}, Status: strategy.NewStatusREST(store, NewStatusStrategy())}, nil
+	return &Storage{PodDisruptionBudget: &REST{Store: st.Store}, Status: st.Status}, nil
 }
