@@ -71,3 +71,22 @@ func (cc ControllerContext) Recorder(component string) record.EventRecorder {
 	}
 	return cc.EventBroadcaster.NewRecorder(scheme, corev1.EventSource{Component: component})
 }
+
+// informerController is a controller built from the client and the shared
+// informers alone, whose Run takes the number of workers.
+type informerController interface {
+	Run(ctx context.Context, workers int) error
+}
+
+// startInformerController returns the InitFunc of the informerController
+// that newFunc builds, run with the workers configured for name.
+func startInformerController[C informerController](name string, newFunc func(*typed.Clientset, *informers.SharedInformerFactory) (C, error)) InitFunc {
+	return func(_ context.Context, cc ControllerContext) (RunFunc, error) {
+		c, err := newFunc(cc.Client, cc.InformerFactory)
+		if err != nil {
+			return nil, err
+		}
+		workers := cc.Workers(name)
+		return func(ctx context.Context) error { return c.Run(ctx, workers) }, nil
+	}
+}

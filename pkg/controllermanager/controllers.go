@@ -1,6 +1,7 @@
 package controllermanager
 
 import (
+	"kubecore.io/kubecore/pkg/controller/endpoints"
 	"kubecore.io/kubecore/pkg/controller/garbagecollector"
 	"kubecore.io/kubecore/pkg/controller/localpath"
 	"kubecore.io/kubecore/pkg/controller/namespace"
@@ -21,6 +22,7 @@ func Controllers() map[string]InitFunc {
 		statefulset.Name:      startStatefulSetController,
 		nodelifecycle.Name:    startNodeLifecycleController,
 		localpath.Name:        startLocalPathProvisioner,
-		serviceaccount.Name:   startServiceAccountController,
+		serviceaccount.Name:   startInformerController(serviceaccount.Name, serviceaccount.New),
+		endpoints.Name:        startInformerController(endpoints.Name, endpoints.New),
 	}
 }

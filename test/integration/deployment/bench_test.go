@@ -12,6 +12,8 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/tools/cache"
+
+	"kubecore.io/kubecore/test/integration/framework"
 )
 
 // report prints one figure beside its target, in the format of every
@@ -66,7 +68,7 @@ func BenchmarkDeployment2000(b *testing.B) {
 		if _, err := e.client.AppsV1().Deployments(e.ns).Create(e.ctx, newDeployment(e.ns, "big", replicas, "v1"), metav1.CreateOptions{}); err != nil {
 			b.Fatal(err)
 		}
-		waitFor(b, 5*time.Minute, "2,000 ready pods", func() (bool, error) {
+		framework.WaitFor(b, 5*time.Minute, "2,000 ready pods", func() (bool, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			return !readyAt.IsZero(), nil
@@ -131,5 +133,5 @@ func (e *env) podEvents(b *testing.B, observe func(*corev1.Pod)) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	b.Cleanup(func() { cancel(); factory.Shutdown() })
 	factory.Start(ctx)
-	waitFor(b, 10*time.Second, "the pod watch to sync", func() (bool, error) { return reg.HasSynced(), nil })
+	framework.WaitFor(b, 10*time.Second, "the pod watch to sync", func() (bool, error) { return reg.HasSynced(), nil })
 }

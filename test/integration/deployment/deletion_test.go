@@ -13,6 +13,8 @@ import (
 	"kubecore.io/apimachinery/pkg/watch"
 
 	"kubecore.io/kubecore/pkg/controller/garbagecollector"
+
+	"kubecore.io/kubecore/test/integration/framework"
 )
 
 // TestDeletionPropagation deletes a rolled-out Deployment with each
@@ -53,7 +55,7 @@ func TestDeletionPropagation(t *testing.T) {
 				if _, err := e.client.AppsV1().Deployments(e.ns).Get(e.ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 					t.Fatalf("deployment after a background delete: %v, want NotFound", err)
 				}
-				waitFor(t, 30*time.Second, "the ReplicaSet and pods to be collected", func() (bool, error) {
+				framework.WaitFor(t, 30*time.Second, "the ReplicaSet and pods to be collected", func() (bool, error) {
 					_, rsGone := gone.at("rs/" + rs.Name)
 					return rsGone && len(e.podsOf(t, rs.UID)) == 0, nil
 				})
@@ -62,7 +64,7 @@ func TestDeletionPropagation(t *testing.T) {
 				if err == nil && (got.DeletionTimestamp == nil || len(got.Finalizers) == 0 || got.Finalizers[0] != metav1.FinalizerDeleteDependents) {
 					t.Errorf("deployment during a foreground delete: deletionTimestamp %v finalizers %v", got.DeletionTimestamp, got.Finalizers)
 				}
-				waitFor(t, 30*time.Second, "the deployment to be gone", func() (bool, error) {
+				framework.WaitFor(t, 30*time.Second, "the deployment to be gone", func() (bool, error) {
 					_, ok := gone.at("deployment/" + name)
 					return ok, nil
 				})
@@ -77,11 +79,11 @@ func TestDeletionPropagation(t *testing.T) {
 					}
 				}
 			case metav1.DeletePropagationOrphan:
-				waitFor(t, 30*time.Second, "the deployment to be gone", func() (bool, error) {
+				framework.WaitFor(t, 30*time.Second, "the deployment to be gone", func() (bool, error) {
 					_, ok := gone.at("deployment/" + name)
 					return ok, nil
 				})
-				waitFor(t, 30*time.Second, "the ReplicaSet to lose its owner", func() (bool, error) {
+				framework.WaitFor(t, 30*time.Second, "the ReplicaSet to lose its owner", func() (bool, error) {
 					got, err := e.client.AppsV1().ReplicaSets(e.ns).Get(e.ctx, rs.Name, metav1.GetOptions{})
 					return err == nil && len(got.OwnerReferences) == 0, err
 				})

@@ -23,6 +23,8 @@ import (
 	"kubecore.io/kubecore/pkg/controllermanager"
 	"kubecore.io/kubecore/pkg/scheduler"
 	"kubecore.io/kubecore/test/integration/fakenode"
+
+	"kubecore.io/kubecore/test/integration/framework"
 )
 
 type env struct {
@@ -127,27 +129,12 @@ func rolling(d *appsv1.Deployment, surge, unavailable intstr.IntOrString) *appsv
 	return d
 }
 
-func waitFor(t testing.TB, timeout time.Duration, what string, cond func() (bool, error)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	var lastErr error
-	for time.Now().Before(deadline) {
-		ok, err := cond()
-		if ok {
-			return
-		}
-		lastErr = err
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("timed out after %v waiting for %s (last: %v)", timeout, what, lastErr)
-}
-
 // waitComplete waits until the Deployment has rolled out: every replica
 // updated and available, nothing older left, status observed.
 func (e *env) waitComplete(t testing.TB, name string, timeout time.Duration) *appsv1.Deployment {
 	t.Helper()
 	var d *appsv1.Deployment
-	waitFor(t, timeout, name+" to complete", func() (bool, error) {
+	framework.WaitFor(t, timeout, name+" to complete", func() (bool, error) {
 		var err error
 		d, err = e.client.AppsV1().Deployments(e.ns).Get(e.ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -217,7 +204,7 @@ func (e *env) podWatch(t testing.TB, observe func(pods map[string]*corev1.Pod)) 
 	ctx, cancel := context.WithCancel(e.ctx)
 	t.Cleanup(func() { cancel(); factory.Shutdown() })
 	factory.Start(ctx)
-	waitFor(t, 10*time.Second, "the pod watch to sync", func() (bool, error) { return reg.HasSynced(), nil })
+	framework.WaitFor(t, 10*time.Second, "the pod watch to sync", func() (bool, error) { return reg.HasSynced(), nil })
 }
 
 // scaleTo sets the Deployment's replicas through its scale subresource.
@@ -380,7 +367,7 @@ func TestRevisionsRollbackAndHistory(t *testing.T) {
 	e.waitComplete(t, "app", 30*time.Second)
 	e.setImage(t, "app", "v4")
 	got = e.waitComplete(t, "app", 30*time.Second)
-	waitFor(t, 10*time.Second, "history cleanup to 3 replica sets", func() (bool, error) {
+	framework.WaitFor(t, 10*time.Second, "history cleanup to 3 replica sets", func() (bool, error) {
 		n := len(e.replicaSets(t, got))
 		return n == 3, fmt.Errorf("%d replica sets", n)
 	})
@@ -426,7 +413,7 @@ func TestProportionalScalingAndPause(t *testing.T) {
 	}
 	// Scaling still applies while paused.
 	e.scaleTo(t, "p", 12)
-	waitFor(t, 30*time.Second, "the paused deployment to scale to 12", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "the paused deployment to scale to 12", func() (bool, error) {
 		cur, err := e.client.AppsV1().Deployments(e.ns).Get(e.ctx, "p", metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -438,7 +425,7 @@ func TestProportionalScalingAndPause(t *testing.T) {
 	// Resume, then scale in the middle of the rollout: both ReplicaSets
 	// take a share, the total stays within replicas + maxSurge.
 	pause(false)
-	waitFor(t, 10*time.Second, "the new replica set", func() (bool, error) {
+	framework.WaitFor(t, 10*time.Second, "the new replica set", func() (bool, error) {
 		cur, err := e.client.AppsV1().Deployments(e.ns).Get(e.ctx, "p", metav1.GetOptions{})
 		return err == nil && len(e.replicaSets(t, cur)) == 2, err
 	})
@@ -469,7 +456,7 @@ func TestProgressDeadline(t *testing.T) {
 	if _, err := e.client.AppsV1().Deployments(e.ns).Create(e.ctx, d, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 20*time.Second, "ProgressDeadlineExceeded", func() (bool, error) {
+	framework.WaitFor(t, 20*time.Second, "ProgressDeadlineExceeded", func() (bool, error) {
 		got, err := e.client.AppsV1().Deployments(e.ns).Get(e.ctx, "stuck", metav1.GetOptions{})
 		if err != nil {
 			return false, err

@@ -165,24 +165,6 @@ func watchDeletions(t *testing.T, cs *typed.Clientset, ns string) *deletions {
 	return d
 }
 
-func waitFor(t *testing.T, what string, cond func() (bool, error)) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ok, err := cond()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func countPods(cs *typed.Clientset, ns string) (int, error) {
 	l, err := cs.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
 	if err != nil {
@@ -206,7 +188,7 @@ func TestBackgroundDeletion(t *testing.T) {
 	if _, err := cs.AppsV1().Deployments(ns).Get(ctx, tr.deploy.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("deployment after a background delete: err = %v, want NotFound", err)
 	}
-	waitFor(t, "the ReplicaSet and pods to be collected", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "the ReplicaSet and pods to be collected", func() (bool, error) {
 		_, err := cs.AppsV1().ReplicaSets(ns).Get(ctx, tr.rs.Name, metav1.GetOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return false, err
@@ -224,7 +206,7 @@ func TestForegroundDeletion(t *testing.T) {
 	if err := cs.AppsV1().Deployments(ns).Delete(ctx, tr.deploy.Name, policy(metav1.DeletePropagationForeground)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the deployment to be gone", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "the deployment to be gone", func() (bool, error) {
 		d, err := cs.AppsV1().Deployments(ns).Get(ctx, tr.deploy.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, nil
@@ -237,7 +219,7 @@ func TestForegroundDeletion(t *testing.T) {
 		}
 		return false, nil
 	})
-	waitFor(t, "the deletions to be observed", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "the deletions to be observed", func() (bool, error) {
 		_, ok := gone.at("deployment/" + tr.deploy.Name)
 		return ok, nil
 	})
@@ -261,7 +243,7 @@ func TestOrphanDeletion(t *testing.T) {
 	if err := cs.AppsV1().Deployments(ns).Delete(ctx, tr.deploy.Name, policy(metav1.DeletePropagationOrphan)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the deployment to be gone", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "the deployment to be gone", func() (bool, error) {
 		_, err := cs.AppsV1().Deployments(ns).Get(ctx, tr.deploy.Name, metav1.GetOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return false, err
@@ -295,7 +277,7 @@ func TestDefaultPropagationIsBackground(t *testing.T) {
 	if err := cs.AppsV1().ReplicaSets(ns).Delete(ctx, tr.rs.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the pods to be collected", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "the pods to be collected", func() (bool, error) {
 		n, err := countPods(cs, ns)
 		return n == 0, err
 	})
@@ -326,12 +308,12 @@ func TestDanglingOwners(t *testing.T) {
 	mk("no-owner")
 	mk("unknown-kind", ref("Widget", "example.com/v1", "w", "00000000-dead-beef-0000-000000000002"))
 
-	waitFor(t, "objects with only dead owners to be collected", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "objects with only dead owners to be collected", func() (bool, error) {
 		_, e1 := cs.CoreV1().ConfigMaps(ns).Get(ctx, "only-ghost", metav1.GetOptions{})
 		_, e2 := cs.CoreV1().ConfigMaps(ns).Get(ctx, "impostor", metav1.GetOptions{})
 		return apierrors.IsNotFound(e1) && apierrors.IsNotFound(e2), nil
 	})
-	waitFor(t, "the dead reference of a live dependent to be dropped", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "the dead reference of a live dependent to be dropped", func() (bool, error) {
 		cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "mixed", metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -365,7 +347,7 @@ func TestClusterScopedOwner(t *testing.T) {
 	if err := cs.CoreV1().Nodes().Delete(ctx, node.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the node's dependent to be collected", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "the node's dependent to be collected", func() (bool, error) {
 		_, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "of-node", metav1.GetOptions{})
 		return apierrors.IsNotFound(err), nil
 	})

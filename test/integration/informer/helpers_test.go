@@ -318,18 +318,6 @@ func waitCacheEqualsList(ctx context.Context, t testing.TB, inf *cache.Informer[
 	}
 }
 
-// waitFor polls cond until it holds or timeout passes.
-func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // checkEveryChange checks, with log locked, that the handler was told of
 // each write exactly once: one add at the create's resourceVersion, the
 // update at its resourceVersion, and a delete carrying the final state.

@@ -17,6 +17,8 @@ import (
 	"kubecore.io/client/tools/cache"
 
 	"kubecore.io/kubecore/test/integration/client/testserver"
+
+	"kubecore.io/kubecore/test/integration/framework"
 )
 
 // startInformer starts a shared informer factory over the Clientset and
@@ -60,7 +62,7 @@ func TestInformerSeesEveryChange(t *testing.T) {
 	writes := len(w.created) + len(w.updated) + len(w.deleted)
 	t.Logf("%d writes by %d writers in %v", writes, writers, time.Since(start).Round(time.Millisecond))
 	want := waitCacheEqualsList(ctx, t, inf, s.Clientset, "every", time.Minute)
-	waitFor(t, "the handler to see every change", time.Minute, func() bool { return log.count() >= writes })
+	framework.WaitUntil(t, time.Minute, "the handler to see every change", func() bool { return log.count() >= writes })
 	t.Logf("cache equal to the LIST (%d objects) %v after the writers began; %d LIST(s)", len(want), time.Since(start).Round(time.Millisecond), inf.Lists())
 
 	if len(w.created) != writers*perWriter {
@@ -126,7 +128,7 @@ func TestInformerResumesAcrossRestart(t *testing.T) {
 	if len(want) != len(w.created)-len(w.deleted) {
 		t.Errorf("LIST has %d objects, want %d", len(want), len(w.created)-len(w.deleted))
 	}
-	waitFor(t, "a delete for every deleted object", 30*time.Second, func() bool {
+	framework.WaitUntil(t, 30*time.Second, "a delete for every deleted object", func() bool {
 		log.mu.Lock()
 		defer log.mu.Unlock()
 		for key := range w.deleted {
@@ -140,7 +142,7 @@ func TestInformerResumesAcrossRestart(t *testing.T) {
 		// The informer resumed its watch from the last resourceVersion it
 		// saw, without listing: then it must have missed nothing either.
 		writes := len(w.created) + len(w.updated) + len(w.deleted)
-		waitFor(t, "the handler to see every change", 30*time.Second, func() bool { return log.count() >= writes })
+		framework.WaitUntil(t, 30*time.Second, "the handler to see every change", func() bool { return log.count() >= writes })
 		log.mu.Lock()
 		defer log.mu.Unlock()
 		checkEveryChange(t, log, w)
@@ -260,7 +262,7 @@ func TestInformerRelistsAfterExpiry(t *testing.T) {
 	if !cache.WaitForCacheSync(ctx, inf.HasSynced) {
 		t.Fatal("no sync")
 	}
-	waitFor(t, "30 initial adds", 10*time.Second, func() bool { return log.count() == 30 })
+	framework.WaitUntil(t, 10*time.Second, "30 initial adds", func() bool { return log.count() == 30 })
 	staleRV := inf.LastSyncResourceVersion()
 	before := map[string]*corev1.ConfigMap{}
 	for _, obj := range inf.GetIndexer().List() {
@@ -318,7 +320,7 @@ func TestInformerRelistsAfterExpiry(t *testing.T) {
 	if len(want) != 25 {
 		t.Errorf("LIST has %d objects, want 25", len(want))
 	}
-	waitFor(t, "the relist's changes", 10*time.Second, func() bool { return log.count() == 30+10+10+5 })
+	framework.WaitUntil(t, 10*time.Second, "the relist's changes", func() bool { return log.count() == 30+10+10+5 })
 	if dups := log.duplicateAdds(); len(dups) > 0 {
 		t.Errorf("objects added twice: %v", dups)
 	}

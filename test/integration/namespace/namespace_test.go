@@ -147,7 +147,7 @@ func TestNamespaceWith200ObjectsEmptiesAndDisappears(t *testing.T) {
 
 	// The finalizer blocks: the conditions must say so.
 	var blocked *corev1.Namespace
-	waitFor(t, 30*time.Second, "the namespace to report the remaining finalizer", func() bool {
+	framework.WaitUntil(t, 30*time.Second, "the namespace to report the remaining finalizer", func() bool {
 		n, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -187,7 +187,7 @@ func TestNamespaceWith200ObjectsEmptiesAndDisappears(t *testing.T) {
 	if _, err := cs.CoreV1().ConfigMaps(ns).Patch(ctx, held.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the namespace to disappear", func() bool {
+	framework.WaitUntil(t, 30*time.Second, "the namespace to disappear", func() bool {
 		_, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})
@@ -204,7 +204,7 @@ func TestEmptyNamespaceIsFinalized(t *testing.T) {
 	if err := cs.CoreV1().Namespaces().Delete(ctx, "empty", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 20*time.Second, "the empty namespace to disappear", func() bool {
+	framework.WaitUntil(t, 20*time.Second, "the empty namespace to disappear", func() bool {
 		_, err := cs.CoreV1().Namespaces().Get(ctx, "empty", metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})
@@ -217,15 +217,4 @@ func hasCondition(ns *corev1.Namespace, typ corev1.NamespaceConditionType, reaso
 		}
 	}
 	return false
-}
-
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }

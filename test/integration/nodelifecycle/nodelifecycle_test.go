@@ -89,24 +89,6 @@ func pod(name, node string, tolerate bool, seconds *int64) *corev1.Pod {
 	return p
 }
 
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool, error)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, err := cond()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func taintOf(n *corev1.Node, key string, effect corev1.TaintEffect) *corev1.Taint {
 	i := slices.IndexFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == key && t.Effect == effect })
 	if i < 0 {
@@ -170,7 +152,7 @@ func TestSilentNodeIsTaintedAndItsPodsEvicted(t *testing.T) {
 	stopped := time.Now()
 	agent.StopHeartbeat(tb.nodeA)
 	var taint *corev1.Taint
-	waitFor(t, 10*time.Second, "node-a to be Unknown and tainted unreachable", func() (bool, error) {
+	framework.WaitFor(t, 10*time.Second, "node-a to be Unknown and tainted unreachable", func() (bool, error) {
 		n, err := cs.CoreV1().Nodes().Get(ctx, tb.nodeA, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -187,7 +169,7 @@ func TestSilentNodeIsTaintedAndItsPodsEvicted(t *testing.T) {
 	if taint.TimeAdded == nil {
 		t.Error("NoExecute taint without timeAdded")
 	}
-	waitFor(t, 5*time.Second, "untolerating pods to be evicted", func() (bool, error) {
+	framework.WaitFor(t, 5*time.Second, "untolerating pods to be evicted", func() (bool, error) {
 		a, err := gone(cs, ns, "a-now")
 		if err != nil {
 			return false, err
@@ -198,7 +180,7 @@ func TestSilentNodeIsTaintedAndItsPodsEvicted(t *testing.T) {
 	if ok, _ := gone(cs, ns, "a-2s"); ok {
 		t.Error("pod tolerating 2s evicted at once")
 	}
-	waitFor(t, 10*time.Second, "the 2s pod to be evicted", func() (bool, error) { return gone(cs, ns, "a-2s") })
+	framework.WaitFor(t, 10*time.Second, "the 2s pod to be evicted", func() (bool, error) { return gone(cs, ns, "a-2s") })
 	// timeAdded has second precision: at least one whole second passed.
 	if since := time.Since(taint.TimeAdded.Time); since < time.Second {
 		t.Errorf("2s pod evicted %v after the taint", since)
@@ -220,7 +202,7 @@ func TestSilentNodeIsTaintedAndItsPodsEvicted(t *testing.T) {
 	if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "node-a to be untainted", func() (bool, error) {
+	framework.WaitFor(t, 10*time.Second, "node-a to be untainted", func() (bool, error) {
 		n, err := cs.CoreV1().Nodes().Get(ctx, tb.nodeA, metav1.GetOptions{})
 		return err == nil && len(n.Spec.Taints) == 0, err
 	})
@@ -244,7 +226,7 @@ func TestNotReadyNode(t *testing.T) {
 	if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "node-b to be tainted not-ready", func() (bool, error) {
+	framework.WaitFor(t, 10*time.Second, "node-b to be tainted not-ready", func() (bool, error) {
 		n, err := cs.CoreV1().Nodes().Get(ctx, tb.nodeB, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -252,5 +234,5 @@ func TestNotReadyNode(t *testing.T) {
 		return taintOf(n, corev1.TaintNodeNotReady, corev1.TaintEffectNoExecute) != nil &&
 			taintOf(n, corev1.TaintNodeUnreachable, corev1.TaintEffectNoExecute) == nil, nil
 	})
-	waitFor(t, 10*time.Second, "the pod to be evicted after 1s", func() (bool, error) { return gone(cs, ns, "b-1s") })
+	framework.WaitFor(t, 10*time.Second, "the pod to be evicted after 1s", func() (bool, error) { return gone(cs, ns, "b-1s") })
 }

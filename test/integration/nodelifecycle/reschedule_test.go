@@ -12,6 +12,8 @@ import (
 
 	"kubecore.io/kubecore/pkg/controllermanager"
 	"kubecore.io/kubecore/pkg/scheduler"
+
+	"kubecore.io/kubecore/test/integration/framework"
 )
 
 // TestLostNodesPodsRescheduledByReplicaSet runs the ReplicaSet controller
@@ -97,7 +99,7 @@ func TestLostNodesPodsRescheduledByReplicaSet(t *testing.T) {
 		return byNode, active, nil
 	}
 	var onA []string
-	waitFor(t, 20*time.Second, "4 pods running on node A", func() (bool, error) {
+	framework.WaitFor(t, 20*time.Second, "4 pods running on node A", func() (bool, error) {
 		byNode, _, err := running()
 		onA = byNode[tb.nodeA]
 		return len(onA) == replicas, err
@@ -106,7 +108,7 @@ func TestLostNodesPodsRescheduledByReplicaSet(t *testing.T) {
 
 	tb.agent.StopHeartbeat(tb.nodeA)
 	stopped := time.Now()
-	waitFor(t, 30*time.Second, "the pods of node A to be evicted", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "the pods of node A to be evicted", func() (bool, error) {
 		for _, name := range onA {
 			if ok, err := gone(cs, ns, name); !ok || err != nil {
 				return false, err
@@ -119,7 +121,7 @@ func TestLostNodesPodsRescheduledByReplicaSet(t *testing.T) {
 	if d := time.Since(stopped); d < 2*time.Second {
 		t.Errorf("pods evicted %s after the node went silent, before grace + toleration", d)
 	}
-	waitFor(t, 30*time.Second, "4 replacement pods running on node B", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "4 replacement pods running on node B", func() (bool, error) {
 		byNode, active, err := running()
 		return len(byNode[tb.nodeB]) == replicas && active == replicas, err
 	})

@@ -15,6 +15,8 @@ import (
 	"kubecore.io/client/typed"
 
 	"kubecore.io/kubecore/pkg/controller/replicaset"
+
+	"kubecore.io/kubecore/test/integration/framework"
 )
 
 // TestPermanentFailureBacksOff gives a ReplicaSet a template that admission
@@ -57,7 +59,7 @@ func TestPermanentFailureBacksOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cond *appsv1.ReplicaSetCondition
-	waitFor(t, 20*time.Second, "the ReplicaFailure condition", func() (bool, error) {
+	framework.WaitFor(t, 20*time.Second, "the ReplicaFailure condition", func() (bool, error) {
 		got, err := client.AppsV1().ReplicaSets(ns).Get(ctx, "doomed", metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -72,7 +74,7 @@ func TestPermanentFailureBacksOff(t *testing.T) {
 	if cond.Status != corev1.ConditionTrue || cond.Reason != "FailedCreate" || !strings.Contains(cond.Message, "no PriorityClass with name no-such-class was found") {
 		t.Errorf("condition %+v, want True FailedCreate naming the missing class", cond)
 	}
-	waitFor(t, 20*time.Second, "a FailedCreate event", func() (bool, error) {
+	framework.WaitFor(t, 20*time.Second, "a FailedCreate event", func() (bool, error) {
 		list, err := client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err

@@ -17,6 +17,8 @@ import (
 
 	"kubecore.io/kubecore/pkg/controllermanager"
 	"kubecore.io/kubecore/test/integration/fakenode"
+
+	"kubecore.io/kubecore/test/integration/framework"
 )
 
 // setup starts an API server, the fake node agent and, unless noManager,
@@ -81,22 +83,6 @@ func newRS(ns, name string, replicas int32) *appsv1.ReplicaSet {
 	}
 }
 
-// waitFor polls cond every 50ms until it holds or timeout passes.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool, error)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	var lastErr error
-	for time.Now().Before(deadline) {
-		ok, err := cond()
-		if ok {
-			return
-		}
-		lastErr = err
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("timed out after %v waiting for %s (last error: %v)", timeout, what, lastErr)
-}
-
 // ownedPods lists the live pods of ns controlled by uid, and all live pods.
 func ownedPods(ctx context.Context, client *typed.Clientset, ns string, uid types.UID) (owned, all []corev1.Pod, err error) {
 	list, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
@@ -118,7 +104,7 @@ func ownedPods(ctx context.Context, client *typed.Clientset, ns string, uid type
 func waitStatus(t *testing.T, ctx context.Context, client *typed.Clientset, ns, name string, want int32) *appsv1.ReplicaSet {
 	t.Helper()
 	var rs *appsv1.ReplicaSet
-	waitFor(t, 30*time.Second, fmt.Sprintf("%s to have %d available replicas", name, want), func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, fmt.Sprintf("%s to have %d available replicas", name, want), func() (bool, error) {
 		var err error
 		rs, err = client.AppsV1().ReplicaSets(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -167,7 +153,7 @@ func TestScaleAdoptRelease(t *testing.T) {
 	if _, err := client.CoreV1().Pods(ns).Create(ctx, orphan, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the orphan to be adopted and the surplus deleted", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "the orphan to be adopted and the surplus deleted", func() (bool, error) {
 		owned, all, err := ownedPods(ctx, client, ns, rs.UID)
 		return err == nil && len(owned) == 2 && len(all) == 2, fmt.Errorf("owned %d, all %d, err %v", len(owned), len(all), err)
 	})
@@ -178,7 +164,7 @@ func TestScaleAdoptRelease(t *testing.T) {
 	if _, err := client.CoreV1().Pods(ns).Patch(ctx, owned[0].Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the relabelled pod to be released and replaced", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "the relabelled pod to be released and replaced", func() (bool, error) {
 		p, err := client.CoreV1().Pods(ns).Get(ctx, owned[0].Name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -197,7 +183,7 @@ func TestMinReadySeconds(t *testing.T) {
 	if _, err := client.AppsV1().ReplicaSets(ns).Create(ctx, rs, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "2 ready replicas", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "2 ready replicas", func() (bool, error) {
 		got, err := client.AppsV1().ReplicaSets(ns).Get(ctx, "slow", metav1.GetOptions{})
 		return err == nil && got.Status.ReadyReplicas == 2, err
 	})
@@ -225,7 +211,7 @@ func TestLeaderFailover(t *testing.T) {
 		return controllermanager.LeaderElection{Enabled: true, Identity: id, LeaseDuration: 2 * time.Second, RenewDeadline: 1500 * time.Millisecond, RetryPeriod: 200 * time.Millisecond}
 	}
 	stopA := startManager(t, ctx, rc, le("a"))
-	waitFor(t, 10*time.Second, "a to lead", func() (bool, error) {
+	framework.WaitFor(t, 10*time.Second, "a to lead", func() (bool, error) {
 		l, err := client.CoordinationV1().Leases("kube-system").Get(ctx, controllermanager.LeaseName, metav1.GetOptions{})
 		return err == nil && l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity == "a", err
 	})
@@ -237,7 +223,7 @@ func TestLeaderFailover(t *testing.T) {
 	if err := stopA(); err != nil {
 		t.Fatalf("leader a: %v", err)
 	}
-	waitFor(t, 10*time.Second, "b to lead", func() (bool, error) {
+	framework.WaitFor(t, 10*time.Second, "b to lead", func() (bool, error) {
 		l, err := client.CoordinationV1().Leases("kube-system").Get(ctx, controllermanager.LeaseName, metav1.GetOptions{})
 		return err == nil && l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity == "b", err
 	})

@@ -89,7 +89,7 @@ func TestLocalPathVolumes(t *testing.T) {
 	if _, err := cs.AppsV1().StatefulSets(ns).Create(ctx, set, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "2 ready pods", statusIs(cs, ns, "web", func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
+	framework.WaitFor(t, 30*time.Second, "2 ready pods", statusIs(cs, ns, "web", func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
 		return s.ReadyReplicas == 2
 	}))
 	volumeNode := map[string]string{}
@@ -134,7 +134,7 @@ func TestLocalPathVolumes(t *testing.T) {
 	if err := cs.CoreV1().Pods(ns).Delete(ctx, "web-0", metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the new web-0 to be unschedulable for its volume", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "the new web-0 to be unschedulable for its volume", func() (bool, error) {
 		p, err := cs.CoreV1().Pods(ns).Get(ctx, "web-0", metav1.GetOptions{})
 		if err != nil || p.UID == old.UID {
 			return false, nil
@@ -148,7 +148,7 @@ func TestLocalPathVolumes(t *testing.T) {
 		return false, nil
 	})
 	setUnschedulable(t, cs, volumeNode["web-0"], false)
-	waitFor(t, 30*time.Second, "the new web-0 on its volume's node", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "the new web-0 on its volume's node", func() (bool, error) {
 		p, err := cs.CoreV1().Pods(ns).Get(ctx, "web-0", metav1.GetOptions{})
 		return err == nil && p.UID != old.UID && p.Spec.NodeName == volumeNode["web-0"], nil
 	})
@@ -165,7 +165,7 @@ func TestLocalPathVolumes(t *testing.T) {
 	if err := cs.CoreV1().PersistentVolumeClaims(ns).Delete(ctx, "data-web-1", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the volume of the deleted claim to be deleted", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "the volume of the deleted claim to be deleted", func() (bool, error) {
 		_, err := cs.CoreV1().PersistentVolumes().Get(ctx, claim.Spec.VolumeName, metav1.GetOptions{})
 		return apierrors.IsNotFound(err), nil
 	})

@@ -159,24 +159,6 @@ func ordinal(name string) int {
 	return n
 }
 
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool, error)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, err := cond()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func statusIs(cs *typed.Clientset, ns, name string, f func(appsv1.StatefulSetStatus, *appsv1.StatefulSet) bool) func() (bool, error) {
 	return func() (bool, error) {
 		s, err := cs.AppsV1().StatefulSets(ns).Get(context.Background(), name, metav1.GetOptions{})
@@ -199,7 +181,7 @@ func TestOrderedReadyScaleAndPartitionedUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "5 ready replicas", statusIs(cs, ns, set.Name, func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
+	framework.WaitFor(t, 30*time.Second, "5 ready replicas", statusIs(cs, ns, set.Name, func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
 		return s.ReadyReplicas == 5 && s.Replicas == 5 && s.AvailableReplicas == 5
 	}))
 
@@ -249,7 +231,7 @@ func TestOrderedReadyScaleAndPartitionedUpdate(t *testing.T) {
 	if _, err := cs.AppsV1().StatefulSets(ns).Patch(ctx, set.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "pods 3 and 4 updated", statusIs(cs, ns, set.Name, func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
+	framework.WaitFor(t, 30*time.Second, "pods 3 and 4 updated", statusIs(cs, ns, set.Name, func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
 		return s.UpdatedReplicas == 2 && s.ReadyReplicas == 5 && s.CurrentReplicas == 3 && s.CurrentRevision != s.UpdateRevision
 	}))
 	var deleted []int
@@ -289,7 +271,7 @@ func TestOrderedReadyScaleAndPartitionedUpdate(t *testing.T) {
 	if _, err := cs.AppsV1().StatefulSets(ns).Patch(ctx, set.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the rollout to finish", statusIs(cs, ns, set.Name, func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
+	framework.WaitFor(t, 30*time.Second, "the rollout to finish", statusIs(cs, ns, set.Name, func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
 		return s.UpdatedReplicas == 5 && s.ReadyReplicas == 5 && s.CurrentRevision == s.UpdateRevision && s.CurrentReplicas == 5
 	}))
 
@@ -298,7 +280,7 @@ func TestOrderedReadyScaleAndPartitionedUpdate(t *testing.T) {
 	if _, err := cs.AppsV1().StatefulSets(ns).Patch(ctx, set.Name, types.MergePatchType, []byte(`{"spec":{"replicas":2}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "2 replicas", statusIs(cs, ns, set.Name, func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
+	framework.WaitFor(t, 30*time.Second, "2 replicas", statusIs(cs, ns, set.Name, func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
 		return s.Replicas == 2 && s.ReadyReplicas == 2
 	}))
 	deleted = nil
@@ -350,7 +332,7 @@ func TestParallelAndClaims(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "3 pods without readiness", statusIs(cs, ns, set.Name, func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
+	framework.WaitFor(t, 30*time.Second, "3 pods without readiness", statusIs(cs, ns, set.Name, func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
 		return s.Replicas == 3 && s.ReadyReplicas == 0
 	}))
 	for i := range 3 {
@@ -379,7 +361,7 @@ func TestParallelAndClaims(t *testing.T) {
 	if err := cs.CoreV1().Pods(ns).Delete(ctx, "par-1", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "par-1 to be recreated", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "par-1 to be recreated", func() (bool, error) {
 		p, err := cs.CoreV1().Pods(ns).Get(ctx, "par-1", metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return false, nil
@@ -393,7 +375,7 @@ func TestParallelAndClaims(t *testing.T) {
 	if _, err := cs.AppsV1().StatefulSets(ns).Patch(ctx, set.Name, types.MergePatchType, []byte(`{"spec":{"replicas":1}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the claims of removed replicas to go", func() (bool, error) {
+	framework.WaitFor(t, 30*time.Second, "the claims of removed replicas to go", func() (bool, error) {
 		l, err := cs.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err
@@ -414,7 +396,7 @@ func TestOnDeleteAndRollback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "2 ready replicas", statusIs(cs, ns, set.Name, func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
+	framework.WaitFor(t, 30*time.Second, "2 ready replicas", statusIs(cs, ns, set.Name, func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
 		return s.ReadyReplicas == 2
 	}))
 	first, _ := cs.AppsV1().StatefulSets(ns).Get(ctx, set.Name, metav1.GetOptions{})
@@ -427,7 +409,7 @@ func TestOnDeleteAndRollback(t *testing.T) {
 		}
 	}
 	setImage("db:2")
-	waitFor(t, 30*time.Second, "a new update revision", statusIs(cs, ns, set.Name, func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
+	framework.WaitFor(t, 30*time.Second, "a new update revision", statusIs(cs, ns, set.Name, func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
 		return s.UpdateRevision != rev1 && s.UpdatedReplicas == 0
 	}))
 	time.Sleep(300 * time.Millisecond)
@@ -438,12 +420,12 @@ func TestOnDeleteAndRollback(t *testing.T) {
 	if err := cs.CoreV1().Pods(ns).Delete(ctx, "od-1", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "od-1 at the new revision", statusIs(cs, ns, set.Name, func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
+	framework.WaitFor(t, 30*time.Second, "od-1 at the new revision", statusIs(cs, ns, set.Name, func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
 		return s.UpdatedReplicas == 1 && s.ReadyReplicas == 2
 	}))
 	// Roll back: the first revision becomes the newest again.
 	setImage("db:1")
-	waitFor(t, 30*time.Second, "the first revision to be the update revision again", statusIs(cs, ns, set.Name, func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
+	framework.WaitFor(t, 30*time.Second, "the first revision to be the update revision again", statusIs(cs, ns, set.Name, func(s appsv1.StatefulSetStatus, _ *appsv1.StatefulSet) bool {
 		return s.UpdateRevision == rev1
 	}))
 	revs, err := cs.AppsV1().ControllerRevisions(ns).List(ctx, metav1.ListOptions{})
