@@ -28,13 +28,13 @@ func validateWorkload(kind string, replicas *int32, sel *metav1.LabelSelector, t
 	}
 	if sel == nil {
 		errs = append(errs, field.Required(specPath.Child("selector"), ""))
+	} else if selErrs := apivalidation.ValidateLabelSelector(sel, specPath.Child("selector")); len(selErrs) > 0 {
+		errs = append(errs, selErrs...)
+	} else if len(sel.MatchLabels)+len(sel.MatchExpressions) == 0 {
+		errs = append(errs, field.Invalid(specPath.Child("selector"), sel, fmt.Sprintf("empty selector is invalid for %s", kind)))
 	} else {
-		errs = append(errs, apivalidation.ValidateLabelSelector(sel, specPath.Child("selector"))...)
-		if len(sel.MatchLabels)+len(sel.MatchExpressions) == 0 {
-			errs = append(errs, field.Invalid(specPath.Child("selector"), sel, fmt.Sprintf("empty selector is invalid for %s", kind)))
-		}
-	}
-	if sel != nil && len(errs) == 0 {
+		// A valid selector must select the template's pods, whatever else
+		// is wrong.
 		s, err := metav1.LabelSelectorAsSelector(sel)
 		if err == nil && !s.Empty() && !s.Matches(labels.Set(tmpl.Labels)) {
 			errs = append(errs, field.Invalid(specPath.Child("template", "metadata", "labels"), tmpl.Labels, "`selector` does not match template `labels`"))

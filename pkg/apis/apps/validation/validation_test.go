@@ -57,6 +57,10 @@ func TestValidateStatefulSet(t *testing.T) {
 		"selector must match the template": {func(ss *appsv1.StatefulSet) {
 			ss.Spec.Template.Labels = map[string]string{"app": "other"}
 		}, "spec.template.metadata.labels: Invalid value"},
+		"a mismatched selector is reported beside other errors": {func(ss *appsv1.StatefulSet) {
+			ss.Spec.Template.Labels = map[string]string{"app": "other"}
+			ss.Spec.Replicas = new(int32(-1))
+		}, "spec.template.metadata.labels: Invalid value"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := ValidateStatefulSet(statefulSet(tc.mutate)).ToAggregate()
