@@ -30,17 +30,7 @@ func setup(t *testing.T) (context.Context, *typed.Clientset, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	factory.Start(ctx)
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx, 2) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-		factory.Shutdown()
-	})
+	framework.RunControllers(t, factory, func(ctx context.Context) error { return c.Run(ctx, 2) })
 	return context.Background(), cs, s.CreateNamespace(t, "endpoints")
 }
 

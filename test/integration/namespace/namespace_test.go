@@ -39,17 +39,7 @@ func startController(t *testing.T, s *framework.APIServer) *typed.Clientset {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	factory.Start(ctx)
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx, 5) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-		factory.Shutdown()
-	})
+	framework.RunControllers(t, factory, func(ctx context.Context) error { return c.Run(ctx, 5) })
 	return cs
 }
 

@@ -24,17 +24,7 @@ func TestDefaultServiceAccounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	factory.Start(ctx)
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx, 2) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-		factory.Shutdown()
-	})
+	framework.RunControllers(t, factory, func(ctx context.Context) error { return c.Run(ctx, 2) })
 
 	waitDefault := func(ns string) *corev1.ServiceAccount {
 		t.Helper()
