@@ -104,6 +104,7 @@ type Instance struct {
 	services            *service.REST
 	endpoints           *endpoints.REST
 	advertise           Endpoint
+	leases              apiServerLeases
 	objects             *objectReader
 	serviceAccountKey   *ecdsa.PrivateKey
 	destroy             []func()
@@ -143,7 +144,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		Decorate:          cfg.Decorate,
 		TableConvertorFor: printers.TableConvertorFor,
 	}
-	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: &objectReader{}, advertise: cfg.Advertise}
+	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: &objectReader{}, advertise: cfg.Advertise, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
 	var errs []error
 	// keep records a resource's storage for Destroy.
 	keep := func(st rest.Storage) { in.destroy = append(in.destroy, st.Destroy) }

@@ -3,10 +3,15 @@ package controlplane
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/klog/v2"
 
 	corev1 "kubecore.io/api/core/v1"
@@ -38,6 +43,8 @@ type Endpoint struct {
 
 func (e Endpoint) valid() bool { return e.IP != nil && e.Port > 0 && e.Port <= 65535 }
 
+func (e Endpoint) String() string { return net.JoinHostPort(e.IP.String(), strconv.Itoa(e.Port)) }
+
 // kubernetesService is the Service's wanted state: the first service IP,
 // port 443 named https to the API server's port.
 func (in *Instance) kubernetesService() *corev1.Service {
@@ -66,26 +73,84 @@ func (in *Instance) kubernetesPorts() []corev1.ServicePort {
 	}}
 }
 
-// kubernetesEndpoints is the Endpoints' wanted state: this API server.
-func (in *Instance) kubernetesEndpoints() *corev1.Endpoints {
-	return &corev1.Endpoints{
+// kubernetesEndpoints is the Endpoints' wanted state: the live API
+// servers, one subset per port.
+func kubernetesEndpoints(servers []Endpoint) *corev1.Endpoints {
+	byPort := map[int][]corev1.EndpointAddress{}
+	for _, e := range servers {
+		byPort[e.Port] = append(byPort[e.Port], corev1.EndpointAddress{IP: e.IP.String()})
+	}
+	ep := &corev1.Endpoints{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      kubernetesServiceName,
 			Namespace: metav1.NamespaceDefault,
 			Labels:    map[string]string{"endpointslice.kubernetes.io/skip-mirror": "true"},
 		},
-		Subsets: []corev1.EndpointSubset{{
-			Addresses: []corev1.EndpointAddress{{IP: in.advertise.IP.String()}},
-			Ports: []corev1.EndpointPort{{
-				Name: kubernetesPortName, Port: int32(in.advertise.Port), Protocol: corev1.ProtocolTCP,
-			}},
-		}},
 	}
+	for _, port := range slices.Sorted(maps.Keys(byPort)) {
+		addrs := byPort[port]
+		slices.SortFunc(addrs, func(a, b corev1.EndpointAddress) int { return strings.Compare(a.IP, b.IP) })
+		ep.Subsets = append(ep.Subsets, corev1.EndpointSubset{
+			Addresses: addrs,
+			Ports:     []corev1.EndpointPort{{Name: kubernetesPortName, Port: int32(port), Protocol: corev1.ProtocolTCP}},
+		})
+	}
+	return ep
+}
+
+// apiServerLeases keeps one etcd key per live API server, named by its
+// advertised endpoint and bound to an etcd lease: a server that stops
+// renewing drops out of the kubernetes Endpoints when its lease expires.
+type apiServerLeases struct {
+	client *clientv3.Client
+	prefix string
+}
+
+// apiServerLeaseTTL is how long a server stays listed after its last
+// renewal: more than one KubernetesServiceInterval.
+const apiServerLeaseTTL = 15 * time.Second
+
+// renew records e for another apiServerLeaseTTL.
+func (l apiServerLeases) renew(ctx context.Context, e Endpoint) error {
+	lease, err := l.client.Grant(ctx, int64(apiServerLeaseTTL/time.Second))
+	if err != nil {
+		return fmt.Errorf("grant the lease of API server %s: %w", e, err)
+	}
+	if _, err := l.client.Put(ctx, l.prefix+e.String(), "", clientv3.WithLease(lease.ID)); err != nil {
+		return fmt.Errorf("record API server %s: %w", e, err)
+	}
+	return nil
+}
+
+// release removes e at once, as a server shutting down does.
+func (l apiServerLeases) release(ctx context.Context, e Endpoint) error {
+	_, err := l.client.Delete(ctx, l.prefix+e.String())
+	return err
+}
+
+// live returns the endpoints of the servers whose leases have not expired.
+func (l apiServerLeases) live(ctx context.Context) ([]Endpoint, error) {
+	resp, err := l.client.Get(ctx, l.prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		return nil, fmt.Errorf("list the live API servers: %w", err)
+	}
+	out := make([]Endpoint, 0, len(resp.Kvs))
+	for _, kv := range resp.Kvs {
+		host, port, err := net.SplitHostPort(strings.TrimPrefix(string(kv.Key), l.prefix))
+		p, perr := strconv.Atoi(port)
+		e := Endpoint{IP: net.ParseIP(host), Port: p}
+		if err != nil || perr != nil || !e.valid() {
+			continue // not ours to judge; it expires
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // ReconcileKubernetesService creates the Service default/kubernetes and
 // its Endpoints, or repairs them: the Service's type and ports, and
-// Endpoints listing exactly this API server. It does nothing without an
+// Endpoints listing exactly the live API servers (this one renews its
+// lease first). It does nothing without an
 // advertised endpoint (Config.Advertise).
 func (in *Instance) ReconcileKubernetesService(ctx context.Context) error {
 	if !in.advertise.valid() || in.services == nil || in.endpoints == nil {
@@ -128,7 +193,14 @@ func (in *Instance) reconcileService(ctx context.Context) error {
 }
 
 func (in *Instance) reconcileEndpoints(ctx context.Context) error {
-	want := in.kubernetesEndpoints()
+	if err := in.leases.renew(ctx, in.advertise); err != nil {
+		return err
+	}
+	servers, err := in.leases.live(ctx)
+	if err != nil {
+		return err
+	}
+	want := kubernetesEndpoints(servers)
 	obj, err := in.endpoints.Get(ctx, kubernetesServiceName, &metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		if _, err := in.endpoints.Create(ctx, want, nil, &metav1.CreateOptions{}); err != nil {
@@ -164,6 +236,15 @@ func (in *Instance) RunKubernetesService(ctx context.Context, interval time.Dura
 	for {
 		select {
 		case <-ctx.Done():
+			// Leave the Endpoints now rather than when the lease
+			// expires; the other servers' next reconcile drops us.
+			if in.advertise.valid() {
+				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+				if err := in.leases.release(rctx, in.advertise); err != nil {
+					logger.Error(err, "Release the API server lease")
+				}
+				cancel()
+			}
 			return
 		case <-t.C:
 		}

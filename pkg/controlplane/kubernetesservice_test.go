@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	corev1 "kubecore.io/api/core/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
@@ -63,8 +65,11 @@ func TestKubernetesServiceBootstrap(t *testing.T) {
 		t.Errorf("a second bootstrap rewrote the unchanged service or endpoints")
 	}
 
-	// A restart on another address and port, edits and deletions are
-	// repaired.
+	// A restart on another address and port (the old server released its
+	// lease as it stopped), edits and deletions are repaired.
+	if err := in.leases.release(context.Background(), in.advertise); err != nil {
+		t.Fatal(err)
+	}
 	in.advertise = Endpoint{IP: net.ParseIP("192.0.2.11"), Port: 7443}
 	svc.Spec.Ports[0].Port = 8443
 	if _, _, err := in.services.Update(defaultNS(), "kubernetes", replaceWith{svc}, nil, nil, false, &metav1.UpdateOptions{}); err != nil {
@@ -129,5 +134,51 @@ func TestKubernetesServiceIPTaken(t *testing.T) {
 	}
 	if err := again.ReconcileKubernetesService(context.Background()); !apierrors.IsInvalid(err) {
 		t.Errorf("reconcile with the IP taken: %v, want Invalid", err)
+	}
+}
+
+// With several API servers, the Endpoints list every live one: a server
+// that stops renewing its lease drops out, one that shuts down leaves at
+// once.
+func TestKubernetesEndpointsListLiveServers(t *testing.T) {
+	in, srv := start(t, Config{ServiceCIDR: "10.0.0.0/24", Advertise: Endpoint{IP: net.ParseIP("192.0.2.10"), Port: 6443}})
+	ctx := context.Background()
+	other := Endpoint{IP: net.ParseIP("192.0.2.9"), Port: 6443}
+	otherLeases := apiServerLeases{client: srv.Client(), prefix: in.leases.prefix}
+	if err := otherLeases.renew(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.ReconcileKubernetesService(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, ep := getKubernetes(t, in)
+	if len(ep.Subsets) != 1 || len(ep.Subsets[0].Addresses) != 2 ||
+		ep.Subsets[0].Addresses[0].IP != "192.0.2.10" || ep.Subsets[0].Addresses[1].IP != "192.0.2.9" {
+		t.Fatalf("endpoints with two servers = %+v", ep.Subsets)
+	}
+
+	// The other server's lease runs out.
+	resp, err := srv.Client().Get(ctx, in.leases.prefix+other.String())
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("lease key: %v %v", resp, err)
+	}
+	if _, err := srv.Client().Revoke(ctx, clientv3.LeaseID(resp.Kvs[0].Lease)); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.ReconcileKubernetesService(ctx); err != nil {
+		t.Fatal(err)
+	}
+	svc, ep := getKubernetes(t, in)
+	checkKubernetes(t, svc, ep, "10.0.0.1", "192.0.2.10", 6443)
+
+	// Stopping the reconcile loop releases this server's lease.
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); in.RunKubernetesService(runCtx, time.Hour) }()
+	cancel()
+	<-done
+	live, err := in.leases.live(ctx)
+	if err != nil || len(live) != 0 {
+		t.Errorf("live servers after shutdown = %v %v, want none", live, err)
 	}
 }
