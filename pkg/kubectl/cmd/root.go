@@ -22,6 +22,8 @@ import (
 	"kubecore.io/kubecore/pkg/kubectl/cmd/describe"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/drain"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/edit"
+	"kubecore.io/kubecore/pkg/kubectl/cmd/exec"
+	"kubecore.io/kubecore/pkg/kubectl/cmd/explain"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/expose"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/get"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/label"
@@ -81,12 +83,15 @@ func NewKubectlCommand(streams cmdutil.IOStreams) *cobra.Command {
 		{"cluster", "Cluster Management Commands:", []*cobra.Command{
 			clusterinfo.NewCommand(f, streams),
 			drain.NewCordonCommand(f, streams),
+			drain.NewDrainCommand(f, streams),
 			drain.NewUncordonCommand(f, streams),
 			taint.NewCommand(f, streams),
 		}},
 		{"troubleshooting", "Troubleshooting and Debugging Commands:", []*cobra.Command{
 			describe.NewCommand(f, streams),
 			logs.NewCommand(f, streams),
+			explain.NewCommand(f, streams),
+			exec.NewCommand(f, streams),
 		}},
 		{"deploy", "Deploy Commands:", []*cobra.Command{
 			rollout.NewCommand(f, streams),
@@ -148,8 +153,15 @@ func flagError(cmd *cobra.Command, err error) error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
 		var names []string
-		cmd.Flags().VisitAll(func(fl *pflag.Flag) { names = append(names, fl.Name) })
-		cmd.InheritedFlags().VisitAll(func(fl *pflag.Flag) { names = append(names, fl.Name) })
+		seen := map[string]bool{}
+		add := func(fl *pflag.Flag) {
+			if !seen[fl.Name] {
+				seen[fl.Name] = true
+				names = append(names, fl.Name)
+			}
+		}
+		cmd.Flags().VisitAll(add)
+		cmd.InheritedFlags().VisitAll(add)
 		if s := cmdutil.Suggest(name, names); len(s) > 0 {
 			msg += "\n\nDid you mean this?\n\t--" + strings.Join(s, "\n\t--") + "\n"
 		}
@@ -157,6 +169,9 @@ func flagError(cmd *cobra.Command, err error) error {
 	path := strings.Replace(cmd.CommandPath(), "kubecore kubectl", "kubectl", 1)
 	return &CobraError{Msg: fmt.Sprintf("%s\nSee '%s --help' for usage.", msg, path)}
 }
+
+// ExitCode is the exit code of the kubectl command for err.
+func ExitCode(err error) int { return cmdutil.ExitCode(err) }
 
 // Message returns what to print for an error of the kubectl command.
 func Message(err error) string {

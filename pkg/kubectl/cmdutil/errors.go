@@ -19,10 +19,14 @@ func ErrorMessage(err error) string {
 		return ""
 	}
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs := flatten(joined.Unwrap())
+		if len(errs) == 1 {
+			return ErrorMessage(errs[0])
+		}
 		var lines []string
 		seen := map[string]bool{}
-		for _, e := range joined.Unwrap() {
-			if msg := ErrorMessage(e); msg != "" && !seen[msg] {
+		for _, e := range errs {
+			if msg := aggregatedMessage(e); msg != "" && !seen[msg] {
 				seen[msg] = true
 				lines = append(lines, msg)
 			}
@@ -38,11 +42,41 @@ func ErrorMessage(err error) string {
 	if errors.As(err, &raw) {
 		return raw.Error()
 	}
+	var exit *ExitError
+	if errors.As(err, &exit) {
+		return exit.Msg
+	}
 	msg := err.Error()
 	if !strings.HasPrefix(msg, "error: ") {
 		msg = "error: " + msg
 	}
 	return msg
+}
+
+// flatten lists the errors of nested joins.
+func flatten(errs []error) []error {
+	var out []error
+	for _, e := range errs {
+		if joined, ok := e.(interface{ Unwrap() []error }); ok {
+			out = append(out, flatten(joined.Unwrap())...)
+		} else if e != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// aggregatedMessage is how kubectl prints one of several errors: a server
+// error as usual, anything else without the "error: " prefix.
+func aggregatedMessage(err error) string {
+	if se, ok := err.(*apierrors.StatusError); ok {
+		return statusMessage(se)
+	}
+	var raw RawError
+	if errors.As(err, &raw) {
+		return raw.Error()
+	}
+	return err.Error()
 }
 
 func statusMessage(se *apierrors.StatusError) string {
@@ -161,3 +195,25 @@ func Suggest(s string, candidates []string) []string {
 // and final punctuation included — because users and scripts match on
 // kubectl's messages.
 func Errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// ExitError ends kubectl with Code, printing Msg as it is: a remote
+// command's exit code ("command terminated with exit code 2").
+type ExitError struct {
+	Code int
+	Msg  string
+}
+
+func (e *ExitError) Error() string { return e.Msg }
+
+// ExitCode is the process's exit code for err: an ExitError's own, 1 for
+// any other error, 0 for none.
+func ExitCode(err error) int {
+	var ee *ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.Code
+	}
+	return 1
+}

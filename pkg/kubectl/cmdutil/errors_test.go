@@ -41,7 +41,8 @@ func TestErrorMessage(t *testing.T) {
 		{name: "invalid, no details", err: invalidNoDetails, want: "The request is invalid: the JSON patch could not be applied"},
 		{name: "wrapped server error is ours", err: fmt.Errorf("failed to create configmap: %w", notFound), want: `error: failed to create configmap: pods "x" not found`},
 		{name: "plain", err: errors.New(`the server doesn't have a resource type "podz"`), want: `error: the server doesn't have a resource type "podz"`},
-		{name: "joined, repeated once", err: errors.Join(notFound, notFound, errors.New("boom")), want: "Error from server (NotFound): pods \"x\" not found\nerror: boom"},
+		{name: "joined, repeated once", err: errors.Join(notFound, notFound, errors.New("boom")), want: "Error from server (NotFound): pods \"x\" not found\nboom"},
+		{name: "joined, one", err: errors.Join(nil, errors.Join(errors.New("boom"))), want: "error: boom"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

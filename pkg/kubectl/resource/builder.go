@@ -51,6 +51,7 @@ type Builder struct {
 	fieldSelector     string
 	selectAll         bool
 	requireNames      bool
+	continueOnError   bool
 }
 
 // NewBuilder returns a Builder resolving against mapper, fetching with dyn;
@@ -111,6 +112,15 @@ func (b *Builder) RequireNames() *Builder {
 	return b
 }
 
+// ContinueOnError makes a manifest that cannot be parsed an error of the
+// result (Result.ReadErr) rather than of Do: the objects before it and the
+// other files are still worked on, as kubectl create, apply, replace and
+// delete do.
+func (b *Builder) ContinueOnError() *Builder {
+	b.continueOnError = true
+	return b
+}
+
 // Result is what the arguments resolved to.
 type Result struct {
 	Infos []*Info
@@ -125,6 +135,9 @@ type Result struct {
 	AllNamespaces bool
 	// Namespace is the default namespace (for "No resources found in ...").
 	Namespace string
+	// ReadErr holds the manifests that could not be read when the builder
+	// continues on errors; the verb reports it after working on Infos.
+	ReadErr error
 
 	dyn *dynamic.Client
 }
@@ -156,12 +169,10 @@ func (b *Builder) Do(ctx context.Context) (*Result, error) {
 	case len(b.files.Filenames) > 0 && len(b.args) > 0:
 		return nil, fmt.Errorf("when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well")
 	case len(b.files.Filenames) > 0:
-		infos, err := b.readFiles(ctx)
-		if err != nil {
+		if err := b.readFiles(ctx, r); err != nil {
 			return nil, err
 		}
-		r.Infos, r.Named = infos, true
-		r.SingleItem = len(infos) == 1
+		r.Named, r.SingleItem = true, len(r.Infos) == 1
 		return r, nil
 	case len(b.args) == 0:
 		return nil, ErrNoResources

@@ -19,37 +19,48 @@ import (
 // manifestExtensions are the files a directory contributes.
 var manifestExtensions = []string{".json", ".yaml", ".yml"}
 
-// readFiles reads every -f path into infos, in order.
-func (b *Builder) readFiles(ctx context.Context) ([]*Info, error) {
+// readFiles reads every -f path into r.Infos, in order. A file that cannot
+// be read or parsed stops the reading, unless the builder continues on
+// errors: then the objects before the error are kept, the other files are
+// read, and the errors are joined in r.ReadErr.
+func (b *Builder) readFiles(ctx context.Context, r *Result) error {
 	var infos []*Info
+	var errs []error
 	for _, p := range b.files.Filenames {
 		if p == "-" {
 			if b.stdin == nil {
-				return nil, fmt.Errorf("no standard input to read")
+				return fmt.Errorf("no standard input to read")
 			}
 			got, err := b.readStream(ctx, b.stdin, "STDIN")
-			if err != nil {
-				return nil, err
-			}
 			infos = append(infos, got...)
+			if err != nil {
+				if !b.continueOnError {
+					return err
+				}
+				errs = append(errs, err)
+			}
 			continue
 		}
 		files, err := expandPath(p, b.files.Recursive)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, f := range files {
 			got, err := b.readFile(ctx, f)
-			if err != nil {
-				return nil, err
-			}
 			infos = append(infos, got...)
+			if err != nil {
+				if !b.continueOnError {
+					return err
+				}
+				errs = append(errs, err)
+			}
 		}
 	}
-	if len(infos) == 0 {
-		return nil, fmt.Errorf("no objects passed to %s", "the command")
+	if len(infos) == 0 && len(errs) == 0 {
+		return fmt.Errorf("no objects passed to %s", "the command")
 	}
-	return infos, nil
+	r.Infos, r.ReadErr = infos, errors.Join(errs...)
+	return nil
 }
 
 // expandPath lists a file, or the manifests of a directory (its
@@ -100,7 +111,7 @@ func (b *Builder) readFile(ctx context.Context, path string) ([]*Info, error) {
 }
 
 // readStream decodes every document of r; List objects contribute their
-// items.
+// items. On an error it returns the objects of the documents before it.
 func (b *Builder) readStream(ctx context.Context, r io.Reader, source string) ([]*Info, error) {
 	dec := yaml.NewYAMLOrJSONDecoder(r, 4096)
 	var infos []*Info
@@ -111,14 +122,14 @@ func (b *Builder) readStream(ctx context.Context, r io.Reader, source string) ([
 			return infos, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("error parsing %s: %w", source, err)
+			return infos, &ParseError{Source: source, Err: err}
 		}
 		if len(raw) == 0 || string(raw) == "null" {
 			continue
 		}
 		m, err := dynamic.DecodeJSONObject(raw)
 		if err != nil {
-			return nil, fmt.Errorf("error parsing %s: %w", source, err)
+			return infos, &ParseError{Source: source, Err: err}
 		}
 		obj := &dynamic.Unstructured{Object: m}
 		objs := []*dynamic.Unstructured{obj}
@@ -128,12 +139,36 @@ func (b *Builder) readStream(ctx context.Context, r io.Reader, source string) ([
 		for _, o := range objs {
 			info, err := b.manifestInfo(ctx, o, source)
 			if err != nil {
-				return nil, err
+				return infos, err
 			}
 			infos = append(infos, info)
 		}
 	}
 }
+
+// ParseError is a manifest that is not valid YAML or JSON. It reads as
+// kubectl's: the file, then the parser's words with the line counted from
+// the start of the failing document ("error converting YAML to JSON: yaml:
+// line 6: ...") or the byte offset in a JSON stream ("json: offset 86: ...").
+type ParseError struct {
+	Source string
+	Err    error
+}
+
+func (e *ParseError) Error() string {
+	err := e.Err
+	var syn *json.SyntaxError
+	var doc *yaml.DocumentError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("error parsing %s: json: offset %d: %s", e.Source, syn.Offset, syn.Error())
+	case errors.As(err, &doc):
+		return fmt.Sprintf("error parsing %s: error converting YAML to JSON: %v", e.Source, doc.Err)
+	}
+	return fmt.Sprintf("error parsing %s: %v", e.Source, err)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
 
 func (b *Builder) manifestInfo(ctx context.Context, obj *dynamic.Unstructured, source string) (*Info, error) {
 	gvk := obj.GroupVersionKind()
@@ -163,4 +198,10 @@ func (b *Builder) manifestInfo(ctx context.Context, obj *dynamic.Unstructured, s
 		return nil, kubectlError(fmt.Sprintf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", ns, b.namespace, ns))
 	}
 	return &Info{Mapping: m, Namespace: ns, Name: obj.GetName(), Object: obj, Source: source}, nil
+}
+
+// Resolve makes an info of an object read elsewhere (what the user saved
+// in an editor, say), as if it came from a manifest named source.
+func (b *Builder) Resolve(ctx context.Context, obj *dynamic.Unstructured, source string) (*Info, error) {
+	return b.manifestInfo(ctx, obj, source)
 }

@@ -16,6 +16,9 @@ func TestCommandLine(t *testing.T) {
 	server := serverURL(t)
 	for _, args := range [][]string{
 		{"describ", "pods"},
+		{"explian", "pods"},
+		{"drian", "node-x"},
+		{"exce", "pod", "--", "true"},
 		{"get", "pods", "--foo"},
 		{"--context=nope", "get", "pods"},
 		{"--request-timeout=abc", "get", "ns"},
@@ -42,9 +45,19 @@ func TestCommandLine(t *testing.T) {
 		t.Run(strings.Join(args, " "), func(t *testing.T) { suite.same(t, args...) })
 	}
 	t.Run("flag suggestion", func(t *testing.T) {
-		r := suite.run(t, bundled, "", "scale", "deploy", "x", "--replica=2")
-		if r.ExitCode != 1 || !strings.Contains(r.Stderr, "Did you mean this?\n\t--replicas") {
-			t.Errorf("want a suggestion of --replicas:\n%s", r)
+		// The stock kubectl suggests verbs only; the bundled one flags too.
+		for _, tc := range []struct{ args, want []string }{
+			{[]string{"scale", "deploy", "x", "--replica=2"}, []string{"--replicas"}},
+			{[]string{"get", "pods", "--nmespace", "x"}, []string{"--namespace"}},
+			{[]string{"drain", "x", "--ignore-daemonset"}, []string{"--ignore-daemonsets"}},
+			{[]string{"exec", "x", "--contianer=a", "--", "true"}, []string{"--container"}},
+			{[]string{"explain", "pods", "--recursiv"}, []string{"--recursive"}},
+		} {
+			r := suite.run(t, bundled, "", tc.args...)
+			want := "Did you mean this?\n\t" + strings.Join(tc.want, "\n\t") + "\n\nSee 'kubectl " + tc.args[0] + " --help' for usage.\n"
+			if r.ExitCode != 1 || !strings.Contains(r.Stderr, want) {
+				t.Errorf("want exactly the suggestion %q:\n%s", tc.want, r)
+			}
 		}
 	})
 	t.Run("completion", func(t *testing.T) {

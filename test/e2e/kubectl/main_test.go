@@ -230,7 +230,7 @@ func (e *env) pair(t *testing.T, setup func(ns string), steps ...step) {
 			for j, a := range s.args {
 				args[j] = strings.ReplaceAll(a, "NS", nss[i])
 			}
-			res[i] = e.run(t, c, strings.ReplaceAll(s.stdin, "NS", nss[i]), args...)
+			res[i] = e.kubectl(c).With(s.env...).RunStdin(t, strings.ReplaceAll(s.stdin, "NS", nss[i]), args...)
 		}
 		replace := map[string]string{nss[0]: "NS", nss[1]: "NS"}
 		compareResults(t, res[0], res[1], replace)
@@ -241,6 +241,8 @@ func (e *env) pair(t *testing.T, setup func(ns string), steps ...step) {
 type step struct {
 	args  []string
 	stdin string
+	// env is added to the command's environment (EDITOR=...).
+	env []string
 }
 
 // cmd makes a step of args.

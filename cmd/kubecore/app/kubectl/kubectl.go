@@ -14,7 +14,8 @@ import (
 )
 
 // NewCommand returns the kubectl subcommand. kubectl prints its own errors
-// ("Error from server (NotFound): ...") and exits 1, so every failure of a
+// ("Error from server (NotFound): ...") and exits 1 (or a remote command's
+// exit code), so every failure of a
 // verb is printed here and ends the process rather than reaching the
 // kubecore root's generic "error: ..." report.
 func NewCommand() *cobra.Command {
@@ -24,7 +25,7 @@ func NewCommand() *cobra.Command {
 	exitOnError(cmd, func(err error) {
 		fmt.Fprintln(streams.ErrOut, kubectlcmd.Message(err))
 		klog.Flush()
-		os.Exit(1)
+		os.Exit(kubectlcmd.ExitCode(err))
 	})
 	return cmd
 }

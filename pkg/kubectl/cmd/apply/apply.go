@@ -122,7 +122,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := b.Filenames(o.Files).Do(ctx)
+	r, err := b.Filenames(o.Files).ContinueOnError().Do(ctx)
 	if err != nil {
 		return err
 	}
@@ -153,12 +153,12 @@ func (o *Options) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	if o.Prune && len(errs) == 0 {
+	if o.Prune && len(errs) == 0 && r.ReadErr == nil {
 		if err := o.prune(ctx, visited, namespaces); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, r.ReadErr)...)
 }
 
 // applyOne creates or patches one object and says which it did.

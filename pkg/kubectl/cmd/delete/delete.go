@@ -138,7 +138,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	r, err := b.Filenames(o.Files).Args(o.args...).
 		LabelSelector(o.LabelSelector).FieldSelector(o.FieldSelector).
-		AllNamespaces(o.AllNamespaces).SelectAll(o.All).RequireNames().Do(ctx)
+		AllNamespaces(o.AllNamespaces).SelectAll(o.All).RequireNames().ContinueOnError().Do(ctx)
 	if err != nil {
 		return err
 	}
@@ -208,5 +208,5 @@ func (o *Options) Run(ctx context.Context) error {
 			}
 		}
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, r.ReadErr)...)
 }

@@ -1,5 +1,6 @@
-// Package drain implements `kubectl cordon` and `kubectl uncordon`: mark
-// nodes unschedulable, or schedulable again.
+// Package drain implements `kubectl cordon` and `kubectl uncordon`, which
+// mark nodes unschedulable or schedulable again, and `kubectl drain`, which
+// cordons nodes and evicts their pods.
 package drain
 
 import (
@@ -13,6 +14,7 @@ import (
 	"kubecore.io/apimachinery/pkg/types"
 	"kubecore.io/client/dynamic"
 	"kubecore.io/kubecore/pkg/kubectl/cmdutil"
+	"kubecore.io/kubecore/pkg/kubectl/resource"
 )
 
 // NewCordonCommand returns cordon.
@@ -62,40 +64,55 @@ func (o *Options) Run(ctx context.Context, args []string) error {
 	if len(args) == 0 && o.Selector == "" {
 		return cmdutil.UsageErrorf("kubectl cordon", "USAGE: cordon NODE [flags]")
 	}
-	b, err := o.factory.NewBuilder(o.streams)
+	r, infos, err := fetchNodes(ctx, o.factory, o.streams, args, o.Selector)
 	if err != nil {
 		return err
 	}
-	r, err := b.Args(append([]string{"nodes"}, args...)...).LabelSelector(o.Selector).Do(ctx)
+	return setUnschedulable(ctx, r, infos, o.unschedulable, dryRun, o.streams)
+}
+
+// fetchNodes reads the nodes named by args or matching selector.
+func fetchNodes(ctx context.Context, f *cmdutil.Factory, streams cmdutil.IOStreams, args []string, selector string) (*resource.Result, []*resource.Info, error) {
+	b, err := f.NewBuilder(streams)
 	if err != nil {
-		return err
+		return nil, nil, err
+	}
+	r, err := b.Args(append([]string{"nodes"}, args...)...).LabelSelector(selector).Do(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
 	infos, err := r.Fetch(ctx)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
+	return r, infos, nil
+}
+
+// setUnschedulable cordons (or uncordons) each node that needs it and
+// says so of every node.
+func setUnschedulable(ctx context.Context, r *resource.Result, infos []*resource.Info, unschedulable bool, dryRun cmdutil.DryRun, streams cmdutil.IOStreams) error {
 	done, already := "uncordoned", "already uncordoned"
-	if o.unschedulable {
+	if unschedulable {
 		done, already = "cordoned", "already cordoned"
 	}
 	var errs []error
 	for _, info := range infos {
 		current, _ := dynamic.NestedField(info.Object.Object, "spec", "unschedulable").(bool)
-		if current == o.unschedulable {
-			fmt.Fprintf(o.streams.Out, "%s %s\n", info.ObjectName(), already)
+		if current == unschedulable {
+			fmt.Fprintf(streams.Out, "%s %s%s\n", info.ObjectName(), already, dryRun.Suffix())
 			continue
 		}
 		if dryRun != cmdutil.DryRunClient {
-			patch := fmt.Sprintf(`{"spec":{"unschedulable":%t}}`, o.unschedulable)
-			if !o.unschedulable {
+			patch := fmt.Sprintf(`{"spec":{"unschedulable":%t}}`, unschedulable)
+			if !unschedulable {
 				patch = `{"spec":{"unschedulable":null}}`
 			}
 			if _, err := r.Client(info).Patch(ctx, info.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{DryRun: dryRun.Param()}); err != nil {
-				errs = append(errs, fmt.Errorf("unable to %s node %q: %w", map[bool]string{true: "cordon", false: "uncordon"}[o.unschedulable], info.Name, err))
+				errs = append(errs, fmt.Errorf("unable to %s node %q: %w", map[bool]string{true: "cordon", false: "uncordon"}[unschedulable], info.Name, err))
 				continue
 			}
 		}
-		fmt.Fprintf(o.streams.Out, "%s %s%s\n", info.ObjectName(), done, dryRun.Suffix())
+		fmt.Fprintf(streams.Out, "%s %s%s\n", info.ObjectName(), done, dryRun.Suffix())
 	}
 	return errors.Join(errs...)
 }

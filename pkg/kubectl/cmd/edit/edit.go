@@ -104,25 +104,15 @@ func (o *Options) editOne(ctx context.Context, c *dynamic.ResourceClient, info *
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp("", "kubectl-edit-*.yaml")
+	path, err := tempFile()
 	if err != nil {
-		return fmt.Errorf("create the file to edit: %w", err)
+		return err
 	}
-	path := f.Name()
-	_ = f.Close()
 	defer func() { _ = os.Remove(path) }()
 	content := append([]byte(header), text...)
 	var lastErr error
 	for {
-		if err := os.WriteFile(path, content, 0o600); err != nil {
-			return err
-		}
-		cmd := exec.CommandContext(ctx, "sh", "-c", editor()+` "$1"`, "editor", path)
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, o.streams.Out, o.streams.ErrOut
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("there was a problem with the editor %q: %w", editor(), err)
-		}
-		edited, err := os.ReadFile(path)
+		edited, err := launch(ctx, o.streams, path, content)
 		if err != nil {
 			return err
 		}
@@ -137,7 +127,7 @@ func (o *Options) editOne(ctx context.Context, c *dynamic.ResourceClient, info *
 			} else {
 				fmt.Fprintln(o.streams.ErrOut, cmdutil.ErrorMessage(lastErr))
 			}
-			o.keepCopy(edited)
+			keepCopy(o.streams, edited)
 			return cmdutil.Errorf("Edit cancelled, no valid changes were saved.")
 		}
 		js, err := yaml.YAMLToJSON(body)
@@ -151,7 +141,7 @@ func (o *Options) editOne(ctx context.Context, c *dynamic.ResourceClient, info *
 			return nil
 		}
 		if changedIdentity(js, info.Object) {
-			o.keepCopy(edited)
+			keepCopy(o.streams, edited)
 			return cmdutil.Errorf("At least one of apiVersion, kind and name was changed")
 		}
 		patch, pt, err := patcher.Patch(info.Mapping.Kind, original, js, original)
@@ -173,6 +163,29 @@ func (o *Options) editOne(ctx context.Context, c *dynamic.ResourceClient, info *
 		}
 		return p.PrintObj(out, o.streams.Out)
 	}
+}
+
+// tempFile makes the file the user edits.
+func tempFile() (string, error) {
+	f, err := os.CreateTemp("", "kubectl-edit-*.yaml")
+	if err != nil {
+		return "", fmt.Errorf("create the file to edit: %w", err)
+	}
+	return f.Name(), f.Close()
+}
+
+// launch writes content to path, runs the user's editor on it and returns
+// what was saved.
+func launch(ctx context.Context, streams cmdutil.IOStreams, path string, content []byte) ([]byte, error) {
+	if err := os.WriteFile(path, content, 0o600); err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, "sh", "-c", editor()+` "$1"`, "editor", path)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, streams.Out, streams.ErrOut
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("there was a problem with the editor %q: %w", editor(), err)
+	}
+	return os.ReadFile(path)
 }
 
 // stripComments drops the lines starting with '#'.
@@ -219,12 +232,12 @@ func changedIdentity(edited []byte, obj *dynamic.Unstructured) bool {
 }
 
 // keepCopy saves what the user wrote, and says where.
-func (o *Options) keepCopy(edited []byte) {
+func keepCopy(streams cmdutil.IOStreams, edited []byte) {
 	kept, err := os.CreateTemp("", "kubectl-edit-*.yaml")
 	if err != nil {
 		return
 	}
 	_, _ = kept.Write(edited)
 	_ = kept.Close()
-	fmt.Fprintf(o.streams.ErrOut, "A copy of your changes has been stored to %q\n", kept.Name())
+	fmt.Fprintf(streams.ErrOut, "A copy of your changes has been stored to %q\n", kept.Name())
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 
 	"github.com/spf13/cobra"
 
@@ -91,7 +90,13 @@ func (o *Options) Validate() error {
 		if len(o.args) > 0 || len(o.Files.Filenames) > 0 {
 			return fmt.Errorf("arguments may not be passed when --raw is specified")
 		}
-		return nil
+		if o.Watch || o.LabelSelector != "" {
+			return fmt.Errorf("--raw may not be specified with other flags that filter the server request or alter the output")
+		}
+		if o.PrintFlags.OutputFormat != "" {
+			return fmt.Errorf("--raw and --output are mutually exclusive")
+		}
+		return cmdutil.ValidateRawURI(o.Raw)
 	}
 	if len(o.args) == 0 && len(o.Files.Filenames) == 0 {
 		fmt.Fprint(o.streams.ErrOut, "You must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources.\n\n")
@@ -111,7 +116,7 @@ func (o *Options) Validate() error {
 // Run gets and prints.
 func (o *Options) Run(ctx context.Context) error {
 	if o.Raw != "" {
-		return o.raw(ctx)
+		return cmdutil.RawRequest(ctx, o.factory, "GET", o.Raw, nil, o.streams.Out)
 	}
 	b, err := o.factory.NewBuilder(o.streams)
 	if err != nil {
@@ -119,17 +124,30 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	r, err := b.Filenames(o.Files).Args(o.args...).
 		LabelSelector(o.LabelSelector).FieldSelector(o.FieldSelector).
-		AllNamespaces(o.AllNamespaces).Do(ctx)
+		AllNamespaces(o.AllNamespaces).ContinueOnError().Do(ctx)
 	if err != nil {
 		return err
 	}
+	if r.ReadErr != nil && len(r.Infos) == 0 {
+		return readError(r.ReadErr)
+	}
 	if o.Watch {
-		return o.watch(ctx, r)
+		err = o.watch(ctx, r)
+	} else if o.PrintFlags.IsTable() {
+		err = o.printTables(ctx, r)
+	} else {
+		err = o.printObjects(ctx, r)
 	}
-	if o.PrintFlags.IsTable() {
-		return o.printTables(ctx, r)
+	return errors.Join(err, readError(r.ReadErr))
+}
+
+// readError is how get reports the manifests it could not read: among its
+// other errors, each without kubectl's "error: " prefix.
+func readError(err error) error {
+	if err == nil {
+		return nil
 	}
-	return o.printObjects(ctx, r)
+	return cmdutil.RawError(err.Error())
 }
 
 // multipleKinds reports whether the infos span several resources: names
@@ -320,28 +338,4 @@ func ignoreNotFound(err error) error {
 		}
 	}
 	return errors.Join(kept...)
-}
-
-// raw prints the body the server returns for a path.
-func (o *Options) raw(ctx context.Context) error {
-	rc, err := o.factory.RESTClient()
-	if err != nil {
-		return err
-	}
-	u, err := url.Parse(o.Raw)
-	if err != nil {
-		return fmt.Errorf("invalid --raw URI %q: %w", o.Raw, err)
-	}
-	req := rc.Get().AbsPath(u.Path)
-	for k, vs := range u.Query() {
-		for _, v := range vs {
-			req.Param(k, v)
-		}
-	}
-	body, err := req.Do(ctx).Raw()
-	if err != nil {
-		return err
-	}
-	_, err = o.streams.Out.Write(body)
-	return err
 }

@@ -78,7 +78,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := b.Filenames(o.Files).Do(ctx)
+	r, err := b.Filenames(o.Files).ContinueOnError().Do(ctx)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (o *Options) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, r.ReadErr)...)
 }
 
 // deleteFirst deletes the live object and waits until it is gone.

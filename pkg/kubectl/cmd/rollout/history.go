@@ -52,8 +52,8 @@ func (o *HistoryOptions) Validate() error {
 
 // Run prints the history of each object, or one revision's template.
 func (o *HistoryOptions) Run(ctx context.Context, args []string) error {
-	return visitDeployments(ctx, o.factory, o.streams, o.Files, o.Selector, args, "history", func(v deploymentVisit) error {
-		revs, err := deploymentRevisions(ctx, v.dyn, v.dep)
+	return visitWorkloads(ctx, o.factory, o.streams, o.Files, o.Selector, args, "history", func(v workloadVisit) error {
+		revs, err := v.workload.revisions(ctx, v.dyn)
 		if err != nil {
 			return err
 		}
@@ -78,7 +78,7 @@ func (o *HistoryOptions) view(revs []revision) (string, error) {
 		if !ok {
 			return "", errors.New("unable to find the specified revision")
 		}
-		describe.PodTemplate(&buf, rev.describedTemplate())
+		describe.PodTemplate(&buf, rev.described)
 		return buf.String(), nil
 	}
 	if len(revs) == 0 {

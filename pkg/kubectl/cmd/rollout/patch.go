@@ -40,13 +40,13 @@ func restartVerb() patchVerb {
 }
 
 func pauseVerb(pause bool) patchVerb {
-	v := patchVerb{name: "resume", short: "Resume a paused resource", done: "resumed"}
+	v, verbing := patchVerb{name: "resume", short: "Resume a paused resource", done: "resumed"}, "resuming"
 	if pause {
-		v = patchVerb{name: "pause", short: "Mark the provided resource as paused", done: "paused"}
+		v, verbing = patchVerb{name: "pause", short: "Mark the provided resource as paused", done: "paused"}, "pausing"
 	}
 	v.patch = func(obj *dynamic.Unstructured, what string, _ time.Time) ([]byte, error) {
 		if obj.GetKind() != "Deployment" {
-			return nil, fmt.Errorf("%s is not supported", what)
+			return nil, fmt.Errorf("%s %s is not supported", what, verbing)
 		}
 		paused, _ := dynamic.NestedField(obj.Object, "spec", "paused").(bool)
 		switch {

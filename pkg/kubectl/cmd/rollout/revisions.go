@@ -13,26 +13,46 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
+	"kubecore.io/apimachinery/pkg/types"
 	"kubecore.io/client/dynamic"
 
 	"kubecore.io/kubecore/pkg/kubectl/cmdutil"
 	"kubecore.io/kubecore/pkg/kubectl/resource"
 )
 
-// deploymentVisit is what visitDeployments hands each Deployment to.
-type deploymentVisit struct {
-	result *resource.Result
-	info   *resource.Info
-	dep    *appsv1.Deployment
-	dyn    *dynamic.Client
+// workload is a kind whose rollouts have a history: a Deployment (its
+// replica sets), a StatefulSet or a DaemonSet (their controller
+// revisions).
+type workload interface {
+	// revisions reads the history, oldest first.
+	revisions(ctx context.Context, dyn *dynamic.Client) ([]revision, error)
+	// undoable says why the workload cannot be rolled back now, if so.
+	undoable() error
+	// noPrevious is undo's error when there is no revision to go back to.
+	noPrevious() error
+	// matches reports whether the workload's template is rev's already.
+	matches(rev revision) bool
+	// rollbackPatch is the patch that restores rev.
+	rollbackPatch(rev revision) (types.PatchType, []byte, error)
+	// dryRunPrefix opens what undo --dry-run=client prints before the
+	// template.
+	dryRunPrefix() string
 }
 
-// visitDeployments fetches the objects that args, files and selector name
-// and calls fn with each Deployment; any other kind gets the stock
-// kubectl's "no visitor method" error for visitor. The errors of every
-// object are returned together.
-func visitDeployments(ctx context.Context, f *cmdutil.Factory, streams cmdutil.IOStreams, files resource.FilenameOptions, selector string, args []string,
-	visitor string, fn func(v deploymentVisit) error) error {
+// workloadVisit is what visitWorkloads hands each workload to.
+type workloadVisit struct {
+	result   *resource.Result
+	info     *resource.Info
+	workload workload
+	dyn      *dynamic.Client
+}
+
+// visitWorkloads fetches the objects that args, files and selector name
+// and calls fn with each Deployment, StatefulSet and DaemonSet; any other kind gets
+// the stock kubectl's "no visitor method" error for visitor. The errors
+// of every object are returned together.
+func visitWorkloads(ctx context.Context, f *cmdutil.Factory, streams cmdutil.IOStreams, files resource.FilenameOptions, selector string, args []string,
+	visitor string, fn func(v workloadVisit) error) error {
 	b, err := f.NewBuilder(streams)
 	if err != nil {
 		return err
@@ -41,25 +61,39 @@ func visitDeployments(ctx context.Context, f *cmdutil.Factory, streams cmdutil.I
 	if err != nil {
 		return err
 	}
-	infos, err := r.Fetch(ctx)
-	if err != nil {
-		return err
-	}
+	// What was found is worked on; what was not is reported first.
+	infos, fetchErr := r.Fetch(ctx)
 	dyn, err := f.Dynamic()
 	if err != nil {
 		return err
 	}
-	var errs []error
+	errs := []error{fetchErr}
 	for _, info := range infos {
-		if info.Mapping.Kind.GroupKind() != deploymentKind {
-			errs = append(errs, noVisitorError(visitor, info.Mapping.Kind.GroupKind()))
+		var w workload
+		switch gk := info.Mapping.Kind.GroupKind(); gk {
+		case deploymentKind:
+			var dep appsv1.Deployment
+			if err := fromUnstructured(info.Object, &dep); err != nil {
+				return err
+			}
+			w = &deployment{&dep}
+		case statefulSetKind:
+			var sts appsv1.StatefulSet
+			if err := fromUnstructured(info.Object, &sts); err != nil {
+				return err
+			}
+			w = &revisioned{meta: sts.ObjectMeta, selector: sts.Spec.Selector, template: sts.Spec.Template}
+		case daemonSetKind:
+			var ds appsv1.DaemonSet
+			if err := fromUnstructured(info.Object, &ds); err != nil {
+				return err
+			}
+			w = &revisioned{meta: ds.ObjectMeta, selector: ds.Spec.Selector, template: ds.Spec.Template}
+		default:
+			errs = append(errs, noVisitorError(visitor, gk))
 			continue
 		}
-		var dep appsv1.Deployment
-		if err := fromUnstructured(info.Object, &dep); err != nil {
-			return err
-		}
-		if err := fn(deploymentVisit{result: r, info: info, dep: &dep, dyn: dyn}); err != nil {
+		if err := fn(workloadVisit{result: r, info: info, workload: w, dyn: dyn}); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -73,8 +107,10 @@ const (
 )
 
 var (
-	deploymentKind = schema.GroupKind{Group: "apps", Kind: "Deployment"}
-	replicaSetsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
+	deploymentKind  = schema.GroupKind{Group: "apps", Kind: "Deployment"}
+	statefulSetKind = schema.GroupKind{Group: "apps", Kind: "StatefulSet"}
+	daemonSetKind   = schema.GroupKind{Group: "apps", Kind: "DaemonSet"}
+	replicaSetsGVR  = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
 )
 
 // revision is one entry of a workload's rollout history.
@@ -85,6 +121,10 @@ type revision struct {
 	changeCause string
 	// annotations are those of the object holding the revision.
 	annotations map[string]string
+	// described is the template rollout history --revision prints.
+	described *corev1.PodTemplateSpec
+	// patch, for a controller revision, is the patch it holds.
+	patch []byte
 }
 
 // fromUnstructured decodes obj into a typed API struct.
@@ -99,9 +139,14 @@ func fromUnstructured(obj *dynamic.Unstructured, into any) error {
 	return nil
 }
 
-// deploymentRevisions reads the revisions of dep from the replica sets it
+// deployment is a Deployment's side of rollout history and undo; its
+// revisions are its replica sets.
+type deployment struct{ dep *appsv1.Deployment }
+
+// revisions reads the revisions of the deployment from the replica sets it
 // controls, oldest first.
-func deploymentRevisions(ctx context.Context, dyn *dynamic.Client, dep *appsv1.Deployment) ([]revision, error) {
+func (d *deployment) revisions(ctx context.Context, dyn *dynamic.Client) ([]revision, error) {
+	dep := d.dep
 	sel, err := metav1.LabelSelectorAsSelector(dep.Spec.Selector)
 	if err != nil {
 		return nil, err
@@ -131,7 +176,9 @@ func replicaSetRevisions(dep *appsv1.Deployment, rss []appsv1.ReplicaSet) []revi
 		if err != nil {
 			continue
 		}
-		revs = append(revs, revision{number: n, template: rs.Spec.Template, changeCause: rs.Annotations[changeCauseAnnotation], annotations: rs.Annotations})
+		rev := revision{number: n, template: rs.Spec.Template, changeCause: rs.Annotations[changeCauseAnnotation], annotations: rs.Annotations}
+		rev.described = rev.describedTemplate()
+		revs = append(revs, rev)
 	}
 	slices.SortFunc(revs, func(a, b revision) int { return cmp.Compare(a.number, b.number) })
 	return revs

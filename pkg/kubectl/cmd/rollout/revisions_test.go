@@ -63,9 +63,9 @@ func TestRollbackPatch(t *testing.T) {
 		revisionAnnotation: "3", "mine": "dropped",
 	}}}
 	rev := replicaSetRevisions(dep, []appsv1.ReplicaSet{replicaSet("d1", "1", "v1", map[string]string{"theirs": "kept"})})[0]
-	b, err := rollbackPatch(dep, rev)
-	if err != nil {
-		t.Fatal(err)
+	pt, b, err := (&deployment{dep}).rollbackPatch(rev)
+	if err != nil || pt != types.JSONPatchType {
+		t.Fatal(pt, err)
 	}
 	var ops []struct {
 		Op, Path string
@@ -86,5 +86,20 @@ func TestRollbackPatch(t *testing.T) {
 	}
 	if got := string(ops[1].Value); got != `{"deployment.kubernetes.io/revision":"3","theirs":"kept"}` {
 		t.Errorf("annotations %s", got)
+	}
+}
+
+func TestRevisionTemplate(t *testing.T) {
+	tmpl, err := revisionTemplate([]byte(`{"spec":{"template":{"$patch":"replace","metadata":{"labels":{"app":"db"}},"spec":{"containers":[{"name":"c","image":"busybox:2"}]}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tmpl.Labels["app"] != "db" || tmpl.Spec.Containers[0].Image != "busybox:2" {
+		t.Errorf("template %+v", tmpl)
+	}
+	for _, bad := range []string{`{"spec":{}}`, `[]`, `{"spec":{"template":{"spec":{"containers":"x"}}}}`} {
+		if _, err := revisionTemplate([]byte(bad)); err == nil {
+			t.Errorf("%s: want an error", bad)
+		}
 	}
 }

@@ -147,6 +147,53 @@ func num(obj *dynamic.Unstructured, path ...string) int64 {
 	return v
 }
 
+// statefulSetStatus says where a StatefulSet's rolling update stands.
+func statefulSetStatus(obj *dynamic.Unstructured) (string, bool, error) {
+	if t := dynamic.NestedString(obj.Object, "spec", "updateStrategy", "type"); t != "RollingUpdate" {
+		return "", true, fmt.Errorf("rollout status is only available for RollingUpdate strategy type")
+	}
+	if observed := num(obj, "status", "observedGeneration"); observed == 0 || num(obj, "metadata", "generation") > observed {
+		return "Waiting for statefulset spec update to be observed...\n", false, nil
+	}
+	_, hasReplicas := dynamic.NestedField(obj.Object, "spec", "replicas").(json.Number)
+	want := num(obj, "spec", "replicas")
+	if ready := num(obj, "status", "readyReplicas"); hasReplicas && ready < want {
+		return fmt.Sprintf("Waiting for %d pods to be ready...\n", want-ready), false, nil
+	}
+	updated := num(obj, "status", "updatedReplicas")
+	if dynamic.NestedField(obj.Object, "spec", "updateStrategy", "rollingUpdate") != nil {
+		_, hasPartition := dynamic.NestedField(obj.Object, "spec", "updateStrategy", "rollingUpdate", "partition").(json.Number)
+		partition := num(obj, "spec", "updateStrategy", "rollingUpdate", "partition")
+		if hasReplicas && hasPartition && updated < want-partition {
+			return fmt.Sprintf("Waiting for partitioned roll out to finish: %d out of %d new pods have been updated...\n", updated, want-partition), false, nil
+		}
+		return fmt.Sprintf("partitioned roll out complete: %d new pods have been updated...\n", updated), true, nil
+	}
+	if update := dynamic.NestedString(obj.Object, "status", "updateRevision"); update != dynamic.NestedString(obj.Object, "status", "currentRevision") {
+		return fmt.Sprintf("waiting for statefulset rolling update to complete %d pods at revision %s...\n", updated, update), false, nil
+	}
+	return fmt.Sprintf("statefulset rolling update complete %d pods at revision %s...\n", num(obj, "status", "currentReplicas"), dynamic.NestedString(obj.Object, "status", "currentRevision")), true, nil
+}
+
+// daemonSetStatus says where a DaemonSet's rolling update stands.
+func daemonSetStatus(obj *dynamic.Unstructured) (string, bool, error) {
+	name := obj.GetName()
+	if t := dynamic.NestedString(obj.Object, "spec", "updateStrategy", "type"); t != "RollingUpdate" {
+		return "", true, fmt.Errorf("rollout status is only available for RollingUpdate strategy type")
+	}
+	if num(obj, "metadata", "generation") > num(obj, "status", "observedGeneration") {
+		return "Waiting for daemon set spec update to be observed...\n", false, nil
+	}
+	desired := num(obj, "status", "desiredNumberScheduled")
+	if updated := num(obj, "status", "updatedNumberScheduled"); updated < desired {
+		return fmt.Sprintf("Waiting for daemon set %q rollout to finish: %d out of %d new pods have been updated...\n", name, updated, desired), false, nil
+	}
+	if available := num(obj, "status", "numberAvailable"); available < desired {
+		return fmt.Sprintf("Waiting for daemon set %q rollout to finish: %d of %d updated pods are available...\n", name, available, desired), false, nil
+	}
+	return fmt.Sprintf("daemon set %q successfully rolled out\n", name), true, nil
+}
+
 // status says where a rollout stands, as kubectl words it.
 func status(obj *dynamic.Unstructured) (string, bool, error) {
 	name := obj.GetName()
@@ -177,14 +224,9 @@ func status(obj *dynamic.Unstructured) (string, bool, error) {
 		}
 		return fmt.Sprintf("deployment %q successfully rolled out\n", name), true, nil
 	case "StatefulSet":
-		if num(obj, "metadata", "generation") > num(obj, "status", "observedGeneration") {
-			return "Waiting for statefulset spec update to be observed...\n", false, nil
-		}
-		want := num(obj, "spec", "replicas")
-		if ready := num(obj, "status", "readyReplicas"); ready < want {
-			return fmt.Sprintf("Waiting for %d pods to be ready...\n", want-ready), false, nil
-		}
-		return fmt.Sprintf("statefulset rolling update complete %d pods at revision %s...\n", num(obj, "status", "currentReplicas"), dynamic.NestedString(obj.Object, "status", "currentRevision")), true, nil
+		return statefulSetStatus(obj)
+	case "DaemonSet":
+		return daemonSetStatus(obj)
 	}
 	return "", false, fmt.Errorf("no status viewer has been implemented for %s", obj.GetKind())
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	appsv1 "kubecore.io/api/apps/v1"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/types"
 	"kubecore.io/kubecore/pkg/kubectl/cmdutil"
@@ -68,23 +67,23 @@ func (o *UndoOptions) Validate() error {
 
 // Run rolls each object back.
 func (o *UndoOptions) Run(ctx context.Context, args []string) error {
-	return visitDeployments(ctx, o.factory, o.streams, o.Files, o.Selector, args, "rollbacker", func(v deploymentVisit) error {
-		dep, name := v.dep, v.info.ObjectName()
-		if dep.Spec.Paused {
-			return fmt.Errorf("you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again")
+	return visitWorkloads(ctx, o.factory, o.streams, o.Files, o.Selector, args, "rollbacker", func(v workloadVisit) error {
+		w, name := v.workload, v.info.ObjectName()
+		if err := w.undoable(); err != nil {
+			return err
 		}
-		revs, err := deploymentRevisions(ctx, v.dyn, dep)
+		revs, err := w.revisions(ctx, v.dyn)
 		if err != nil {
 			return err
 		}
 		rev, ok := find(revs, o.ToRevision)
 		switch {
 		case !ok && o.ToRevision == 0:
-			return fmt.Errorf("no rollout history found for deployment %q", dep.Name)
+			return w.noPrevious()
 		case !ok:
 			return fmt.Errorf("unable to find specified revision %d in history", o.ToRevision)
 		}
-		if reflect.DeepEqual(withoutHash(&rev.template), withoutHash(&dep.Spec.Template)) {
+		if w.matches(rev) {
 			fmt.Fprintf(o.streams.Out, "%s skipped rollback (current template already matches revision %d)\n", name, rev.number)
 			return nil
 		}
@@ -92,20 +91,37 @@ func (o *UndoOptions) Run(ctx context.Context, args []string) error {
 			// kubectl shows the template it would restore.
 			var buf bytes.Buffer
 			describe.PodTemplate(&buf, &rev.template)
-			fmt.Fprintf(o.streams.Out, "%s %s%s\n", name, buf.String(), o.dryRun.Suffix())
+			fmt.Fprintf(o.streams.Out, "%s %s%s%s\n", name, w.dryRunPrefix(), buf.String(), o.dryRun.Suffix())
 			return nil
 		}
-		patch, err := rollbackPatch(dep, rev)
+		pt, patch, err := w.rollbackPatch(rev)
 		if err != nil {
 			return err
 		}
-		if _, err := v.result.Client(v.info).Patch(ctx, v.info.Name, types.JSONPatchType, patch, metav1.PatchOptions{DryRun: o.dryRun.Param()}); err != nil {
+		if _, err := v.result.Client(v.info).Patch(ctx, v.info.Name, pt, patch, metav1.PatchOptions{DryRun: o.dryRun.Param()}); err != nil {
 			return fmt.Errorf("failed restoring revision %d: %w", rev.number, err)
 		}
 		fmt.Fprintf(o.streams.Out, "%s rolled back%s\n", name, o.dryRun.Suffix())
 		return nil
 	})
 }
+
+func (d *deployment) undoable() error {
+	if d.dep.Spec.Paused {
+		return fmt.Errorf("you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again")
+	}
+	return nil
+}
+
+func (d *deployment) noPrevious() error {
+	return fmt.Errorf("no rollout history found for deployment %q", d.dep.Name)
+}
+
+func (d *deployment) matches(rev revision) bool {
+	return reflect.DeepEqual(withoutHash(&rev.template), withoutHash(&d.dep.Spec.Template))
+}
+
+func (d *deployment) dryRunPrefix() string { return "" }
 
 // rollbackKeepAnnotations are the deployment's own annotations a rollback
 // keeps; every other annotation comes from the revision's replica set.
@@ -119,10 +135,10 @@ var rollbackKeepAnnotations = map[string]bool{
 }
 
 // rollbackPatch is the JSON patch that puts rev's template and annotations
-// back on dep.
-func rollbackPatch(dep *appsv1.Deployment, rev revision) ([]byte, error) {
+// back on the deployment.
+func (d *deployment) rollbackPatch(rev revision) (types.PatchType, []byte, error) {
 	annotations := map[string]string{}
-	for k, v := range dep.Annotations {
+	for k, v := range d.dep.Annotations {
 		if rollbackKeepAnnotations[k] {
 			annotations[k] = v
 		}
@@ -137,8 +153,9 @@ func rollbackPatch(dep *appsv1.Deployment, rev revision) ([]byte, error) {
 		Path  string `json:"path"`
 		Value any    `json:"value"`
 	}
-	return json.Marshal([]op{
+	patch, err := json.Marshal([]op{
 		{"replace", "/spec/template", withoutHash(&rev.template)},
 		{"replace", "/metadata/annotations", annotations},
 	})
+	return types.JSONPatchType, patch, err
 }

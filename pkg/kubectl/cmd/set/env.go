@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +29,9 @@ type EnvOptions struct {
 	ContainerName string
 	List          bool
 	EnvArgs       []string
+	From          string
+	Prefix        string
+	Keys          []string
 	DryRunFlag    cmdutil.DryRunFlag
 
 	dryRun   cmdutil.DryRun
@@ -38,8 +43,13 @@ type EnvOptions struct {
 	streams cmdutil.IOStreams
 }
 
-// envVar is one NAME=value of the command line.
-type envVar struct{ name, value string }
+// envVar is one variable to set: NAME=value of the command line, or a
+// key of the --from config map or secret.
+type envVar struct {
+	name, value string
+	// from, when set, is the variable's valueFrom.
+	from map[string]any
+}
 
 func newEnvCommand(f *cmdutil.Factory, streams cmdutil.IOStreams) *cobra.Command {
 	o := &EnvOptions{factory: f, streams: streams}
@@ -62,6 +72,9 @@ func newEnvCommand(f *cmdutil.Factory, streams cmdutil.IOStreams) *cobra.Command
 	cmd.Flags().StringVarP(&o.ContainerName, "containers", "c", "*", "The names of containers in the selected pod templates to change - may use wildcards")
 	cmd.Flags().BoolVar(&o.List, "list", false, "If true, display the environment and any changes in the standard format. this flag will removed when we have kubectl view env.")
 	cmd.Flags().StringArrayVarP(&o.EnvArgs, "env", "e", nil, "Specify a key-value pair for an environment variable to set into each container.")
+	cmd.Flags().StringVar(&o.From, "from", "", "The name of a resource from which to inject environment variables")
+	cmd.Flags().StringVar(&o.Prefix, "prefix", "", "Prefix to append to variable names")
+	cmd.Flags().StringSliceVar(&o.Keys, "keys", nil, "Comma-separated list of keys to import from specified resource")
 	cmdutil.AddDryRunFlag(cmd.Flags(), &o.DryRunFlag)
 	return cmd
 }
@@ -88,7 +101,7 @@ func (o *EnvOptions) Complete(args []string) error {
 		if name == "" {
 			return fmt.Errorf("invalid key value pair: %s", a)
 		}
-		o.setVars = append(o.setVars, envVar{name, value})
+		o.setVars = append(o.setVars, envVar{name: name, value: value})
 	}
 	return nil
 }
@@ -98,7 +111,67 @@ func (o *EnvOptions) Validate() error {
 	if len(o.resArgs) == 0 && len(o.Files.Filenames) == 0 {
 		return cmdutil.UsageErrorf("kubectl set env", "one or more resources must be specified as <resource> <name> or <resource>/<name>")
 	}
+	if len(o.Keys) > 0 && o.From == "" {
+		return errors.New("when specifying --keys, a configmap or secret must be provided with --from")
+	}
 	return nil
+}
+
+// keyRefs are the valueFrom fields that point at a key of a config map
+// or a secret.
+var keyRefs = map[string]string{"ConfigMap": "configMapKeyRef", "Secret": "secretKeyRef"}
+
+// varsFrom returns a variable for each key (of --keys, when given) of the
+// config maps and secrets --from names, in the order of their keys, and
+// warns of each key renamed to be a variable name.
+func (o *EnvOptions) varsFrom(ctx context.Context) ([]envVar, error) {
+	if strings.Count(o.From, "/") > 1 {
+		return nil, errors.New("arguments in resource/name form may not have more than one slash")
+	}
+	b, err := o.factory.NewBuilder(o.streams)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.Args(o.From).RequireNames().Do(ctx)
+	if err != nil {
+		return nil, err
+	}
+	infos, err := r.Fetch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var vars []envVar
+	for _, info := range infos {
+		ref, ok := keyRefs[info.Object.GetKind()]
+		if !ok {
+			return nil, errors.New("unsupported resource specified in --from")
+		}
+		data, _ := info.Object.Object["data"].(map[string]any)
+		keys := slices.Sorted(maps.Keys(data))
+		for _, key := range keys {
+			if len(o.Keys) > 0 && !slices.Contains(o.Keys, key) {
+				continue
+			}
+			name := envName(key)
+			if name != key {
+				fmt.Fprintf(o.streams.ErrOut, "Warning: key %s transferred to %s\n", key, name)
+			}
+			vars = append(vars, envVar{
+				name: o.Prefix + name,
+				from: map[string]any{ref: map[string]any{"name": info.Name, "key": key}},
+			})
+		}
+	}
+	return vars, nil
+}
+
+// notEnvNameChar matches what a key has that a variable name may not.
+var notEnvNameChar = regexp.MustCompile(`[^A-Za-z0-9_]`)
+
+// envName makes a variable name of a key: upper case, with an underscore
+// for each character a name may not have.
+func envName(key string) string {
+	return strings.ToUpper(notEnvNameChar.ReplaceAllString(key, "_"))
 }
 
 // Run lists or updates the environment of each object's containers.
@@ -114,6 +187,14 @@ func (o *EnvOptions) Run(ctx context.Context) error {
 	infos, err := r.Fetch(ctx)
 	if err != nil {
 		return err
+	}
+	set := o.setVars
+	if o.From != "" && !o.List {
+		from, err := o.varsFrom(ctx)
+		if err != nil {
+			return err
+		}
+		set = append(set, from...)
 	}
 	var errs []error
 	for _, info := range infos {
@@ -138,7 +219,7 @@ func (o *EnvOptions) Run(ctx context.Context) error {
 			}
 			m, _ := c.(map[string]any)
 			env, _ := m["env"].([]any)
-			updated := updateEnv(env, o.setVars, o.removals)
+			updated := updateEnv(env, set, o.removals)
 			if jsonEqual(env, updated) {
 				continue
 			}
@@ -225,9 +306,9 @@ func refString(from map[string]any) string {
 func updateEnv(env []any, set []envVar, remove []string) []any {
 	out := make([]any, 0, len(env)+len(set))
 	done := map[string]bool{}
-	value := map[string]string{}
+	value := map[string]envVar{}
 	for _, v := range set {
-		value[v.name] = v.value
+		value[v.name] = v
 	}
 	removed := map[string]bool{}
 	for _, n := range remove {
@@ -241,7 +322,7 @@ func updateEnv(env []any, set []envVar, remove []string) []any {
 		}
 		if v, ok := value[name]; ok {
 			if !done[name] {
-				out = append(out, envEntry(name, v))
+				out = append(out, v.entry())
 				done[name] = true
 			}
 			continue
@@ -250,20 +331,23 @@ func updateEnv(env []any, set []envVar, remove []string) []any {
 	}
 	for _, v := range set {
 		if !done[v.name] && !removed[v.name] {
-			out = append(out, envEntry(v.name, value[v.name]))
+			out = append(out, value[v.name].entry())
 			done[v.name] = true
 		}
 	}
 	return out
 }
 
-// envEntry is a variable with a plain value; an empty value is left out,
-// as the server leaves it out.
-func envEntry(name, value string) map[string]any {
-	if value == "" {
-		return map[string]any{"name": name}
+// entry is the variable as the container's env holds it; an empty value
+// is left out, as the server leaves it out.
+func (v envVar) entry() map[string]any {
+	switch {
+	case v.from != nil:
+		return map[string]any{"name": v.name, "valueFrom": v.from}
+	case v.value == "":
+		return map[string]any{"name": v.name}
 	}
-	return map[string]any{"name": name, "value": value}
+	return map[string]any{"name": v.name, "value": v.value}
 }
 
 // jsonEqual reports whether a and b encode alike.

@@ -1,0 +1,173 @@
+package cmdutil
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime/schema"
+	"kubecore.io/client/dynamic"
+)
+
+// PodsGVR is the resource of pods.
+var PodsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+
+// PodsFor returns the pods an argument of logs or exec stands for: the pod
+// of POD or pod/NAME, or the pods the spec.selector of TYPE/NAME picks,
+// the best to read first (see ByLogging). A selector that picks nothing
+// is an error at once (kubectl waits for a pod to appear).
+func PodsFor(ctx context.Context, f *Factory, ns, arg string) ([]*dynamic.Unstructured, error) {
+	dyn, err := f.Dynamic()
+	if err != nil {
+		return nil, err
+	}
+	typ, name, hasType := splitTypeName(arg)
+	if !hasType {
+		pod, err := dyn.Resource(PodsGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return []*dynamic.Unstructured{pod}, nil
+	}
+	mapper, err := f.Mapper()
+	if err != nil {
+		return nil, err
+	}
+	m, err := mapper.ResourceFor(ctx, typ)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := dyn.Resource(m.Resource).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if m.Resource == PodsGVR {
+		return []*dynamic.Unstructured{obj}, nil
+	}
+	raw, ok := dynamic.NestedField(obj.Object, "spec", "selector").(map[string]any)
+	if !ok {
+		return nil, &NoSelectorError{Type: fmt.Sprintf("*%s.%s", m.Kind.Version, m.Kind.Kind)}
+	}
+	selector, err := labelSelector(raw)
+	if err != nil {
+		return nil, err
+	}
+	list, err := dyn.Resource(PodsGVR).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, err
+	}
+	pods := list.Items()
+	if len(pods) == 0 {
+		return nil, fmt.Errorf("no pods found for %s %q", m.Kind.Kind, name)
+	}
+	slices.SortStableFunc(pods, ByLogging)
+	return pods, nil
+}
+
+// NoSelectorError is an object that picks no pods (a ConfigMap, say);
+// Type names it as kubectl does, by its Go type ("*v1.ConfigMap").
+type NoSelectorError struct{ Type string }
+
+func (e *NoSelectorError) Error() string {
+	return fmt.Sprintf("selector for %s not implemented", e.Type)
+}
+
+func splitTypeName(arg string) (typ, name string, ok bool) {
+	for i := 0; i < len(arg); i++ {
+		if arg[i] == '/' {
+			return arg[:i], arg[i+1:], true
+		}
+	}
+	return "", arg, false
+}
+
+// labelSelector renders a metav1.LabelSelector held as JSON fields.
+func labelSelector(raw map[string]any) (string, error) {
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return "", err
+	}
+	var sel metav1.LabelSelector
+	if err := json.Unmarshal(b, &sel); err != nil {
+		return "", err
+	}
+	s, err := metav1.LabelSelectorAsSelector(&sel)
+	if err != nil {
+		return "", err
+	}
+	return s.String(), nil
+}
+
+// ByLogging orders pods as kubectl picks one to read: bound before
+// unbound, Running before Unknown before Pending, ready before not, ready
+// for longer first, more restarts first, older first, then by name.
+func ByLogging(a, b *dynamic.Unstructured) int {
+	na, nb := dynamic.NestedString(a.Object, "spec", "nodeName"), dynamic.NestedString(b.Object, "spec", "nodeName")
+	if (na == "") != (nb == "") {
+		return boolFirst(na != "")
+	}
+	rank := map[string]int{"Running": 0, "Unknown": 1, "Pending": 2}
+	if c := cmp.Compare(rank[phase(a)], rank[phase(b)]); c != 0 {
+		return c
+	}
+	ra, ta := readySince(a)
+	rb, tb := readySince(b)
+	if ra != rb {
+		return boolFirst(ra)
+	}
+	if ra && ta != tb {
+		return cmp.Compare(ta, tb)
+	}
+	if c := cmp.Compare(restarts(b), restarts(a)); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(created(a), created(b)); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.GetName(), b.GetName())
+}
+
+func boolFirst(first bool) int {
+	if first {
+		return -1
+	}
+	return 1
+}
+
+func phase(p *dynamic.Unstructured) string {
+	return dynamic.NestedString(p.Object, "status", "phase")
+}
+
+// readySince reports whether the pod is ready and since when (RFC 3339).
+func readySince(p *dynamic.Unstructured) (bool, string) {
+	conds, _ := dynamic.NestedField(p.Object, "status", "conditions").([]any)
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if dynamic.NestedString(m, "type") == "Ready" {
+			return dynamic.NestedString(m, "status") == "True", dynamic.NestedString(m, "lastTransitionTime")
+		}
+	}
+	return false, ""
+}
+
+func created(p *dynamic.Unstructured) string {
+	return dynamic.NestedString(p.Object, "metadata", "creationTimestamp")
+}
+
+// restarts is the highest restart count of the pod's containers.
+func restarts(p *dynamic.Unstructured) int64 {
+	var most int64
+	statuses, _ := dynamic.NestedField(p.Object, "status", "containerStatuses").([]any)
+	for _, s := range statuses {
+		m, _ := s.(map[string]any)
+		if n, ok := m["restartCount"].(json.Number); ok {
+			if v, err := n.Int64(); err == nil && v > most {
+				most = v
+			}
+		}
+	}
+	return most
+}
