@@ -9,8 +9,10 @@ import (
 
 	appsv1 "kubecore.io/api/apps/v1"
 	autoscalingv1 "kubecore.io/api/autoscaling/v1"
+	batchv1 "kubecore.io/api/batch/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
+	discoveryv1 "kubecore.io/api/discovery/v1"
 	policyv1 "kubecore.io/api/policy/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
@@ -25,8 +27,10 @@ func TestAddToScheme(t *testing.T) {
 	}{
 		{appsv1.SchemeGroupVersion, appsv1.AddToScheme, "ControllerRevision ControllerRevisionList DaemonSet DaemonSetList Deployment DeploymentList ReplicaSet ReplicaSetList StatefulSet StatefulSetList"},
 		{autoscalingv1.SchemeGroupVersion, autoscalingv1.AddToScheme, "Scale"},
+		{batchv1.SchemeGroupVersion, batchv1.AddToScheme, "CronJob CronJobList Job JobList"},
 		{coordinationv1.SchemeGroupVersion, coordinationv1.AddToScheme, "Lease LeaseList"},
 		{corev1.SchemeGroupVersion, corev1.AddToScheme, "Binding ConfigMap ConfigMapList Endpoints EndpointsList Event EventList List Namespace NamespaceList Node NodeList PersistentVolume PersistentVolumeClaim PersistentVolumeClaimList PersistentVolumeList Pod PodList PodTemplate PodTemplateList Secret SecretList Service ServiceAccount ServiceAccountList ServiceList"},
+		{discoveryv1.SchemeGroupVersion, discoveryv1.AddToScheme, "EndpointSlice EndpointSliceList"},
 		{policyv1.SchemeGroupVersion, policyv1.AddToScheme, "Eviction PodDisruptionBudget PodDisruptionBudgetList"},
 		{schedulingv1.SchemeGroupVersion, schedulingv1.AddToScheme, "PriorityClass PriorityClassList"},
 	} {

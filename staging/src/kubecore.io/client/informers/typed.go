@@ -2,8 +2,10 @@ package informers
 
 import (
 	appsv1 "kubecore.io/api/apps/v1"
+	batchv1 "kubecore.io/api/batch/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
+	discoveryv1 "kubecore.io/api/discovery/v1"
 	"kubecore.io/client/tools/cache"
 )
 
@@ -57,6 +59,21 @@ func StatefulSets(f *SharedInformerFactory) (*cache.Informer[*appsv1.StatefulSet
 // ControllerRevisions returns the shared controller revision informer.
 func ControllerRevisions(f *SharedInformerFactory) (*cache.Informer[*appsv1.ControllerRevision], error) {
 	return For[*appsv1.ControllerRevision](f, appsv1.SchemeGroupVersion.WithResource("controllerrevisions"))
+}
+
+// Jobs returns the shared job informer.
+func Jobs(f *SharedInformerFactory) (*cache.Informer[*batchv1.Job], error) {
+	return For[*batchv1.Job](f, batchv1.SchemeGroupVersion.WithResource("jobs"))
+}
+
+// CronJobs returns the shared cron job informer.
+func CronJobs(f *SharedInformerFactory) (*cache.Informer[*batchv1.CronJob], error) {
+	return For[*batchv1.CronJob](f, batchv1.SchemeGroupVersion.WithResource("cronjobs"))
+}
+
+// EndpointSlices returns the shared endpoint slice informer.
+func EndpointSlices(f *SharedInformerFactory) (*cache.Informer[*discoveryv1.EndpointSlice], error) {
+	return For[*discoveryv1.EndpointSlice](f, discoveryv1.SchemeGroupVersion.WithResource("endpointslices"))
 }
 
 // Leases returns the shared lease informer.

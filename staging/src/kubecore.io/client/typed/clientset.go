@@ -11,8 +11,11 @@ import (
 	appsv1 "kubecore.io/api/apps/v1"
 	authorizationv1 "kubecore.io/api/authorization/v1"
 	autoscalingv1 "kubecore.io/api/autoscaling/v1"
+	batchv1 "kubecore.io/api/batch/v1"
+	certificatesv1 "kubecore.io/api/certificates/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
+	discoveryv1 "kubecore.io/api/discovery/v1"
 	policyv1 "kubecore.io/api/policy/v1"
 	rbacv1 "kubecore.io/api/rbac/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
@@ -25,11 +28,14 @@ import (
 type Clientset struct {
 	core          *rest.Client
 	apps          *rest.Client
+	batch         *rest.Client
 	coordination  *rest.Client
 	scheduling    *rest.Client
 	policy        *rest.Client
 	rbac          *rest.Client
 	authorization *rest.Client
+	certificates  *rest.Client
+	discovery     *rest.Client
 }
 
 // NewForConfig returns a Clientset for config's server.
@@ -56,11 +62,14 @@ func NewForConfig(config *rest.Config) (*Clientset, error) {
 	}{
 		{"v1", &cs.core},
 		{appsv1.SchemeGroupVersion.String(), &cs.apps},
+		{batchv1.SchemeGroupVersion.String(), &cs.batch},
 		{coordinationv1.SchemeGroupVersion.String(), &cs.coordination},
 		{schedulingv1.SchemeGroupVersion.String(), &cs.scheduling},
 		{policyv1.SchemeGroupVersion.String(), &cs.policy},
 		{rbacv1.SchemeGroupVersion.String(), &cs.rbac},
 		{authorizationv1.SchemeGroupVersion.String(), &cs.authorization},
+		{certificatesv1.SchemeGroupVersion.String(), &cs.certificates},
+		{discoveryv1.SchemeGroupVersion.String(), &cs.discovery},
 	} {
 		o := opts
 		o.GroupVersion = gv.gv
@@ -78,7 +87,7 @@ func NewForConfig(config *rest.Config) (*Clientset, error) {
 
 // SetWarningHandler sets the handler of Warning headers of every group.
 func (cs *Clientset) SetWarningHandler(h rest.WarningHandler) {
-	for _, c := range []*rest.Client{cs.core, cs.apps, cs.coordination, cs.scheduling, cs.policy, cs.rbac, cs.authorization} {
+	for _, c := range []*rest.Client{cs.core, cs.apps, cs.batch, cs.coordination, cs.scheduling, cs.policy, cs.rbac, cs.authorization, cs.certificates, cs.discovery} {
 		c.SetWarningHandler(h)
 	}
 }
@@ -88,6 +97,9 @@ func (cs *Clientset) CoreV1() CoreV1 { return CoreV1{rc: cs.core} }
 
 // AppsV1 returns the clients of apps/v1.
 func (cs *Clientset) AppsV1() AppsV1 { return AppsV1{rc: cs.apps} }
+
+// BatchV1 returns the clients of batch/v1.
+func (cs *Clientset) BatchV1() BatchV1 { return BatchV1{rc: cs.batch} }
 
 // CoordinationV1 returns the clients of coordination.k8s.io/v1.
 func (cs *Clientset) CoordinationV1() CoordinationV1 { return CoordinationV1{rc: cs.coordination} }
@@ -105,6 +117,12 @@ func (cs *Clientset) RbacV1() RbacV1 { return RbacV1{rc: cs.rbac} }
 func (cs *Clientset) AuthorizationV1() AuthorizationV1 {
 	return AuthorizationV1{rc: cs.authorization}
 }
+
+// CertificatesV1 returns the clients of certificates.k8s.io/v1.
+func (cs *Clientset) CertificatesV1() CertificatesV1 { return CertificatesV1{rc: cs.certificates} }
+
+// DiscoveryV1 returns the clients of discovery.k8s.io/v1.
+func (cs *Clientset) DiscoveryV1() DiscoveryV1 { return DiscoveryV1{rc: cs.discovery} }
 
 // CoreV1 is the core group's client accessors.
 type CoreV1 struct{ rc *rest.Client }
@@ -171,6 +189,16 @@ func (g AppsV1) ControllerRevisions(namespace string) *Client[*appsv1.Controller
 	return NewClient(g.rc, ControllerRevisionsResource(), namespace)
 }
 
+// BatchV1 is batch/v1's client accessors.
+type BatchV1 struct{ rc *rest.Client }
+
+func (g BatchV1) Jobs(namespace string) *Client[*batchv1.Job, *batchv1.JobList] {
+	return NewClient(g.rc, JobsResource(), namespace)
+}
+func (g BatchV1) CronJobs(namespace string) *Client[*batchv1.CronJob, *batchv1.CronJobList] {
+	return NewClient(g.rc, CronJobsResource(), namespace)
+}
+
 // CoordinationV1 is coordination.k8s.io/v1's client accessors.
 type CoordinationV1 struct{ rc *rest.Client }
 
@@ -190,6 +218,33 @@ type PolicyV1 struct{ rc *rest.Client }
 
 func (g PolicyV1) PodDisruptionBudgets(namespace string) *Client[*policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudgetList] {
 	return NewClient(g.rc, PodDisruptionBudgetsResource(), namespace)
+}
+
+// DiscoveryV1 is discovery.k8s.io/v1's client accessors.
+type DiscoveryV1 struct{ rc *rest.Client }
+
+func (g DiscoveryV1) EndpointSlices(namespace string) *Client[*discoveryv1.EndpointSlice, *discoveryv1.EndpointSliceList] {
+	return NewClient(g.rc, EndpointSlicesResource(), namespace)
+}
+
+// CertificatesV1 is certificates.k8s.io/v1's client accessors.
+type CertificatesV1 struct{ rc *rest.Client }
+
+// CertificateSigningRequests returns the client of the requests: approve
+// or deny with UpdateApproval, issue with UpdateStatus.
+func (g CertificatesV1) CertificateSigningRequests() *CSRClient {
+	return &CSRClient{Client: NewClient(g.rc, CertificateSigningRequestsResource(), "")}
+}
+
+// CSRClient is the client of certificatesigningrequests.
+type CSRClient struct {
+	*Client[*certificatesv1.CertificateSigningRequest, *certificatesv1.CertificateSigningRequestList]
+}
+
+// UpdateApproval replaces the Approved and Denied conditions of the
+// request named by csr (subresource approval).
+func (c *CSRClient) UpdateApproval(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, opts metav1.UpdateOptions) (*certificatesv1.CertificateSigningRequest, error) {
+	return c.put(ctx, csr, opts, "approval")
 }
 
 // RbacV1 is rbac.authorization.k8s.io/v1's client accessors.

@@ -4,8 +4,11 @@ import (
 	appsv1 "kubecore.io/api/apps/v1"
 	authorizationv1 "kubecore.io/api/authorization/v1"
 	autoscalingv1 "kubecore.io/api/autoscaling/v1"
+	batchv1 "kubecore.io/api/batch/v1"
+	certificatesv1 "kubecore.io/api/certificates/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
+	discoveryv1 "kubecore.io/api/discovery/v1"
 	policyv1 "kubecore.io/api/policy/v1"
 	rbacv1 "kubecore.io/api/rbac/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
@@ -93,6 +96,14 @@ func ControllerRevisionsResource() Resource[*appsv1.ControllerRevision, *appsv1.
 	return apps[appsv1.ControllerRevision, appsv1.ControllerRevisionList]("controllerrevisions", "ControllerRevision")
 }
 
+// Group batch/v1.
+func JobsResource() Resource[*batchv1.Job, *batchv1.JobList] {
+	return NewResource[batchv1.Job, batchv1.JobList](batchv1.SchemeGroupVersion.WithResource("jobs"), "Job", true)
+}
+func CronJobsResource() Resource[*batchv1.CronJob, *batchv1.CronJobList] {
+	return NewResource[batchv1.CronJob, batchv1.CronJobList](batchv1.SchemeGroupVersion.WithResource("cronjobs"), "CronJob", true)
+}
+
 // Groups coordination.k8s.io/v1, scheduling.k8s.io/v1 and policy/v1.
 func LeasesResource() Resource[*coordinationv1.Lease, *coordinationv1.LeaseList] {
 	return NewResource[coordinationv1.Lease, coordinationv1.LeaseList](coordinationv1.SchemeGroupVersion.WithResource("leases"), "Lease", true)
@@ -102,6 +113,16 @@ func PriorityClassesResource() Resource[*schedulingv1.PriorityClass, *scheduling
 }
 func PodDisruptionBudgetsResource() Resource[*policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudgetList] {
 	return NewResource[policyv1.PodDisruptionBudget, policyv1.PodDisruptionBudgetList](policyv1.SchemeGroupVersion.WithResource("poddisruptionbudgets"), "PodDisruptionBudget", true)
+}
+
+// Group certificates.k8s.io/v1.
+func CertificateSigningRequestsResource() Resource[*certificatesv1.CertificateSigningRequest, *certificatesv1.CertificateSigningRequestList] {
+	return NewResource[certificatesv1.CertificateSigningRequest, certificatesv1.CertificateSigningRequestList](certificatesv1.SchemeGroupVersion.WithResource("certificatesigningrequests"), "CertificateSigningRequest", false)
+}
+
+// Group discovery.k8s.io/v1.
+func EndpointSlicesResource() Resource[*discoveryv1.EndpointSlice, *discoveryv1.EndpointSliceList] {
+	return NewResource[discoveryv1.EndpointSlice, discoveryv1.EndpointSliceList](discoveryv1.SchemeGroupVersion.WithResource("endpointslices"), "EndpointSlice", true)
 }
 
 func RolesResource() Resource[*rbacv1.Role, *rbacv1.RoleList] {
@@ -150,9 +171,12 @@ func BuiltinResources() []ResourceInfo {
 		info(StatefulSetsResource(), "status", "scale"),
 		info(DaemonSetsResource(), "status"),
 		info(ControllerRevisionsResource()),
+		info(JobsResource(), "status"),
+		info(CronJobsResource(), "status"),
 		info(LeasesResource()),
 		info(PriorityClassesResource()),
 		info(PodDisruptionBudgetsResource(), "status"),
+		info(EndpointSlicesResource()),
 		info(RolesResource()),
 		info(ClusterRolesResource()),
 		info(RoleBindingsResource()),
@@ -165,9 +189,10 @@ func BuiltinResources() []ResourceInfo {
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
-		corev1.AddToScheme, appsv1.AddToScheme, autoscalingv1.AddToScheme,
+		corev1.AddToScheme, appsv1.AddToScheme, autoscalingv1.AddToScheme, batchv1.AddToScheme,
 		coordinationv1.AddToScheme, schedulingv1.AddToScheme, policyv1.AddToScheme,
-		rbacv1.AddToScheme, authorizationv1.AddToScheme,
+		rbacv1.AddToScheme, authorizationv1.AddToScheme, certificatesv1.AddToScheme,
+		discoveryv1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, err

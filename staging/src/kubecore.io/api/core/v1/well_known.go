@@ -60,3 +60,7 @@ const (
 	// addresses.
 	EndpointsOverCapacity = "endpoints.kubernetes.io/over-capacity"
 )
+
+// ServiceAccountMountPath is where containers find their service account's
+// token, the cluster CA and their namespace (the API access volume).
+const ServiceAccountMountPath = "/var/run/secrets/kubernetes.io/serviceaccount"

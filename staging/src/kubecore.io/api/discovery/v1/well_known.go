@@ -1,0 +1,11 @@
+package v1
+
+// Labels every controller-managed EndpointSlice carries.
+const (
+	// LabelServiceName names the Service a slice belongs to; kubectl
+	// selects a Service's slices by it.
+	LabelServiceName = "kubernetes.io/service-name"
+	// LabelManagedBy names the controller (or other agent) that manages a
+	// slice; a controller leaves slices managed by others alone.
+	LabelManagedBy = "endpointslice.kubernetes.io/managed-by"
+)
