@@ -34,14 +34,37 @@ type Config struct {
 	// "existing") join a multi-member cluster; empty means a single member.
 	InitialCluster      string
 	InitialClusterState string
+	// ClientTLS and PeerTLS serve clients and peers over TLS (https:// URLs)
+	// when their certificate is set.
+	ClientTLS TLSConfig
+	PeerTLS   TLSConfig
 	// UnsafeNoFsync skips fsync: for tests only, a crash loses data.
 	UnsafeNoFsync bool
 	// StartTimeout bounds the wait for the member to be ready (default 60s).
 	StartTimeout time.Duration
 }
 
+// TLSConfig is the TLS side of the member towards clients or peers.
+type TLSConfig struct {
+	// CertFile and KeyFile are the member's certificate and key (PEM); for
+	// peers the certificate also authenticates the member as a client.
+	CertFile, KeyFile string
+	// TrustedCAFile, with ClientCertAuth, is the CA whose certificates the
+	// other side must present.
+	TrustedCAFile  string
+	ClientCertAuth bool
+}
+
+func (t TLSConfig) scheme() string {
+	if t.CertFile != "" {
+		return "https"
+	}
+	return "http"
+}
+
 // Server is a running member. Close stops it; Err reports a fatal error.
 type Server struct {
+	cfg       Config
 	etcd      *embed.Etcd
 	client    *clientv3.Client
 	lock      *os.File
@@ -77,7 +100,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		_ = lock.Close()
 		return nil, fmt.Errorf("etcd: start member in %s: %w", cfg.DataDir, err)
 	}
-	s := &Server{etcd: e, lock: lock, logs: logs}
+	s := &Server{cfg: cfg, etcd: e, lock: lock, logs: logs}
 
 	timeout := cfg.StartTimeout
 	if timeout == 0 {
@@ -151,6 +174,9 @@ func embedConfig(cfg Config, logs *klogCore) (*embed.Config, error) {
 	if cfg.InitialClusterState != "" {
 		ec.ClusterState = cfg.InitialClusterState
 	}
+	ct, pt := &ec.ClientTLSInfo, &ec.PeerTLSInfo
+	ct.CertFile, ct.KeyFile, ct.TrustedCAFile, ct.ClientCertAuth = cfg.ClientTLS.CertFile, cfg.ClientTLS.KeyFile, cfg.ClientTLS.TrustedCAFile, cfg.ClientTLS.ClientCertAuth
+	pt.CertFile, pt.KeyFile, pt.TrustedCAFile, pt.ClientCertAuth = cfg.PeerTLS.CertFile, cfg.PeerTLS.KeyFile, cfg.PeerTLS.TrustedCAFile, cfg.PeerTLS.ClientCertAuth
 	ec.UnsafeNoFsync = cfg.UnsafeNoFsync
 	ec.ZapLoggerBuilder = embed.NewZapLoggerBuilder(logs.logger())
 	if err := ec.Validate(); err != nil {
@@ -182,7 +208,7 @@ func (s *Server) Client() *clientv3.Client { return s.client }
 func (s *Server) ClientURLs() []string {
 	urls := make([]string, 0, len(s.etcd.Clients))
 	for _, l := range s.etcd.Clients {
-		urls = append(urls, "http://"+l.Addr().String())
+		urls = append(urls, s.cfg.ClientTLS.scheme()+"://"+l.Addr().String())
 	}
 	return urls
 }
@@ -191,7 +217,7 @@ func (s *Server) ClientURLs() []string {
 func (s *Server) PeerURLs() []string {
 	urls := make([]string, 0, len(s.etcd.Peers))
 	for _, p := range s.etcd.Peers {
-		urls = append(urls, "http://"+p.Listener.Addr().String())
+		urls = append(urls, s.cfg.PeerTLS.scheme()+"://"+p.Listener.Addr().String())
 	}
 	return urls
 }

@@ -22,17 +22,24 @@ func WriteAdminKubeconfig(path, serverURL string, b *Bundle) error {
 
 // WriteKubeconfig writes to path (mode 0600) a kubeconfig for the client
 // certificate client of b and the apiserver at serverURL, with everything
-// embedded. An identical existing file is left alone.
+// embedded. serverURL may list several apiservers, comma-separated: the
+// first is the cluster's server, the others its clientcmd.FailoverExtension.
+// An identical existing file is left alone.
 func WriteKubeconfig(path, serverURL string, b *Bundle, client *KeyPair) error {
-	if serverURL == "" {
+	servers := clientcmd.SplitServers(serverURL)
+	if len(servers) == 0 {
 		return fmt.Errorf("kubeconfig %s: server URL: required", path)
+	}
+	cluster := &api.Cluster{CertificateAuthorityData: b.CA.CertPEM()}
+	if err := clientcmd.SetServers(cluster, servers); err != nil {
+		return fmt.Errorf("kubeconfig %s: %w", path, err)
 	}
 	keyPEM, err := client.KeyPEM()
 	if err != nil {
 		return fmt.Errorf("kubeconfig %s: %w", path, err)
 	}
 	cfg := api.NewConfig()
-	cfg.Clusters[KubeconfigName] = &api.Cluster{Server: serverURL, CertificateAuthorityData: b.CA.CertPEM()}
+	cfg.Clusters[KubeconfigName] = cluster
 	cfg.AuthInfos[KubeconfigName] = &api.AuthInfo{ClientCertificateData: client.CertPEM(), ClientKeyData: keyPEM}
 	cfg.Contexts[KubeconfigName] = &api.Context{Cluster: KubeconfigName, AuthInfo: KubeconfigName}
 	cfg.CurrentContext = KubeconfigName

@@ -86,6 +86,8 @@ type Bundle struct {
 
 	now    func() time.Time
 	rotate bool
+	// caCN is the common name of a CA made here; CACommonName when empty.
+	caCN string
 	// pending are the pairs made but not written yet: they are written
 	// together, so that their fsyncs overlap.
 	pending []*KeyPair
@@ -239,7 +241,11 @@ func (b *Bundle) ensureCA() (*KeyPair, error) {
 		if err != nil {
 			return nil, fmt.Errorf("pki: %w", err)
 		}
-		c, err := cert.NewSelfSignedCACert(cert.Config{CommonName: CACommonName, NotBefore: b.now().Add(-5 * time.Minute)}, key)
+		cn := b.caCN
+		if cn == "" {
+			cn = CACommonName
+		}
+		c, err := cert.NewSelfSignedCACert(cert.Config{CommonName: cn, NotBefore: b.now().Add(-5 * time.Minute)}, key)
 		if err != nil {
 			return nil, fmt.Errorf("pki: CA: %w", err)
 		}

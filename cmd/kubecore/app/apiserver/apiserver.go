@@ -62,6 +62,10 @@ type Options struct {
 	BindAddress           string
 	SecurePort            int
 	ServiceClusterIPRange string
+
+	// EtcdCAFile, EtcdCertFile and EtcdKeyFile secure the connections to
+	// EtcdServers (etcdclient.go).
+	EtcdCAFile, EtcdCertFile, EtcdKeyFile string
 	// TokenAuthFile is a CSV of static bearer tokens (token,user,uid,"groups").
 	TokenAuthFile string
 	// KubeletPreferredAddressTypes are the node address types tried, in
@@ -151,6 +155,7 @@ func (o *Options) Validate() error {
 			errs = append(errs, fmt.Errorf("--etcd-servers: %q is not a URL", s))
 		}
 	}
+	errs = append(errs, o.validateEtcdTLS()...)
 	if o.ServiceClusterIPRange != "" {
 		if _, _, err := net.ParseCIDR(o.ServiceClusterIPRange); err != nil {
 			errs = append(errs, fmt.Errorf("--service-cluster-ip-range: %w", err))
@@ -208,8 +213,11 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 		defer member.Close()
 		client = member.Client()
 	} else {
-		var err error
-		client, err = clientv3.New(clientv3.Config{Endpoints: o.EtcdServers, DialTimeout: 5 * time.Second, Context: ctx})
+		tlsConfig, err := o.etcdTLS()
+		if err != nil {
+			return err
+		}
+		client, err = clientv3.New(clientv3.Config{Endpoints: o.EtcdServers, DialTimeout: 5 * time.Second, TLS: tlsConfig, Context: ctx})
 		if err != nil {
 			return fmt.Errorf("connect to etcd %s: %w", strings.Join(o.EtcdServers, ","), err)
 		}
@@ -400,6 +408,9 @@ func NewCommand() *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory holding etcd data (unless --etcd-servers), pki/ and admin.kubeconfig")
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "External etcd client URLs; empty runs an embedded member in DATA_DIR/etcd")
+	fs.StringVar(&o.EtcdCAFile, "etcd-cafile", o.EtcdCAFile, "CA bundle verifying the certificates of --etcd-servers")
+	fs.StringVar(&o.EtcdCertFile, "etcd-certfile", o.EtcdCertFile, "Client certificate (PEM) presented to --etcd-servers")
+	fs.StringVar(&o.EtcdKeyFile, "etcd-keyfile", o.EtcdKeyFile, "Key of --etcd-certfile")
 	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "IP address to serve on")
 	fs.IntVar(&o.SecurePort, "secure-port", o.SecurePort, "HTTPS port (0 picks a free one)")
 	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "CIDR service cluster IPs are allocated from")

@@ -16,6 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kubecore.io/client/tools/clientcmd"
+
 	"kubecore.io/kubecore/cmd/kubecore/app/apiserver"
 	"kubecore.io/kubecore/pkg/pki"
 )
@@ -140,8 +142,14 @@ func (o *Options) Kubeconfig(out io.Writer) error {
 	if o.User == "" {
 		errs = append(errs, errors.New("--user is required"))
 	}
-	if u, err := url.Parse(o.Server); o.Server == "" || err != nil || u.Scheme != "https" || u.Host == "" {
+	servers := clientcmd.SplitServers(o.Server)
+	if len(servers) == 0 {
 		errs = append(errs, fmt.Errorf("--server %q must be an https:// URL", o.Server))
+	}
+	for _, s := range servers {
+		if u, err := url.Parse(s); err != nil || u.Scheme != "https" || u.Host == "" {
+			errs = append(errs, fmt.Errorf("--server %q must be an https:// URL", s))
+		}
 	}
 	if o.Out == "" {
 		errs = append(errs, errors.New("--out is required"))
@@ -205,7 +213,7 @@ func NewCommand() *cobra.Command {
 	kf := kubeconfig.Flags()
 	kf.StringVar(&o.User, "user", o.User, "User name of the certificate (its common name)")
 	kf.StringSliceVar(&o.Groups, "groups", o.Groups, "Groups of the user (its organizations)")
-	kf.StringVar(&o.Server, "server", o.Server, "The apiserver's https URL")
+	kf.StringVar(&o.Server, "server", o.Server, "The apiserver's https URL; several, comma-separated, for clients to fail over between")
 	kf.StringVar(&o.Out, "out", o.Out, "Where to write the kubeconfig (mode 0600)")
 	cmd.AddCommand(check, rotate, kubeconfig)
 	return cmd

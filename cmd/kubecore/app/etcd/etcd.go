@@ -27,6 +27,14 @@ type Options struct {
 	AdvertisePeerURLs   []string
 	InitialCluster      string
 	InitialClusterState string
+	// ClientTLS and PeerTLS are the --cert-file ... and --peer-cert-file ...
+	// flags, etcd's own.
+	ClientTLS, PeerTLS etcd.TLSConfig
+	// PKIDir, when set, holds the etcd CA (ca.crt, ca.key, made when
+	// missing) and this member's certificate NAME.crt/.key, issued for the
+	// hosts of its URLs; it fills in every TLS flag not given, with client
+	// certificates required from clients and peers.
+	PKIDir string
 }
 
 // NewOptions returns the defaults: a single member on loopback.
@@ -68,6 +76,7 @@ func (o *Options) Validate() error {
 			errs = append(errs, fmt.Errorf("--initial-cluster: %q is not name=peerURL", m))
 		}
 	}
+	errs = append(errs, o.validateTLS()...)
 	return errors.Join(errs...)
 }
 
@@ -85,6 +94,10 @@ func (o *Options) Complete() (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("data dir %q: %w", o.DataDir, err)
 	}
+	clientTLS, peerTLS, err := o.completeTLS()
+	if err != nil {
+		return Config{}, err
+	}
 	return Config{member: etcd.Config{
 		DataDir:             dir,
 		Name:                o.Name,
@@ -94,6 +107,8 @@ func (o *Options) Complete() (Config, error) {
 		AdvertisePeerURLs:   o.AdvertisePeerURLs,
 		InitialCluster:      o.InitialCluster,
 		InitialClusterState: o.InitialClusterState,
+		ClientTLS:           clientTLS,
+		PeerTLS:             peerTLS,
 	}}, nil
 }
 
@@ -120,7 +135,9 @@ func NewCommand() *cobra.Command {
 		Use:   "etcd",
 		Short: "Run an embedded etcd member",
 		Long: "Run one etcd member. Alone it is a single-member cluster; with --initial-cluster\n" +
-			"it forms or joins a multi-member cluster that apiservers use with --etcd-servers.",
+			"it forms or joins a multi-member cluster that apiservers use with --etcd-servers.\n" +
+			"With --pki-dir (or the TLS flags) it serves clients and peers over TLS and asks\n" +
+			"both for certificates of the etcd CA: 'kubecore etcd client-cert' issues one.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := o.Complete()
@@ -139,6 +156,8 @@ func NewCommand() *cobra.Command {
 	fs.StringSliceVar(&o.AdvertisePeerURLs, "initial-advertise-peer-urls", nil, "Peer URLs to tell the cluster (default: the listen URLs)")
 	fs.StringVar(&o.InitialCluster, "initial-cluster", "", "Members of a multi-member cluster: name=peerURL,...")
 	fs.StringVar(&o.InitialClusterState, "initial-cluster-state", o.InitialClusterState, "new to form a cluster, existing to join one")
+	o.addTLSFlags(fs)
+	cmd.AddCommand(newClientCertCommand())
 	return cmd
 }
 

@@ -220,7 +220,13 @@ func (c Config) Run(ctx context.Context) error {
 	go elector.Run(ctx)
 	select {
 	case err := <-runErr:
-		if err == nil && ctx.Err() == nil {
+		if ctx.Err() != nil {
+			// Stopping: let the elector release the lease before the
+			// process exits, so that another scheduler takes over at once.
+			<-lost
+			return err
+		}
+		if err == nil {
 			return fmt.Errorf("leader election lost: lease %s/%s", o.LeaseNamespace, o.LeaseName)
 		}
 		return err

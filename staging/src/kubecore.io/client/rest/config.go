@@ -26,6 +26,11 @@ type Config struct {
 	// which case the scheme is https when any TLS setting is given and http
 	// otherwise.
 	Host string
+	// FailoverHosts are further servers of the same cluster, in the forms
+	// Host takes. Requests go to one server at a time, Host first; one that
+	// cannot reach its server goes on to the next, which is then used for
+	// the requests that follow (see failover.go for which requests move).
+	FailoverHosts []string
 	// Source names where the Config came from, e.g.
 	// `kubeconfig /home/me/.kube/config: cluster "dev"` (clientcmd sets it).
 	// Errors that come before any response from the server name it beside
@@ -135,10 +140,35 @@ func (c TLSClientConfig) isEmpty() bool {
 // ServerURL returns Host as a URL, with the scheme filled in when Host has
 // none. It fails when Host is empty or malformed.
 func (c *Config) ServerURL() (*url.URL, error) {
-	host := c.Host
+	return c.parseHost(c.Host)
+}
+
+// ServerURLs returns Host and then every FailoverHosts entry as URLs, as
+// ServerURL does; a duplicate, or a scheme other than Host's, is an error.
+func (c *Config) ServerURLs() ([]*url.URL, error) {
+	out := make([]*url.URL, 0, 1+len(c.FailoverHosts))
+	for _, h := range append([]string{c.Host}, c.FailoverHosts...) {
+		u, err := c.parseHost(h)
+		if err != nil {
+			return nil, err
+		}
+		if slices.ContainsFunc(out, func(v *url.URL) bool { return v.String() == u.String() }) {
+			return nil, fmt.Errorf("host %q: given twice", h)
+		}
+		// Credentials go to every server: never to some over plain HTTP.
+		if len(out) > 0 && u.Scheme != out[0].Scheme {
+			return nil, fmt.Errorf("host %q: scheme %s differs from %s of host %q", h, u.Scheme, out[0].Scheme, c.Host)
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+func (c *Config) parseHost(host string) (*url.URL, error) {
 	if host == "" {
 		return nil, fmt.Errorf("host: must be set")
 	}
+	raw := host
 	if !strings.Contains(host, "://") {
 		scheme := "http"
 		if !c.TLSClientConfig.isEmpty() {
@@ -148,15 +178,15 @@ func (c *Config) ServerURL() (*url.URL, error) {
 	}
 	u, err := url.Parse(host)
 	if err != nil {
-		return nil, fmt.Errorf("host %q: %w", c.Host, err)
+		return nil, fmt.Errorf("host %q: %w", raw, err)
 	}
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("host %q: scheme must be http or https", c.Host)
+		return nil, fmt.Errorf("host %q: scheme must be http or https", raw)
 	case u.Host == "":
-		return nil, fmt.Errorf("host %q: no host name", c.Host)
+		return nil, fmt.Errorf("host %q: no host name", raw)
 	case u.RawQuery != "" || u.Fragment != "":
-		return nil, fmt.Errorf("host %q: must not have a query or fragment", c.Host)
+		return nil, fmt.Errorf("host %q: must not have a query or fragment", raw)
 	}
 	return u, nil
 }
@@ -165,6 +195,7 @@ func (c *Config) ServerURL() (*url.URL, error) {
 // Transport, WrapTransport, Dial and Proxy functions are shared).
 func CopyConfig(c *Config) *Config {
 	out := *c
+	out.FailoverHosts = slices.Clone(c.FailoverHosts)
 	out.Impersonate.Groups = slices.Clone(c.Impersonate.Groups)
 	if c.Impersonate.Extra != nil {
 		out.Impersonate.Extra = make(map[string][]string, len(c.Impersonate.Extra))

@@ -119,7 +119,13 @@ func TransportFor(c *Config) (http.RoundTripper, error) {
 		}
 		dial := c.Dial
 		if dial == nil {
-			dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+			// With servers to fail over to, an unreachable one should not
+			// hold a request long before the next is tried.
+			timeout := 30 * time.Second
+			if len(c.FailoverHosts) > 0 {
+				timeout = 10 * time.Second
+			}
+			dial = (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext
 		}
 		proxy := c.Proxy
 		if proxy == nil {
@@ -144,6 +150,11 @@ func TransportFor(c *Config) (http.RoundTripper, error) {
 			trust: trustSource(c.TLSClientConfig),
 		}
 	}
+	servers, err := c.ServerURLs()
+	if err != nil && len(c.FailoverHosts) > 0 {
+		return nil, err
+	}
+	rt = newFailoverRoundTripper(rt, servers)
 	headers := &headerRoundTripper{
 		rt:          rt,
 		userAgent:   c.UserAgent,

@@ -235,8 +235,12 @@ func (c *directClientConfig) ClientConfig() (*rest.Config, error) {
 	if o.Server != "" || o.TLSServerName != "" {
 		cluster.TLSServerName = o.TLSServerName
 	}
-	if o.Server != "" {
-		cluster.Server = o.Server
+	var failover []string
+	if servers := SplitServers(o.Server); len(servers) > 0 {
+		// --server a,b: a and then b, whatever the kubeconfig lists.
+		cluster.Server, failover = servers[0], servers[1:]
+	} else if failover, err = FailoverServers(cluster); err != nil {
+		return nil, fmt.Errorf("%s: %w", clusterLabel, err)
 	}
 	if trustByFlag {
 		cluster.InsecureSkipTLSVerify = o.InsecureSkipTLSVerify
@@ -261,6 +265,7 @@ func (c *directClientConfig) ClientConfig() (*rest.Config, error) {
 	}
 	rc := &rest.Config{
 		Host:               cluster.Server,
+		FailoverHosts:      failover,
 		Source:             source,
 		DisableCompression: cluster.DisableCompression,
 		Timeout:            o.Timeout,
@@ -275,6 +280,9 @@ func (c *directClientConfig) ClientConfig() (*rest.Config, error) {
 	server, err := rc.ServerURL()
 	if err != nil {
 		return nil, fmt.Errorf("%s: server: %w", clusterLabel, err)
+	}
+	if _, err := rc.ServerURLs(); err != nil {
+		return nil, fmt.Errorf("%s: servers: %w", clusterLabel, err)
 	}
 	if cluster.ProxyURL != "" {
 		proxy, err := parseProxyURL(cluster.ProxyURL)
