@@ -1,6 +1,7 @@
 package controllermanager
 
 import (
+	"kubecore.io/kubecore/pkg/controller/daemonset"
 	"kubecore.io/kubecore/pkg/controller/endpoints"
 	"kubecore.io/kubecore/pkg/controller/garbagecollector"
 	"kubecore.io/kubecore/pkg/controller/localpath"
@@ -20,6 +21,7 @@ func Controllers() map[string]InitFunc {
 		namespace.Name:        startNamespaceController,
 		garbagecollector.Name: startGarbageCollector,
 		statefulset.Name:      startStatefulSetController,
+		daemonset.Name:        startDaemonSetController,
 		nodelifecycle.Name:    startNodeLifecycleController,
 		localpath.Name:        startLocalPathProvisioner,
 		serviceaccount.Name:   startInformerController(serviceaccount.Name, serviceaccount.New),

@@ -21,6 +21,7 @@ import (
 	"kubecore.io/client/typed"
 	"kubecore.io/client/util/workqueue"
 
+	"kubecore.io/kubecore/pkg/controller/history"
 	"kubecore.io/kubecore/pkg/controller/podcontrol"
 )
 
@@ -159,7 +160,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	revs, err := c.claimRevisions(ctx, set, selector)
+	revs, err := history.Claim(ctx, c.client, c.revisions.Lister(), set, controllerKind, selector, c.recheck(set))
 	if err != nil {
 		return err
 	}
@@ -222,25 +223,6 @@ func (c *Controller) claimPods(ctx context.Context, set *appsv1.StatefulSet, sel
 	return pods, nil
 }
 
-// claimRevisions returns the ControllerRevisions of set, adopting orphans
-// its selector matches.
-func (c *Controller) claimRevisions(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector) ([]*appsv1.ControllerRevision, error) {
-	all, err := c.revisions.Lister().Namespaced(set.Namespace).List(labels.Everything())
-	if err != nil {
-		return nil, err
-	}
-	patch := func(ctx context.Context, ns, name string, data []byte) error {
-		_, err := c.client.AppsV1().ControllerRevisions(ns).Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{})
-		return err
-	}
-	m := controller.NewRefManager[*appsv1.ControllerRevision](set, controllerKind, selector, patch, c.recheck(set))
-	revs, err := m.Claim(ctx, all)
-	if err != nil {
-		return nil, fmt.Errorf("claim revisions of %s/%s: %w", set.Namespace, set.Name, err)
-	}
-	return revs, nil
-}
-
 func (c *Controller) recheck(set *appsv1.StatefulSet) func(context.Context) error {
 	return controller.RecheckDeletionTimestamp(set, func(ctx context.Context) (metav1.Object, error) {
 		return c.client.AppsV1().StatefulSets(set.Namespace).Get(ctx, set.Name, metav1.GetOptions{})
@@ -251,54 +233,27 @@ func (c *Controller) recheck(set *appsv1.StatefulSet) func(context.Context) erro
 // update revision) and the current revision; it returns the collision
 // count to record.
 func (c *Controller) ensureRevisions(ctx context.Context, set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision) (current, update *appsv1.ControllerRevision, collisions int32, err error) {
-	sortRevisions(revs)
+	history.Sort(revs)
 	if set.Status.CollisionCount != nil {
 		collisions = *set.Status.CollisionCount
 	}
-	candidate, err := newRevision(set, nextRevision(revs), &collisions)
+	candidate, err := history.New(set, controllerKind, &set.Spec.Template, history.NextRevision(revs), &collisions)
 	if err != nil {
 		return nil, nil, collisions, err
 	}
-	var equal *appsv1.ControllerRevision
-	for _, r := range revs {
-		if equalRevisions(r, candidate) {
-			equal = r
+	update, err = history.Ensure(ctx, c.client.AppsV1().ControllerRevisions(set.Namespace), set, revs, candidate)
+	if errors.Is(err, history.ErrCollision) {
+		// The next name comes from the next count.
+		collisions++
+		status := set.Status.DeepCopy()
+		status.CollisionCount = &collisions
+		if werr := c.writeStatus(ctx, set, *status); werr != nil {
+			return nil, nil, collisions, werr
 		}
+		return nil, nil, collisions, fmt.Errorf("%w; collision count now %d", err, collisions)
 	}
-	client := c.client.AppsV1().ControllerRevisions(set.Namespace)
-	switch {
-	case equal != nil && equal == revs[len(revs)-1]:
-		update = equal
-	case equal != nil:
-		// A rollback to an earlier template: that revision is the newest again.
-		cp := equal.DeepCopy()
-		cp.Revision = candidate.Revision
-		if update, err = client.Update(ctx, cp, metav1.UpdateOptions{}); err != nil {
-			return nil, nil, collisions, fmt.Errorf("renumber revision %s/%s: %w", cp.Namespace, cp.Name, err)
-		}
-	default:
-		update, err = client.Create(ctx, candidate, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			existing, getErr := client.Get(ctx, candidate.Name, metav1.GetOptions{})
-			if getErr != nil {
-				return nil, nil, collisions, fmt.Errorf("get revision %s/%s: %w", candidate.Namespace, candidate.Name, getErr)
-			}
-			if metav1.IsControlledBy(existing, set) && equalRevisions(existing, candidate) {
-				update, err = existing, nil
-			} else {
-				// A hash collision: the next name comes from the next count.
-				collisions++
-				status := set.Status.DeepCopy()
-				status.CollisionCount = &collisions
-				if err := c.writeStatus(ctx, set, *status); err != nil {
-					return nil, nil, collisions, err
-				}
-				return nil, nil, collisions, fmt.Errorf("revision %s/%s collides with another object; collision count now %d", candidate.Namespace, candidate.Name, collisions)
-			}
-		}
-		if err != nil {
-			return nil, nil, collisions, fmt.Errorf("create revision %s/%s: %w", candidate.Namespace, candidate.Name, err)
-		}
+	if err != nil {
+		return nil, nil, collisions, err
 	}
 	current = update
 	for _, r := range revs {
@@ -316,25 +271,12 @@ func (c *Controller) truncateHistory(ctx context.Context, set *appsv1.StatefulSe
 	for _, p := range pods {
 		live[revisionOf(p)] = true
 	}
-	var history []*appsv1.ControllerRevision
-	for _, r := range revs {
-		if !live[r.Name] {
-			history = append(history, r)
-		}
-	}
 	limit := 10
 	if set.Spec.RevisionHistoryLimit != nil {
 		limit = int(*set.Spec.RevisionHistoryLimit)
 	}
-	sortRevisions(history)
-	var errs []error
-	for i := 0; i < len(history)-limit; i++ {
-		err := c.client.AppsV1().ControllerRevisions(set.Namespace).Delete(ctx, history[i].Name, metav1.DeleteOptions{})
-		if err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("delete revision %s/%s: %w", set.Namespace, history[i].Name, err))
-		}
-	}
-	return errors.Join(errs...)
+	return history.Truncate(ctx, c.client.AppsV1().ControllerRevisions(set.Namespace), revs, limit,
+		func(r *appsv1.ControllerRevision) bool { return live[r.Name] })
 }
 
 func (c *Controller) event(set *appsv1.StatefulSet, eventType, reason, message string) {

@@ -2,7 +2,6 @@ package statefulset
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -97,40 +96,6 @@ func TestSlotsAndVersions(t *testing.T) {
 	set.Spec.UpdateStrategy.Type = appsv1.OnDeleteStatefulSetStrategyType
 	if got := versionFor(set, 0, cur, upd).Name; got != "upd" {
 		t.Errorf("OnDelete versionFor(0) = %s, want upd", got)
-	}
-}
-
-func TestRevisions(t *testing.T) {
-	set := testSet(1)
-	zero := int32(0)
-	r1, err := newRevision(set, 1, &zero)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(r1.Name, "web-") || r1.Labels[appsv1.ControllerRevisionHashLabelKey] != strings.TrimPrefix(r1.Name, "web-") || r1.Revision != 1 {
-		t.Errorf("revision %s labels %v number %d", r1.Name, r1.Labels, r1.Revision)
-	}
-	if !strings.Contains(string(r1.Data.Raw), `"$patch":"replace"`) {
-		t.Errorf("data %s is not a replacing template patch", r1.Data.Raw)
-	}
-	tmpl, err := templateOf(r1)
-	if err != nil || tmpl.Spec.Containers[0].Image != "img:1" {
-		t.Errorf("template round trip: %+v, %v", tmpl, err)
-	}
-	one := int32(1)
-	r1b, _ := newRevision(set, 1, &one)
-	if r1b.Name == r1.Name || !equalRevisions(r1, r1b) {
-		t.Errorf("a collision count must change the name (%s vs %s), not the data", r1.Name, r1b.Name)
-	}
-	set.Spec.Template.Spec.Containers[0].Image = "img:2"
-	r2, _ := newRevision(set, 2, &zero)
-	if r2.Name == r1.Name || equalRevisions(r1, r2) {
-		t.Error("another template must give another revision")
-	}
-	revs := []*appsv1.ControllerRevision{r2, r1}
-	sortRevisions(revs)
-	if revs[0] != r1 || nextRevision(revs) != 3 {
-		t.Errorf("sorted %v, next %d", []string{revs[0].Name, revs[1].Name}, nextRevision(revs))
 	}
 }
 

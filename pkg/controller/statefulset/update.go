@@ -11,6 +11,8 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 
 	"k8s.io/klog/v2"
+
+	"kubecore.io/kubecore/pkg/controller/history"
 )
 
 // slots sorts the pods of set into its replicas, by ordinal (nil where a
@@ -75,7 +77,7 @@ func (c *Controller) updatePods(ctx context.Context, set *appsv1.StatefulSet, cu
 		switch {
 		case pod == nil:
 			rev := versionFor(set, i, current, update)
-			tmpl, err := templateOf(rev)
+			tmpl, err := history.Template(rev)
 			if err != nil {
 				return err
 			}

@@ -13,8 +13,8 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/labels"
 
+	"kubecore.io/kubecore/pkg/apis/core/helper"
 	"kubecore.io/kubecore/pkg/scheduler/framework"
-	"kubecore.io/kubecore/pkg/scheduler/plugins/helper"
 )
 
 // Name is the plugin's name.

@@ -9,8 +9,8 @@ import (
 
 	corev1 "kubecore.io/api/core/v1"
 
+	"kubecore.io/kubecore/pkg/apis/core/helper"
 	"kubecore.io/kubecore/pkg/scheduler/framework"
-	"kubecore.io/kubecore/pkg/scheduler/plugins/helper"
 )
 
 // Name is the plugin's name.

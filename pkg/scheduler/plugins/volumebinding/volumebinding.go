@@ -13,8 +13,8 @@ import (
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	"kubecore.io/apimachinery/pkg/util/validation/field"
 
+	"kubecore.io/kubecore/pkg/apis/core/helper"
 	"kubecore.io/kubecore/pkg/scheduler/framework"
-	"kubecore.io/kubecore/pkg/scheduler/plugins/helper"
 )
 
 // Name is the plugin's name.

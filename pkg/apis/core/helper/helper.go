@@ -1,5 +1,6 @@
-// Package helper holds what several scheduler plugins share: node selector
-// and required node affinity matching, and taint toleration lookups.
+// Package helper holds the scheduling rules of core/v1 objects that the
+// scheduler and controllers share: node selector and required node affinity
+// matching, and taint toleration lookups.
 package helper
 
 import (
