@@ -27,6 +27,9 @@ import (
 // Config is what a Kubelet needs; zero durations take the defaults.
 type Config struct {
 	NodeName string
+	// Hostname is the Node's Hostname address and kubernetes.io/hostname
+	// label; the node name when empty.
+	Hostname string
 	// Client talks to the API; without one the kubelet runs standalone:
 	// static pods only, no Node, Lease, mirror pods or status writes.
 	Client  *typed.Clientset
@@ -99,6 +102,9 @@ func (c *Config) defaults() error {
 	if c.NodeIP == "" {
 		errs = append(errs, errors.New("node IP is required"))
 	}
+	if c.Hostname == "" {
+		c.Hostname = c.NodeName
+	}
 	if c.MaxPods == 0 {
 		c.MaxPods = 110
 	}
@@ -129,6 +135,7 @@ type Kubelet struct {
 	clock   Clock
 	runtime kruntime.Runtime
 	objects ObjectGetter
+	tokens  *tokenManager
 	status  *statusManager
 	probes  *probeManager
 	hooks   *hookRunner
@@ -197,6 +204,7 @@ func New(cfg Config) (*Kubelet, error) {
 		}
 		kl.machine = m
 	}
+	kl.tokens = newTokenManager(cfg.Client, cfg.Clock)
 	kl.status = newStatusManager(cfg.Client)
 	kl.hooks = newHookRunner(kl.runtime)
 	kl.events = newPodEvents(cfg.Client, cfg.Recorder, cfg.NodeName)

@@ -339,7 +339,7 @@ func (kl *Kubelet) setNodeStatus(ctx context.Context, node *corev1.Node, want []
 	}
 	st.Addresses = []corev1.NodeAddress{
 		{Type: corev1.NodeInternalIP, Address: kl.cfg.NodeIP},
-		{Type: corev1.NodeHostName, Address: kl.cfg.NodeName},
+		{Type: corev1.NodeHostName, Address: kl.cfg.Hostname},
 	}
 	st.DaemonEndpoints.KubeletEndpoint.Port = kl.cfg.KubeletPort
 	st.Conditions = nodeConditions(want, st.Conditions, now)
@@ -348,7 +348,7 @@ func (kl *Kubelet) setNodeStatus(ctx context.Context, node *corev1.Node, want []
 // nodeLabels are the well-known labels plus Config.NodeLabels.
 func (kl *Kubelet) nodeLabels() map[string]string {
 	l := map[string]string{
-		corev1.LabelHostname:   kl.cfg.NodeName,
+		corev1.LabelHostname:   kl.cfg.Hostname,
 		corev1.LabelOSStable:   goruntime.GOOS,
 		corev1.LabelArchStable: goruntime.GOARCH,
 	}

@@ -68,8 +68,13 @@ func (kl *Kubelet) removeOrphan(ctx context.Context, s kruntime.PodSandboxStatus
 		logger.Error(err, "Failed to remove an orphaned sandbox", "sandbox", s.ID)
 		return
 	}
-	if err := os.RemoveAll(kl.podDir(s.Config.UID)); err != nil {
-		logger.Error(err, "Failed to remove the directory of a pod that is gone", "podUID", s.Config.UID)
+	for _, dir := range []string{kl.podDir(s.Config.UID), s.Config.LogDirectory} {
+		if dir == "" {
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			logger.Error(err, "Failed to remove the directory of a pod that is gone", "podUID", s.Config.UID, "dir", dir)
+		}
 	}
 }
 

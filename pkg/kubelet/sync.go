@@ -543,8 +543,11 @@ func (kl *Kubelet) terminatePod(ctx context.Context, st *podState, pod *corev1.P
 		}
 		st.sandboxID = ""
 	}
-	if err := os.RemoveAll(kl.podDir(uid)); err != nil {
-		return fmt.Errorf("remove pod directory: %w", err)
+	// The pod's directory and its logs, rotated files included.
+	for _, dir := range []string{kl.podDir(uid), kl.podLogDir(pod)} {
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("remove pod directory: %w", err)
+		}
 	}
 	kl.status.forget(uid)
 	if removed {

@@ -54,8 +54,11 @@ func (kl *Kubelet) setUpVolumes(ctx context.Context, pod *corev1.Pod, ips podIPs
 		case v.DownwardAPI != nil:
 			dir, ro = filepath.Join(base, "kubernetes.io~downward-api", v.Name), true
 			err = writeDownwardAPI(pod, dir, v.DownwardAPI, ips)
+		case v.Projected != nil:
+			dir, ro = filepath.Join(base, "kubernetes.io~projected", v.Name), true
+			err = kl.writeProjected(ctx, pod, dir, v.Projected, ips)
 		default:
-			err = fmt.Errorf("unsupported volume type: this kubelet mounts emptyDir, hostPath, configMap, secret and downwardAPI volumes")
+			err = fmt.Errorf("unsupported volume type: this kubelet mounts emptyDir, hostPath, configMap, secret, downwardAPI and projected volumes")
 		}
 		if err != nil {
 			return nil, fmt.Errorf("MountVolume.SetUp failed for volume %q: %w", v.Name, err)
@@ -89,12 +92,22 @@ func (d volumeDirs) mounts(c *corev1.Container) ([]kruntime.Mount, error) {
 }
 
 func (kl *Kubelet) writeConfigMap(ctx context.Context, ns, dir string, src *corev1.ConfigMapVolumeSource) error {
-	cm, err := kl.objects.ConfigMap(ctx, ns, src.Name)
+	files, err := kl.configMapFiles(ctx, ns, src.Name, src.Items, isTrue(src.Optional))
 	if err != nil {
-		if apierrors.IsNotFound(err) && isTrue(src.Optional) {
-			return writeFiles(dir, nil, 0o644)
+		return err
+	}
+	return writeFiles(dir, files, fileMode(src.DefaultMode))
+}
+
+// configMapFiles are the files of a config map's keys (all, or items); a
+// missing optional config map has none.
+func (kl *Kubelet) configMapFiles(ctx context.Context, ns, name string, items []corev1.KeyToPath, optional bool) (map[string]file, error) {
+	cm, err := kl.objects.ConfigMap(ctx, ns, name)
+	if err != nil {
+		if apierrors.IsNotFound(err) && optional {
+			return nil, nil
 		}
-		return notFound(err, "configmap", src.Name)
+		return nil, notFound(err, "configmap", name)
 	}
 	data := make(map[string][]byte, len(cm.Data)+len(cm.BinaryData))
 	for k, v := range cm.Data {
@@ -103,26 +116,28 @@ func (kl *Kubelet) writeConfigMap(ctx context.Context, ns, dir string, src *core
 	for k, v := range cm.BinaryData {
 		data[k] = v
 	}
-	files, err := project(data, src.Items, isTrue(src.Optional), "configmap", src.Name)
+	return project(data, items, optional, "configmap", name)
+}
+
+func (kl *Kubelet) writeSecret(ctx context.Context, ns, dir string, src *corev1.SecretVolumeSource) error {
+	files, err := kl.secretFiles(ctx, ns, src.SecretName, src.Items, isTrue(src.Optional))
 	if err != nil {
 		return err
 	}
 	return writeFiles(dir, files, fileMode(src.DefaultMode))
 }
 
-func (kl *Kubelet) writeSecret(ctx context.Context, ns, dir string, src *corev1.SecretVolumeSource) error {
-	s, err := kl.objects.Secret(ctx, ns, src.SecretName)
+// secretFiles are the files of a secret's keys (all, or items); a missing
+// optional secret has none.
+func (kl *Kubelet) secretFiles(ctx context.Context, ns, name string, items []corev1.KeyToPath, optional bool) (map[string]file, error) {
+	s, err := kl.objects.Secret(ctx, ns, name)
 	if err != nil {
-		if apierrors.IsNotFound(err) && isTrue(src.Optional) {
-			return writeFiles(dir, nil, 0o644)
+		if apierrors.IsNotFound(err) && optional {
+			return nil, nil
 		}
-		return notFound(err, "secret", src.SecretName)
+		return nil, notFound(err, "secret", name)
 	}
-	files, err := project(s.Data, src.Items, isTrue(src.Optional), "secret", src.SecretName)
-	if err != nil {
-		return err
-	}
-	return writeFiles(dir, files, fileMode(src.DefaultMode))
+	return project(s.Data, items, optional, "secret", name)
 }
 
 // file is one file of a projected volume.
@@ -155,18 +170,27 @@ func project(data map[string][]byte, items []corev1.KeyToPath, optional bool, ki
 }
 
 func writeDownwardAPI(pod *corev1.Pod, dir string, src *corev1.DownwardAPIVolumeSource, ips podIPs) error {
+	files, err := downwardAPIFiles(pod, src.Items, ips)
+	if err != nil {
+		return err
+	}
+	return writeFiles(dir, files, fileMode(src.DefaultMode))
+}
+
+// downwardAPIFiles are the files of the pod fields items name.
+func downwardAPIFiles(pod *corev1.Pod, items []corev1.DownwardAPIVolumeFile, ips podIPs) (map[string]file, error) {
 	files := map[string]file{}
-	for _, it := range src.Items {
+	for _, it := range items {
 		if it.FieldRef == nil {
-			return fmt.Errorf("downwardAPI item %q: only fieldRef is supported", it.Path)
+			return nil, fmt.Errorf("downwardAPI item %q: only fieldRef is supported", it.Path)
 		}
 		v, err := podField(pod, it.FieldRef.FieldPath, ips)
 		if err != nil {
-			return fmt.Errorf("downwardAPI item %q: %w", it.Path, err)
+			return nil, fmt.Errorf("downwardAPI item %q: %w", it.Path, err)
 		}
 		files[it.Path] = file{data: []byte(v), mode: it.Mode}
 	}
-	return writeFiles(dir, files, fileMode(src.DefaultMode))
+	return files, nil
 }
 
 func fileMode(m *int32) fs.FileMode {

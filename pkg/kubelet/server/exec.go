@@ -126,10 +126,53 @@ func (s *Server) serveExec(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, "container %s is not running", name)
 		return
 	}
-	if !websocket.IsWebSocketUpgrade(r) {
-		httpError(w, http.StatusBadRequest, "this kubelet streams exec over WebSocket (%s, %s) only; SPDY is not supported", ProtocolV5, ProtocolV4)
-		return
+	x := &execution{host: s.cfg.Host, id: c.ID, opts: o, what: []any{"pod", ns + "/" + pod, "container", name}}
+	switch {
+	case websocket.IsWebSocketUpgrade(r):
+		x.overWebSocket(w, r)
+	case isSPDYUpgrade(r):
+		x.overSPDY(w, r)
+	default:
+		httpError(w, http.StatusBadRequest, "exec needs a WebSocket (%s, %s) or SPDY/3.1 upgrade", ProtocolV5, ProtocolV4)
 	}
+}
+
+// execution is one exec request, whichever transport carries its streams.
+type execution struct {
+	host Host
+	id   string
+	opts execOptions
+	what []any // pod and container, for logs
+}
+
+// run runs the command attached to streams and returns the Status the
+// error channel carries; ok is false when the client went away first
+// (ctx ended), leaving nobody to tell.
+func (x *execution) run(ctx context.Context, streams kruntime.ExecStreams) (st metav1.Status, ok bool) {
+	code, err := x.host.Runtime().Exec(ctx, x.id, x.opts.command, streams)
+	if ctx.Err() != nil && err != nil {
+		klog.FromContext(ctx).V(4).Info("Exec client went away", x.what...)
+		return st, false
+	}
+	return exitStatus(x.opts.command, code, err), true
+}
+
+// offerResize hands sz to the exec, replacing a size not taken yet.
+func offerResize(resize chan kruntime.TerminalSize, sz kruntime.TerminalSize) {
+	select {
+	case resize <- sz:
+	default:
+		select {
+		case <-resize:
+		default:
+		}
+		resize <- sz
+	}
+}
+
+// overWebSocket carries the exec over a WebSocket of the channel protocol.
+func (x *execution) overWebSocket(w http.ResponseWriter, r *http.Request) {
+	o := x.opts
 	up := websocket.Upgrader{
 		Subprotocols: []string{ProtocolV5, ProtocolV4},
 		// Callers are authenticated by their client certificate.
@@ -141,7 +184,6 @@ func (s *Server) serveExec(w http.ResponseWriter, r *http.Request) {
 		return // the upgrader answered
 	}
 	defer func() { _ = conn.Close() }()
-	logger := klog.FromContext(r.Context())
 	if conn.Subprotocol() == "" {
 		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseProtocolError,
 			"one of the subprotocols "+ProtocolV5+", "+ProtocolV4+" is required"), time.Now().Add(time.Second))
@@ -192,16 +234,7 @@ func (s *Server) serveExec(w http.ResponseWriter, r *http.Request) {
 			case chanResize:
 				var sz kruntime.TerminalSize
 				if json.Unmarshal(msg[1:], &sz) == nil {
-					select {
-					case resize <- sz:
-					default:
-						// Replace a size not taken yet by the newest one.
-						select {
-						case <-resize:
-						default:
-						}
-						resize <- sz
-					}
+					offerResize(resize, sz)
 				}
 			case chanClose:
 				// [255, channel], or [255, 0 (half-close), channel].
@@ -211,17 +244,15 @@ func (s *Server) serveExec(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}(stdinW)
-	code, err := s.cfg.Host.Runtime().Exec(ctx, c.ID, o.command, streams)
+	st, ok := x.run(ctx, streams)
 	if stdinW != nil {
 		_ = stdinW.Close()
 	}
-	if ctx.Err() != nil && r.Context().Err() == nil && err != nil {
-		// The client went away: nobody to tell.
-		logger.V(4).Info("Exec client went away", "pod", ns+"/"+pod, "container", name)
+	if !ok {
 		return
 	}
-	st, _ := json.Marshal(exitStatus(o.command, code, err))
-	_ = ch.send(chanError, st)
+	b, _ := json.Marshal(st)
+	_ = ch.send(chanError, b)
 	ch.mu.Lock()
 	_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
 	ch.mu.Unlock()

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -163,56 +162,155 @@ func readEntries(b []byte) ([]logEntry, []byte) {
 	}
 }
 
-// streamLog writes the log at path; with follow it goes on while running
-// says the container runs (and after, until the file has no more).
-func streamLog(ctx context.Context, w io.Writer, path string, o logOptions, poll time.Duration, running func() bool) error {
-	f, err := os.Open(path)
-	if err != nil {
+// logSequence reads a container's log across its rotations: the rotated
+// files oldest first, then the live file, which a follower keeps reading
+// and leaves for the next file when the writer rotates it.
+type logSequence struct {
+	path string
+	f    *os.File // the file being read
+}
+
+// openLogSequence opens the oldest file of the log at path; nil when the
+// container has written nothing yet.
+func openLogSequence(path string) (*logSequence, error) {
+	s := &logSequence{path: path}
+	if err := s.openFirst(kruntime.LogFiles(path)); err != nil || s.f == nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// openFirst opens the first of files that still exists.
+func (s *logSequence) openFirst(files []string) error {
+	for _, name := range files {
+		f, err := os.Open(name)
 		if errors.Is(err, os.ErrNotExist) {
-			return nil // nothing written yet
+			continue // rotated away meanwhile
 		}
-		return err
-	}
-	defer func() { _ = f.Close() }()
-	lw := &logWriter{w: w, o: o, left: o.limit}
-	data, err := io.ReadAll(bufio.NewReader(f))
-	if err != nil {
-		return err
-	}
-	entries, pending := readEntries(data)
-	for _, e := range lastLines(entries, o.tail) {
-		if err := lw.write(e); err != nil {
+		if err != nil {
 			return err
 		}
-	}
-	if !o.follow {
+		s.f = f
 		return nil
 	}
-	flusher, _ := w.(http.Flusher)
-	buf := make([]byte, 32<<10)
-	t := time.NewTicker(poll)
-	defer t.Stop()
+	return nil
+}
+
+// live tells whether the file being read is the log's live file (not
+// rotated away).
+func (s *logSequence) live() bool {
+	cur, err1 := s.f.Stat()
+	at, err2 := os.Stat(s.path)
+	return err1 == nil && err2 == nil && os.SameFile(cur, at)
+}
+
+// next moves to the file written after the one being read: the file
+// after it in a fresh listing, or, if it was removed (the oldest of too
+// many), the oldest left. It tells whether there was one to move to.
+func (s *logSequence) next() (bool, error) {
+	cur, err := s.f.Stat()
+	if err != nil {
+		return false, err
+	}
+	files := kruntime.LogFiles(s.path)
+	after := files
+	for i, name := range files {
+		if st, err := os.Stat(name); err == nil && os.SameFile(st, cur) {
+			after = files[i+1:]
+			break
+		}
+	}
+	old := s.f
+	if err := s.openFirst(after); err != nil || s.f == old {
+		return false, err
+	}
+	_ = old.Close()
+	return true, nil
+}
+
+func (s *logSequence) Close() error { return s.f.Close() }
+
+// readTo reads the file being read to its end, after pending (an
+// unfinished line), and returns its complete entries and what is left.
+func (s *logSequence) readTo(pending, buf []byte) ([]logEntry, []byte, error) {
 	for {
-		if flusher != nil {
-			flusher.Flush()
+		n, err := s.f.Read(buf)
+		pending = append(pending, buf[:n]...)
+		if errors.Is(err, io.EOF) || (err == nil && n == 0) {
+			break
 		}
-		wasRunning := running()
-		for {
-			n, err := f.Read(buf)
-			pending = append(pending, buf[:n]...)
-			if err != nil || n == 0 {
-				break
-			}
+		if err != nil {
+			return nil, pending, err
 		}
-		var more []logEntry
-		more, pending = readEntries(pending)
-		for _, e := range more {
+	}
+	entries, rest := readEntries(pending)
+	return entries, rest, nil
+}
+
+// streamLog writes the log at path, across its rotated files; with
+// follow it goes on while running says the container runs (and after,
+// until the log has no more).
+func streamLog(ctx context.Context, w io.Writer, path string, o logOptions, poll time.Duration, running func() bool) error {
+	seq, err := openLogSequence(path)
+	if err != nil || seq == nil {
+		return err // nil: nothing written yet
+	}
+	defer func() { _ = seq.Close() }()
+	lw := &logWriter{w: w, o: o, left: o.limit}
+	write := func(entries []logEntry) error {
+		for _, e := range entries {
 			if err := lw.write(e); err != nil {
 				return err
 			}
 		}
-		if !wasRunning && len(more) == 0 {
+		return nil
+	}
+	// With tailLines, the last lines are held until the live file's end.
+	holding := o.tail >= 0
+	var held []logEntry
+	flusher, _ := w.(http.Flusher)
+	buf := make([]byte, 32<<10)
+	var pending []byte
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		wasRunning := running()
+		// Rotated before the read: the read gets all the writer put in it.
+		rotated := !seq.live()
+		entries, rest, err := seq.readTo(pending, buf)
+		if err != nil {
+			return err
+		}
+		pending = rest
+		if holding {
+			held = lastLines(append(held, entries...), o.tail)
+		} else if err := write(entries); err != nil {
+			return err
+		}
+		if rotated {
+			moved, err := seq.next()
+			if err != nil {
+				return err
+			}
+			if moved {
+				// Entries never span files: an unfinished end is dropped.
+				pending = pending[:0]
+				continue
+			}
+			// The writer has not started the next file yet.
+		}
+		if holding {
+			holding = false
+			if err := write(held); err != nil {
+				return err
+			}
+			held = nil
+		}
+		if !o.follow || (!wasRunning && len(entries) == 0) {
 			return nil
+		}
+		if flusher != nil {
+			flusher.Flush()
 		}
 		select {
 		case <-ctx.Done():

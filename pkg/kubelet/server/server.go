@@ -27,9 +27,13 @@
 // the end: Success, or Failure with reason NonZeroExitCode and a cause
 // {reason: ExitCode, message: "<code>"}), 4 resize (client to server,
 // {"Width":W,"Height":H}); in v5, a message [255, channel] from the client
-// closes that channel (255 0: end of stdin). SPDY is not spoken: a request
-// without a WebSocket upgrade gets 400, so that a client falls back
-// to nothing silently wrong.
+// closes that channel (255 0: end of stdin). A request upgrading to
+// SPDY/3.1 instead (X-Stream-Protocol-Version v5 or v4.channel.k8s.io, the
+// fallback of kubectl when its WebSocket upgrade fails) gets one SPDY stream
+// per channel, opened by the client with a streamType header (error, stdin,
+// stdout, stderr, resize); closing a stream's write half ends it, and the
+// error stream carries the same Status. A request upgrading to neither
+// gets 400.
 //
 // The secure port requires a client certificate that chains to the
 // cluster CA (the apiserver's kubelet client certificate); the read-only

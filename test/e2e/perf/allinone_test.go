@@ -12,6 +12,8 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 
 	"kubecore.io/kubecore/test/e2e/framework"
+
+	"kubecore.io/kubecore/test/figure"
 )
 
 // readyIn matches all-in-one's own start-up figure on stdout.
@@ -53,8 +55,8 @@ func BenchmarkAllInOne(b *testing.B) {
 	}
 	wall := time.Since(t0)
 	own := lastReadyIn(b, s)
-	report(b, "all-in-one start to ready, empty data dir", ms(own), "ms", "<= 500", own <= 500*time.Millisecond)
-	report(b, "all-in-one start to /readyz seen by a client, empty", ms(wall), "ms", "none set", true)
+	figure.Print("all-in-one start to ready, empty data dir", figure.Milliseconds(own), "ms", "<= 500", own <= 500*time.Millisecond)
+	figure.Print("all-in-one start to /readyz seen by a client, empty", figure.Milliseconds(wall), "ms", "none set", true)
 	defer func() {
 		if err := s.Stop(); err != nil {
 			b.Error(err)
@@ -66,7 +68,7 @@ func BenchmarkAllInOne(b *testing.B) {
 		return err == nil && len(l.Items) == 1
 	})
 	idle := waitRSS(b, s)
-	report(b, "all-in-one idle RSS (etcd, apiserver, controllers, scheduler, kubelet)", idle, "MiB", "<= 100", idle <= 100)
+	figure.Print("all-in-one idle RSS (etcd, apiserver, controllers, scheduler, kubelet)", idle, "MiB", "<= 100", idle <= 100)
 
 	replicas := int32(100)
 	grace := int64(1)
@@ -109,9 +111,9 @@ func BenchmarkAllInOne(b *testing.B) {
 		return n
 	}
 	waitFor(b, 2*time.Minute, "100 pods to run", func() bool { return running() == 100 })
-	report(b, "Deployment of 100 process pods, create to all Running", time.Since(t0).Seconds(), "s", "none set", true)
+	figure.Print("Deployment of 100 process pods, create to all Running", time.Since(t0).Seconds(), "s", "none set", true)
 	busy := waitRSS(b, s)
-	report(b, "all-in-one RSS with 100 running pods", busy, "MiB", "none set", true)
+	figure.Print("all-in-one RSS with 100 running pods", busy, "MiB", "none set", true)
 
 	if err := s.Stop(); err != nil {
 		b.Fatal(err)
@@ -122,8 +124,8 @@ func BenchmarkAllInOne(b *testing.B) {
 	}
 	wall = time.Since(t0)
 	own = lastReadyIn(b, s)
-	report(b, "all-in-one start to ready, populated (100 pods to run again)", ms(own), "ms", "<= 500", own <= 500*time.Millisecond)
-	report(b, "all-in-one start to /readyz seen by a client, populated", ms(wall), "ms", "none set", true)
+	figure.Print("all-in-one start to ready, populated (100 pods to run again)", figure.Milliseconds(own), "ms", "<= 500", own <= 500*time.Millisecond)
+	figure.Print("all-in-one start to /readyz seen by a client, populated", figure.Milliseconds(wall), "ms", "none set", true)
 	cs = clientset(b, s)
 	waitFor(b, time.Minute, "the 100 pods to run again", func() bool { return running() == 100 })
 }

@@ -12,23 +12,6 @@ import (
 	"kubecore.io/kubecore/test/e2e/framework"
 )
 
-// report prints one figure beside its target, on stdout so that
-// `make bench` shows it, and marks a missed target in the line.
-func report(b *testing.B, name string, value any, unit, target string, met bool) {
-	b.Helper()
-	verdict := "ok"
-	if !met {
-		verdict = "MISSED"
-	}
-	switch v := value.(type) {
-	case float64:
-		value = strconv.FormatFloat(v, 'f', 1, 64)
-	}
-	fmt.Printf("figure: %-62s %12v %-4s (target %s: %s)\n", name, value, unit, target, verdict)
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
 // percentiles returns the p50 and p99 of d, rounded for printing.
 func percentiles(d []time.Duration) (time.Duration, time.Duration) {
 	s := slices.Clone(d)

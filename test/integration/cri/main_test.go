@@ -21,13 +21,14 @@ import (
 
 	"kubecore.io/kubecore/pkg/kubelet"
 	"kubecore.io/kubecore/pkg/kubelet/runtime/cri"
+	"kubecore.io/kubecore/test/integration/cri/containerd"
 	"kubecore.io/kubecore/test/integration/framework"
 )
 
 // The package's etcd and containerd, or why containerd did not start.
 var (
 	testEtcd       *framework.Etcd
-	testContainerd *containerd
+	testContainerd *containerd.Containerd
 	containerdErr  error
 )
 
@@ -47,15 +48,15 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	testContainerd, containerdErr = startContainerd(dir, root)
+	testContainerd, containerdErr = containerd.Start(dir, root)
 	if containerdErr == nil {
-		defer testContainerd.stop()
+		defer testContainerd.Stop()
 	}
 	return framework.RunWithEtcd(m, &testEtcd)
 }
 
 // needContainerd fails the test when containerd could not be started.
-func needContainerd(t *testing.T) *containerd {
+func needContainerd(t testing.TB) *containerd.Containerd {
 	t.Helper()
 	if containerdErr != nil {
 		t.Fatalf("containerd: %v", containerdErr)
@@ -65,10 +66,10 @@ func needContainerd(t *testing.T) *containerd {
 
 // newRuntime connects a CRI runtime to the test containerd; the test's
 // sandboxes are removed when it ends.
-func newRuntime(t *testing.T) *cri.Runtime {
+func newRuntime(t testing.TB) *cri.Runtime {
 	t.Helper()
 	c := needContainerd(t)
-	rt, err := cri.New(t.Context(), cri.Options{Endpoint: c.endpoint(), HostIP: "127.0.0.1", CgroupRoot: c.cgroupRoot})
+	rt, err := cri.New(t.Context(), cri.Options{Endpoint: c.Endpoint(), HostIP: "127.0.0.1", CgroupRoot: c.CgroupRoot})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,9 +78,9 @@ func newRuntime(t *testing.T) *cri.Runtime {
 }
 
 // removeAllSandboxes stops and removes every sandbox of containerd.
-func removeAllSandboxes(t *testing.T) {
+func removeAllSandboxes(t testing.TB) {
 	c := needContainerd(t)
-	rt, err := cri.New(context.Background(), cri.Options{Endpoint: c.endpoint(), HostIP: "127.0.0.1", CgroupRoot: c.cgroupRoot})
+	rt, err := cri.New(context.Background(), cri.Options{Endpoint: c.Endpoint(), HostIP: "127.0.0.1", CgroupRoot: c.CgroupRoot})
 	if err != nil {
 		t.Errorf("clean up sandboxes: %v", err)
 		return
@@ -104,15 +105,17 @@ var seq atomic.Int64
 
 // env is one test's API server, namespace and node.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	ctx     context.Context
 	cs      *typed.Clientset
 	ns      string
 	node    string
 	rootDir string
+	// configure, when set, changes the config of the kubelets started.
+	configure func(*kubelet.Config)
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	needContainerd(t)
 	t.Cleanup(func() { removeAllSandboxes(t) })
@@ -128,7 +131,7 @@ type runningKubelet struct {
 	once   sync.Once
 }
 
-func (k *runningKubelet) stop(t *testing.T) {
+func (k *runningKubelet) stop(t testing.TB) {
 	t.Helper()
 	k.once.Do(func() {
 		k.cancel()
@@ -149,11 +152,15 @@ func (e *env) startKubelet() *runningKubelet {
 	t := e.t
 	t.Helper()
 	rt := newRuntime(t)
-	kl, err := kubelet.New(kubelet.Config{
+	cfg := kubelet.Config{
 		NodeName: e.node, Client: e.cs, Runtime: rt, RootDir: e.rootDir, NodeIP: "127.0.0.1",
 		NodeStatusUpdateFrequency: 500 * time.Millisecond, NodeStatusReportFrequency: 2 * time.Second,
 		LeaseRenewInterval: 500 * time.Millisecond, SyncFrequency: 2 * time.Second, RelistPeriod: 200 * time.Millisecond,
-	})
+	}
+	if e.configure != nil {
+		e.configure(&cfg)
+	}
+	kl, err := kubelet.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +179,7 @@ func (e *env) pod(name, script string, opts ...func(*corev1.Pod)) *corev1.Pod {
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.ns},
 		Spec: corev1.PodSpec{
 			NodeName: e.node, TerminationGracePeriodSeconds: &grace,
-			Containers: []corev1.Container{{Name: "main", Image: busyboxImageName, Command: []string{"sh", "-c", script}}},
+			Containers: []corev1.Container{{Name: "main", Image: containerd.BusyboxImage, Command: []string{"sh", "-c", script}}},
 		},
 	}
 	for _, o := range opts {

@@ -2,8 +2,6 @@ package deployment
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -14,17 +12,9 @@ import (
 	"kubecore.io/client/tools/cache"
 
 	"kubecore.io/kubecore/test/integration/framework"
-)
 
-// report prints one figure beside its target, in the format of every
-// kubecore benchmark, on stdout so that `make bench` shows it.
-func report(name string, value float64, unit, target string, met bool) {
-	verdict := "ok"
-	if !met {
-		verdict = "MISSED"
-	}
-	fmt.Printf("figure: %-62s %12s %-4s (target %s: %s)\n", name, strconv.FormatFloat(value, 'f', 2, 64), unit, target, verdict)
-}
+	"kubecore.io/kubecore/test/figure"
+)
 
 // benchNodes is the number of hollow nodes of the fake agent.
 const benchNodes = 100
@@ -81,9 +71,9 @@ func BenchmarkDeployment2000(b *testing.B) {
 		b.ReportMetric(createdSecs, "s-to-created")
 		b.ReportMetric(boundSecs, "s-to-bound")
 		b.ReportMetric(readySecs, "s-to-ready")
-		report("controllers: Deployment of 2000 replicas, all pods created", createdSecs, "s", "<= 2", createdSecs <= 2)
-		report("controllers: Deployment of 2000 replicas, all bound (scheduler)", boundSecs, "s", "<= 3", boundSecs <= 3)
-		report("controllers: Deployment of 2000 replicas, all Ready (fake agent)", readySecs, "s", "none set", true)
+		figure.Print("controllers: Deployment of 2000 replicas, all pods created", createdSecs, "s", "<= 2", createdSecs <= 2)
+		figure.Print("controllers: Deployment of 2000 replicas, all bound (scheduler)", boundSecs, "s", "<= 3", boundSecs <= 3)
+		figure.Print("controllers: Deployment of 2000 replicas, all Ready (fake agent)", readySecs, "s", "none set", true)
 	}
 }
 
@@ -110,7 +100,7 @@ func BenchmarkRollingUpdate1000(b *testing.B) {
 			b.Fatalf("%d ReplicaSets after one rollout, want 2", len(rss))
 		}
 		b.ReportMetric(took, "s-to-rolled")
-		report("controllers: rolling update of 1000 replicas, end to end", took, "s", "none set", true)
+		figure.Print("controllers: rolling update of 1000 replicas, end to end", took, "s", "none set", true)
 	}
 }
 

@@ -106,6 +106,10 @@ func setupWith(t testing.TB, o options) *env {
 	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// The service account every namespace of a cluster has: pods run as it.
+	if _, err := client.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	return &env{ctx: ctx, client: client, rc: rc, kubeconfig: kubeconfig, ns: ns}
 }
 

@@ -16,6 +16,7 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 
 	"kubecore.io/kubecore/cmd/kubecore/app/hollownodes"
+	"kubecore.io/kubecore/test/figure"
 	"kubecore.io/kubecore/test/integration/framework"
 )
 
@@ -101,13 +102,9 @@ func BenchmarkHollowNodes(b *testing.B) {
 		}
 		allRunning := time.Since(start)
 		perNodeMem := float64(heapInUse()-before) / float64(nodes) / (1 << 20)
-		fmt.Printf("figure: hollow_nodes_pods_created %d pods in %.1f s\n", nodes*perNode, created.Seconds())
-		fmt.Printf("figure: hollow_nodes_all_running %.1f s (%d nodes x %d pods)\n", allRunning.Seconds(), nodes, perNode)
-		verdict := "ok"
-		if perNodeMem > 2 {
-			verdict = "MISSED"
-		}
-		fmt.Printf("figure: hollow_node_memory_per_node %.2f MiB (target ≤ 2 MiB: %s)\n", perNodeMem, verdict)
+		figure.Print(fmt.Sprintf("hollow nodes: %d pods created (%d nodes x %d)", nodes*perNode, nodes, perNode), created.Seconds(), "s", "none set", true)
+		figure.Print(fmt.Sprintf("hollow nodes: all %d pods Running", nodes*perNode), allRunning.Seconds(), "s", "none set", true)
+		figure.Print("hollow nodes: memory per node (heap and stacks)", perNodeMem, "MiB", "<= 2", perNodeMem <= 2)
 		cancel()
 		if err := <-done; err != nil {
 			b.Error(err)

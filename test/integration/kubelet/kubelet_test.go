@@ -13,6 +13,8 @@ import (
 
 	corev1 "kubecore.io/api/core/v1"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+
+	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
 )
 
 func TestNodeRegistersAndRenewsLease(t *testing.T) {
@@ -320,4 +322,27 @@ func TestMissingConfigMapWaitsThenStarts(t *testing.T) {
 	e.waitFor(p.Name, 20*time.Second, "Running once the ConfigMap exists", func(p *corev1.Pod) bool {
 		return p.Status.Phase == corev1.PodRunning && isReady(p)
 	})
+}
+
+func TestUnreachableAPIServerLeavesPodsRunning(t *testing.T) {
+	e := newAPIEnv(t)
+	e.startKubelet("process", true)
+	p := e.pod("survivor", "exec sleep 1000")
+	got := e.waitFor(p.Name, 20*time.Second, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	before := containerStatus(got)
+	if err := e.api.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	// Relists, syncs, status updates and lease renewals fail meanwhile.
+	time.Sleep(5 * time.Second)
+	c, err := e.kl.Container(e.ctx, e.ns, p.Name, "main", false)
+	if err != nil {
+		t.Fatalf("the kubelet lost its container: %v", err)
+	}
+	if c.State != kruntime.ContainerRunning || !strings.HasSuffix(before.ContainerID, "://"+c.ID) {
+		t.Errorf("container %s is %s; before the apiserver went away it was %s", c.ID, c.State, before.ContainerID)
+	}
+	if c.PID <= 0 || syscall.Kill(c.PID, 0) != nil {
+		t.Errorf("the container's process %d is gone", c.PID)
+	}
 }

@@ -49,6 +49,7 @@ type env struct {
 	node    string
 	rootDir string
 	kl      *kubelet.Kubelet
+	api     *framework.APIServer
 	// configure, when set, changes the config of the next startKubelet.
 	configure func(*kubelet.Config)
 }
@@ -68,7 +69,7 @@ func newAPIEnv(t testing.TB) *env {
 	t.Helper()
 	s := framework.StartAPIServer(t, framework.APIServerOptions{Etcd: testEtcd})
 	return &env{t: t, ctx: t.Context(), cs: s.Clientset(t), ns: s.CreateNamespace(t, "kubelet"),
-		node: fmt.Sprintf("node-%d", seq.Add(1)), rootDir: t.TempDir()}
+		node: fmt.Sprintf("node-%d", seq.Add(1)), rootDir: t.TempDir(), api: s}
 }
 
 // runningKubelet is a kubelet started by startKubelet.

@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -8,6 +9,8 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -18,6 +21,9 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	restclient "k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/remotecommand"
+	utilexec "k8s.io/client-go/util/exec"
 
 	corev1 "kubecore.io/api/core/v1"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
@@ -57,6 +63,13 @@ func (ca *testCA) pool() *x509.CertPool {
 // client issues a client certificate and returns an HTTPS client with it.
 func (ca *testCA) client(t *testing.T, cn string) *http.Client {
 	t.Helper()
+	cert := ca.issue(t, cn)
+	return httpsClient(&cert)
+}
+
+// issue issues a client certificate for cn.
+func (ca *testCA) issue(t *testing.T, cn string) tls.Certificate {
+	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +81,7 @@ func (ca *testCA) client(t *testing.T, cn string) *http.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return httpsClient(&tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key})
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
 func httpsClient(cert *tls.Certificate) *http.Client {
@@ -255,6 +268,57 @@ func TestKubeletServer(t *testing.T) {
 		}
 	})
 
+	// client-go's SPDY executor, what kubectl falls back to when its
+	// WebSocket upgrade fails.
+	spdyExec := func(t *testing.T, q url.Values, opts remotecommand.StreamOptions) error {
+		t.Helper()
+		u, _ := url.Parse(base + "/exec/" + e.ns + "/talker/main?" + q.Encode())
+		cfg := &restclient.Config{Host: base, TLSClientConfig: restclient.TLSClientConfig{Insecure: true}}
+		cert := ca.issue(t, "kube-apiserver-kubelet-client")
+		cfg.TLSClientConfig.CertData, cfg.TLSClientConfig.KeyData = pemEncode(t, cert)
+		x, err := remotecommand.NewSPDYExecutor(cfg, http.MethodPost, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(e.ctx, 20*time.Second)
+		defer cancel()
+		return x.StreamWithContext(ctx, opts)
+	}
+
+	t.Run("exec over SPDY", func(t *testing.T) {
+		var stdout, stderr strings.Builder
+		err := spdyExec(t, url.Values{
+			"command": {"sh", "-c", `cat; echo oops >&2; exit 3`},
+			"stdin":   {"1"}, "stdout": {"1"}, "stderr": {"1"},
+		}, remotecommand.StreamOptions{Stdin: strings.NewReader("hello\nworld\n"), Stdout: &stdout, Stderr: &stderr})
+		var exit utilexec.ExitError
+		if !errors.As(err, &exit) || exit.ExitStatus() != 3 {
+			t.Errorf("exec over SPDY: %v, want exit code 3", err)
+		}
+		if stdout.String() != "hello\nworld\n" || stderr.String() != "oops\n" {
+			t.Errorf("exec over SPDY output: stdout %q stderr %q", stdout.String(), stderr.String())
+		}
+		stdout.Reset()
+		if err := spdyExec(t, url.Values{"command": {"echo", "fine"}, "stdout": {"1"}},
+			remotecommand.StreamOptions{Stdout: &stdout}); err != nil || stdout.String() != "fine\n" {
+			t.Errorf("exec of echo over SPDY: %v, stdout %q", err, stdout.String())
+		}
+	})
+
+	t.Run("exec tty over SPDY", func(t *testing.T) {
+		var stdout strings.Builder
+		sizes := make(sizeQueue, 1)
+		sizes <- remotecommand.TerminalSize{Width: 99, Height: 33}
+		err := spdyExec(t, url.Values{
+			"command": {"sh", "-c", "sleep 0.5; stty size; test -t 0 && echo tty"},
+			"stdin":   {"1"}, "stdout": {"1"}, "tty": {"1"},
+		}, remotecommand.StreamOptions{Stdin: blockingReader{e.ctx}, Stdout: &stdout, Tty: true, TerminalSizeQueue: sizes})
+		close(sizes)
+		if got := strings.ReplaceAll(stdout.String(), "\r", ""); err != nil || got != "33 99\ntty\n" {
+			t.Errorf("tty exec over SPDY: %v, output %q", err, stdout.String())
+		}
+	})
+
 	t.Run("exec without websocket", func(t *testing.T) {
 		resp, err := c.Post(base+"/exec/"+e.ns+"/talker/main?command=true&stdout=1", "", nil)
 		if err != nil {
@@ -262,7 +326,7 @@ func TestKubeletServer(t *testing.T) {
 		}
 		_ = resp.Body.Close()
 		if resp.StatusCode != 400 {
-			t.Errorf("SPDY-less exec: %d, want 400", resp.StatusCode)
+			t.Errorf("exec without an upgrade: %d, want 400", resp.StatusCode)
 		}
 	})
 
@@ -336,4 +400,35 @@ func execWS(t *testing.T, c *http.Client, u string, msgs [][]byte) execOutput {
 			}
 		}
 	}
+}
+
+// sizeQueue hands terminal sizes to client-go's executor.
+type sizeQueue chan remotecommand.TerminalSize
+
+func (q sizeQueue) Next() *remotecommand.TerminalSize {
+	sz, ok := <-q
+	if !ok {
+		return nil
+	}
+	return &sz
+}
+
+// blockingReader is a terminal's stdin that nobody types on: it blocks
+// until ctx ends.
+type blockingReader struct{ ctx context.Context }
+
+func (r blockingReader) Read([]byte) (int, error) {
+	<-r.ctx.Done()
+	return 0, io.EOF
+}
+
+// pemEncode returns cert's first certificate and its key in PEM.
+func pemEncode(t *testing.T, cert tls.Certificate) (certPEM, keyPEM []byte) {
+	t.Helper()
+	der, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}),
+		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
 }

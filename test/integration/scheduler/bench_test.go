@@ -3,7 +3,6 @@ package scheduler
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,6 +17,8 @@ import (
 	"kubecore.io/client/typed"
 
 	"kubecore.io/kubecore/pkg/scheduler"
+
+	"kubecore.io/kubecore/test/figure"
 )
 
 // parallel runs fn(i) for i in [0, n) on workers goroutines and returns
@@ -44,16 +45,6 @@ func parallel(n, workers int, fn func(i int) error) error {
 		return err
 	}
 	return nil
-}
-
-// report prints one figure beside its target, in the format of every
-// kubecore benchmark, on stdout so that `make bench` shows it.
-func report(name string, value float64, unit, target string, met bool) {
-	verdict := "ok"
-	if !met {
-		verdict = "MISSED"
-	}
-	fmt.Printf("figure: %-62s %12s %-4s (target %s: %s)\n", name, strconv.FormatFloat(value, 'f', 1, 64), unit, target, verdict)
 }
 
 type benchCase struct {
@@ -169,7 +160,7 @@ func benchScheduling(b *testing.B, bc benchCase) {
 	if bc.target > 0 {
 		target, met = fmt.Sprintf(">= %.0f", bc.target), rate >= bc.target
 	}
-	report("scheduler: "+bc.name, rate, "pods/s", target, met)
+	figure.Print("scheduler: "+bc.name, rate, "pods/s", target, met)
 	b.Logf("%s: %d pods bound in %s; setup: %d nodes in %s, %d pod creates in %s (%.0f/s)",
 		bc.name, bc.pods, took.Round(time.Millisecond), bc.nodes, nodesTook.Round(time.Millisecond), bc.pods, podsTook.Round(time.Millisecond), float64(bc.pods)/podsTook.Seconds())
 }
@@ -262,7 +253,7 @@ func BenchmarkPreemption1000Pods(b *testing.B) {
 	b.StopTimer()
 	rate := float64(pods) / took.Seconds()
 	b.ReportMetric(rate, "pods/s")
-	report("scheduler: preemption, 1000 pods each evicting one", rate, "pods/s", "none set", true)
+	figure.Print("scheduler: preemption, 1000 pods each evicting one", rate, "pods/s", "none set", true)
 	list, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		b.Fatal(err)

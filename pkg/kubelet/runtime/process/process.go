@@ -20,6 +20,7 @@ import (
 
 	"k8s.io/klog/v2"
 
+	corev1 "kubecore.io/api/core/v1"
 	"kubecore.io/apimachinery/pkg/version"
 
 	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
@@ -51,6 +52,11 @@ type Options struct {
 	// ShimCommand runs RunShim with the path of a spec file appended, such
 	// as [kubecore, kubelet, process-shim]. See shim.go.
 	ShimCommand []string
+	// ContainerLogMaxSize, when positive, rotates a container's log file
+	// once it would grow past that many bytes, keeping at most
+	// ContainerLogMaxFiles files (at least 2) per container instance.
+	ContainerLogMaxSize  int64
+	ContainerLogMaxFiles int
 }
 
 // Runtime runs containers as host process groups, each under a shim (see
@@ -71,8 +77,11 @@ type Runtime struct {
 	root     bool
 	stateDir string
 	shim     []string
-	bootID   string
-	stop     chan struct{} // closed by Close
+	// logMaxSize and logMaxFiles are Options.ContainerLogMax*.
+	logMaxSize  int64
+	logMaxFiles int
+	bootID      string
+	stop        chan struct{} // closed by Close
 
 	mu         sync.Mutex
 	closed     bool
@@ -115,6 +124,7 @@ func New(o Options) (*Runtime, error) {
 	}
 	r := &Runtime{
 		hostIP: o.HostIP, root: root, stateDir: o.StateDir, shim: slices.Clone(o.ShimCommand),
+		logMaxSize: o.ContainerLogMaxSize, logMaxFiles: o.ContainerLogMaxFiles,
 		bootID: bootID(), stop: make(chan struct{}),
 		sandboxes:  kruntime.Sandboxes{},
 		containers: map[string]*container{},
@@ -342,6 +352,14 @@ func (r *Runtime) CreateContainer(_ context.Context, sandboxID string, cfg krunt
 			"the process runtime runs commands on the host and cannot read the entrypoint of image %q: "+
 				"set command (for example [\"sh\", \"-c\", \"...\"]) in the container spec, or run the pod on a node with a CRI runtime", cfg.Image)}
 	}
+	if !r.root {
+		// Without root the service account's API access volume cannot be
+		// placed at its well-known path; the pod runs without it rather
+		// than not at all. Volumes the pod asked for still need root.
+		cfg.Mounts = slices.DeleteFunc(slices.Clone(cfg.Mounts), func(m kruntime.Mount) bool {
+			return m.ContainerPath == corev1.ServiceAccountMountPath
+		})
+	}
 	if len(cfg.Mounts) > 0 && !r.root {
 		return "", &kruntime.ContainerError{Reason: ReasonNeedsRoot, Message: fmt.Sprintf(
 			"container %q mounts volumes, which the process runtime does in a private mount namespace and that needs the kubelet to run as root", cfg.Name)}
@@ -426,7 +444,8 @@ func (r *Runtime) StartContainer(_ context.Context, id string) error {
 func (r *Runtime) startShim(id string, cfg kruntime.ContainerConfig, logPath string) (*exec.Cmd, int, uint64, error) {
 	dir := r.containerDir(id)
 	spec := shimSpec{Argv: append(slices.Clone(cfg.Command), cfg.Args...), Env: environ(cfg.Env),
-		Dir: cfg.WorkingDir, LogPath: logPath, ExitPath: filepath.Join(dir, "exit.json")}
+		Dir: cfg.WorkingDir, LogPath: logPath, LogMaxSize: r.logMaxSize, LogMaxFiles: r.logMaxFiles,
+		ExitPath: filepath.Join(dir, "exit.json")}
 	if len(cfg.Mounts) > 0 {
 		spec.Argv = append([]string{"unshare", "--mount", "--propagation", "private", "sh", "-c", mountScript(cfg.Mounts), "kubecore-mount"}, spec.Argv...)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "kubecore.io/api/core/v1"
+
 	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
 )
 
@@ -143,12 +145,25 @@ func TestRefusals(t *testing.T) {
 	}{
 		{"no command", kruntime.ContainerConfig{Name: "c", Image: "nginx"}, ReasonNeedsCommand},
 		{"volumes without root", kruntime.ContainerConfig{Name: "c", Command: []string{"true"}, Mounts: []kruntime.Mount{{ContainerPath: "/data", HostPath: "/tmp"}}}, ReasonNeedsRoot},
+		{"volumes beside the API access one without root", kruntime.ContainerConfig{Name: "c", Command: []string{"true"}, Mounts: []kruntime.Mount{
+			{ContainerPath: corev1.ServiceAccountMountPath, HostPath: "/tmp"}, {ContainerPath: "/data", HostPath: "/tmp"},
+		}}, ReasonNeedsRoot},
 	} {
 		_, err := r.CreateContainer(ctx, sb, tc.cfg)
 		var ce *kruntime.ContainerError
 		if !errors.As(err, &ce) || ce.Reason != tc.reason || ce.Message == "" {
 			t.Errorf("%s: CreateContainer = %v, want a %s container error", tc.name, err, tc.reason)
 		}
+	}
+	// Only the API access volume: the container runs without it.
+	saOnly, err := r.CreateContainer(ctx, sb, kruntime.ContainerConfig{Name: "sa", Command: []string{"true"},
+		Mounts: []kruntime.Mount{{ContainerPath: corev1.ServiceAccountMountPath, HostPath: "/tmp", ReadOnly: true}}})
+	if err != nil {
+		t.Errorf("a container whose only volume is the API access one: %v", err)
+	} else if err := r.StartContainer(ctx, saOnly); err != nil {
+		t.Error(err)
+	} else if s := waitExited(t, r, saOnly); s.ExitCode != 0 {
+		t.Errorf("container with the API access volume dropped: %+v", s)
 	}
 	// A command that cannot start makes the container exit with 128.
 	id, err := r.CreateContainer(ctx, sb, kruntime.ContainerConfig{Name: "c", Command: []string{"/no/such/binary"}})

@@ -36,7 +36,8 @@ import (
 //     kubelet's process group or terminal reaches it, with a pipe as fd 3.
 //  2. The shim starts the command in its own process group (the container's
 //     pgid is its PID), its stdout and stderr piped through the shim into
-//     the log file as CRI log lines (timestamp, stream, tag), then
+//     the log file as CRI log lines (timestamp, stream, tag), which it
+//     rotates by size (logrotate.go), then
 //     writes "ok PID STARTTIME\n" to fd 3 and closes it, or "error MSG\n"
 //     when the command cannot be started. STARTTIME is field 22 of
 //     /proc/PID/stat: with the boot ID it tells a process from a later one
@@ -66,6 +67,10 @@ type shimSpec struct {
 	Env     []string `json:"env"`
 	Dir     string   `json:"dir"`
 	LogPath string   `json:"logPath,omitempty"`
+	// LogMaxSize, when positive, rotates the log file at that many bytes,
+	// keeping LogMaxFiles files (see rotatingLog).
+	LogMaxSize  int64 `json:"logMaxSize,omitempty"`
+	LogMaxFiles int   `json:"logMaxFiles,omitempty"`
 	// ExitPath is where the shim writes the exit status.
 	ExitPath string `json:"exitPath"`
 }
@@ -128,7 +133,7 @@ func runShim(specPath string, report func(string, ...any)) error {
 	var copies sync.WaitGroup
 	var pipes []*os.File
 	if spec.LogPath != "" {
-		f, err := os.OpenFile(spec.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
+		f, err := openRotatingLog(spec.LogPath, spec.LogMaxSize, spec.LogMaxFiles)
 		if err != nil {
 			report("error log file: %s\n", oneLine(err))
 			return err

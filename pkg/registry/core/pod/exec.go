@@ -19,8 +19,9 @@ import (
 )
 
 // ExecREST serves pods/exec: it proxies the request, and the connection
-// it upgrades to (WebSocket v5.channel.k8s.io or v4.channel.k8s.io), to
-// the kubelet's /exec of the container. The subprotocol is negotiated
+// it upgrades to (WebSocket v5.channel.k8s.io or v4.channel.k8s.io, or
+// SPDY/3.1, which kubectl POSTs when it does not use WebSockets), to the
+// kubelet's /exec of the container. The subprotocol is negotiated
 // between the client and the kubelet: the apiserver passes the headers
 // both ways unchanged.
 type ExecREST struct {

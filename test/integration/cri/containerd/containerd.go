@@ -1,4 +1,7 @@
-package cri
+// Package containerd starts a containerd of its own for tests of the
+// kubelet's CRI runtime, configured for these machines, with small local
+// images (a pause binary and busybox-static) built without docker.
+package containerd
 
 import (
 	"context"
@@ -16,13 +19,13 @@ import (
 
 // Images of the tests, imported into containerd's k8s.io namespace.
 const (
-	pauseImageName   = "kubecore.test/pause:1"
-	busyboxImageName = "kubecore.test/busybox:1"
+	PauseImage   = "kubecore.test/pause:1"
+	BusyboxImage = "kubecore.test/busybox:1"
 )
 
-// containerd is a containerd the tests start, with its root, state,
+// Containerd is a containerd the tests start, with its root, state,
 // socket and config under a temp dir.
-type containerd struct {
+type Containerd struct {
 	dir      string
 	socket   string
 	cmd      *exec.Cmd
@@ -30,16 +33,16 @@ type containerd struct {
 	logFile  *os.File
 	runState []string // entries of /run/containerd before the start
 	hadRun   bool
-	// cgroupRoot is where the tests' pods get their cgroups; removed
-	// from every controller at the end.
-	cgroupRoot string
+	// CgroupRoot is where the tests' pods get their cgroups (a kubelet's
+	// --cgroup-root); removed from every controller by Stop.
+	CgroupRoot string
 }
 
-// startContainerd starts containerd with a config for these machines:
+// Start starts containerd with a config for these machines:
 // cgroupfs, overlayfs, restrict_oom_score_adj (the VMs lack
 // CAP_SYS_RESOURCE), host network only, the local pause image as the
 // sandbox image; it then imports the test images.
-func startContainerd(dir, repoRoot string) (*containerd, error) {
+func Start(dir, repoRoot string) (*Containerd, error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("the CRI tests run containerd, which needs root")
 	}
@@ -48,8 +51,8 @@ func startContainerd(dir, repoRoot string) (*containerd, error) {
 			return nil, fmt.Errorf("%s is not installed; run hack/install-containerd.sh (as root): %w", bin, err)
 		}
 	}
-	c := &containerd{dir: dir, socket: filepath.Join(dir, "containerd.sock"), done: make(chan error, 1),
-		cgroupRoot: fmt.Sprintf("/kubepods/kubecore-test-%d", os.Getpid())}
+	c := &Containerd{dir: dir, socket: filepath.Join(dir, "containerd.sock"), done: make(chan error, 1),
+		CgroupRoot: fmt.Sprintf("/kubepods/kubecore-test-%d", os.Getpid())}
 	if entries, err := os.ReadDir("/run/containerd"); err == nil {
 		c.hadRun = true
 		for _, e := range entries {
@@ -97,7 +100,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
         SystemdCgroup = false
         Root = %[9]q
 `, filepath.Join(dir, "root"), filepath.Join(dir, "state"), c.socket, c.socket+".ttrpc", filepath.Join(dir, "opt"),
-		pauseImageName, filepath.Join(dir, "cni/bin"), filepath.Join(dir, "cni/conf"), filepath.Join(dir, "runc"))
+		PauseImage, filepath.Join(dir, "cni/bin"), filepath.Join(dir, "cni/conf"), filepath.Join(dir, "runc"))
 	configPath := filepath.Join(dir, "config.toml")
 	if err := os.WriteFile(configPath, []byte(config), 0o644); err != nil {
 		return nil, err
@@ -115,54 +118,54 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
 	}
 	go func() { c.done <- c.cmd.Wait() }()
 	if err := c.waitReady(20 * time.Second); err != nil {
-		c.stop()
+		c.Stop()
 		return nil, err
 	}
 
 	imagesDir := filepath.Join(dir, "images")
 	if err := os.MkdirAll(imagesDir, 0o755); err != nil {
-		c.stop()
+		c.Stop()
 		return nil, err
 	}
-	pause, err := pauseImage(pauseImageName, repoRoot, imagesDir)
+	pause, err := pauseImage(PauseImage, repoRoot, imagesDir)
 	if err != nil {
-		c.stop()
+		c.Stop()
 		return nil, err
 	}
-	busybox, err := busyboxImage(busyboxImageName)
+	busybox, err := busyboxImage(BusyboxImage)
 	if err != nil {
-		c.stop()
+		c.Stop()
 		return nil, err
 	}
 	for i, img := range []ociImage{pause, busybox} {
 		path := filepath.Join(imagesDir, fmt.Sprintf("image-%d.tar", i))
 		if err := img.writeOCIArchive(path); err != nil {
-			c.stop()
+			c.Stop()
 			return nil, err
 		}
 		if out, err := c.ctr("images", "import", path); err != nil {
-			c.stop()
+			c.Stop()
 			return nil, fmt.Errorf("import image %s: %w: %s", img.Name, err, out)
 		}
 	}
 	return c, nil
 }
 
-func (c *containerd) ctr(args ...string) ([]byte, error) {
+func (c *Containerd) ctr(args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	return exec.CommandContext(ctx, "ctr", append([]string{"-n", "k8s.io", "--address", c.socket}, args...)...).CombinedOutput()
 }
 
-// endpoint is the CRI endpoint of this containerd.
-func (c *containerd) endpoint() string { return "unix://" + c.socket }
+// Endpoint is the CRI endpoint of this containerd.
+func (c *Containerd) Endpoint() string { return "unix://" + c.socket }
 
-func (c *containerd) waitReady(timeout time.Duration) error {
+func (c *Containerd) waitReady(timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		select {
 		case err := <-c.done:
-			return fmt.Errorf("containerd exited: %v; its log:\n%s", err, c.log())
+			return fmt.Errorf("containerd exited: %v; its log:\n%s", err, c.Log())
 		default:
 		}
 		if _, err := c.ctr("version"); err == nil {
@@ -170,10 +173,11 @@ func (c *containerd) waitReady(timeout time.Duration) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return fmt.Errorf("containerd not ready after %s; its log:\n%s", timeout, c.log())
+	return fmt.Errorf("containerd not ready after %s; its log:\n%s", timeout, c.Log())
 }
 
-func (c *containerd) log() string {
+// Log is the end of containerd's log.
+func (c *Containerd) Log() string {
 	b, _ := os.ReadFile(filepath.Join(c.dir, "containerd.log"))
 	if len(b) > 8<<10 {
 		b = b[len(b)-8<<10:]
@@ -181,10 +185,10 @@ func (c *containerd) log() string {
 	return string(b)
 }
 
-// stop removes every sandbox left, stops containerd and removes what it
+// Stop removes every sandbox left, stops containerd and removes what it
 // made outside its dir: cgroups, shim sockets and runc state under
 // /run/containerd.
-func (c *containerd) stop() {
+func (c *Containerd) Stop() {
 	if out, err := c.ctr("tasks", "ls", "-q"); err == nil {
 		for _, id := range strings.Fields(string(out)) {
 			_, _ = c.ctr("tasks", "kill", "-s", "SIGKILL", id)
@@ -223,10 +227,10 @@ func (c *containerd) stop() {
 
 // cleanCgroups removes the tests' cgroups, deepest first, from every
 // controller; and kubepods itself when it is left empty.
-func (c *containerd) cleanCgroups() {
+func (c *Containerd) cleanCgroups() {
 	controllers, _ := filepath.Glob("/sys/fs/cgroup/*")
 	for _, ctl := range controllers {
-		root := filepath.Join(ctl, c.cgroupRoot)
+		root := filepath.Join(ctl, c.CgroupRoot)
 		var dirs []string
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && d.IsDir() {
@@ -244,7 +248,7 @@ func (c *containerd) cleanCgroups() {
 
 // cleanRunState removes what containerd made under /run/containerd
 // during the tests.
-func (c *containerd) cleanRunState() {
+func (c *Containerd) cleanRunState() {
 	if !c.hadRun {
 		_ = os.RemoveAll("/run/containerd")
 		return

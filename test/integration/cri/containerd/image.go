@@ -1,4 +1,4 @@
-package cri
+package containerd
 
 import (
 	"archive/tar"

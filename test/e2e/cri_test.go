@@ -1,0 +1,63 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kubecore.io/kubecore/test/integration/cri/containerd"
+)
+
+// startContainerd starts a containerd of the test's own, with the test
+// images imported, and stops it (and what it left) when the test ends.
+// Without containerd (hack/install-containerd.sh installs it) or root
+// the test fails: it never skips.
+func startContainerd(t *testing.T) *containerd.Containerd {
+	t.Helper()
+	// Not t.TempDir: the socket's path must stay short.
+	dir, err := os.MkdirTemp("", "kubecore-e2e-cri-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := containerd.Start(dir, root)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		t.Fatalf("containerd: %v", err)
+	}
+	t.Cleanup(func() {
+		c.Stop()
+		if t.Failed() {
+			t.Logf("containerd log:\n%s", c.Log())
+		}
+		_ = os.RemoveAll(dir)
+	})
+	return c
+}
+
+// TestCRIRuntime runs a kubelet with the CRI runtime on a real containerd
+// and puts its pods through the lifecycle of TestLogsAndExec with the
+// stock kubectl.
+func TestCRIRuntime(t *testing.T) {
+	c := startContainerd(t)
+	node, _ := startKubelet(t, server, "--runtime=cri", "--container-runtime-endpoint="+c.Endpoint(), "--cgroup-root="+c.CgroupRoot)
+	k := server.Kubectl(t)
+	ns := server.CreateNamespace(t, "cri")
+	checkPodLifecycle(t, k, podSpec{ns: ns, node: node, image: containerd.BusyboxImage})
+
+	t.Run("status", func(t *testing.T) {
+		out := k.MustRun(t, "get", "pod", "counter", "-n", ns, "-o",
+			"jsonpath={.status.containerStatuses[0].containerID} {.status.containerStatuses[0].image} {.status.podIP}")
+		f := strings.Fields(out)
+		if len(f) != 3 || !strings.HasPrefix(f[0], "containerd://") || f[1] != containerd.BusyboxImage || f[2] != "127.0.0.1" {
+			t.Errorf("container ID, image and pod IP: %q", out)
+		}
+		if out := k.MustRun(t, "get", "node", node, "-o", "jsonpath={.status.nodeInfo.containerRuntimeVersion}"); !strings.HasPrefix(out, "containerd://") {
+			t.Errorf("node's container runtime %q", out)
+		}
+	})
+}

@@ -1,0 +1,193 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"kubecore.io/kubecore/test/e2e/framework"
+)
+
+var kubeletSeq atomic.Int64
+
+// startKubelet runs `kubecore kubelet` as a node of s with args added to
+// its command line (its Hostname address is localhost, which the
+// apiserver reaches it by), and waits for its Node to be Ready; it returns the
+// node's name and root dir. The pods bound to the node are deleted (with
+// their grace periods) before the kubelet is stopped: a kubelet leaves
+// its pods running when it exits.
+func startKubelet(t *testing.T, s *framework.APIServer, args ...string) (node, rootDir string) {
+	t.Helper()
+	bin, err := framework.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	node = fmt.Sprintf("e2e-node-%d-%d", os.Getpid(), kubeletSeq.Add(1))
+	dir := t.TempDir()
+	rootDir = filepath.Join(dir, "root")
+	logPath := filepath.Join(dir, "kubelet.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, append([]string{"kubelet", "--kubeconfig", s.Kubeconfig, "--node-name", node,
+		"--hostname-override", "localhost", "--root-dir", rootDir, "--node-ip", "127.0.0.1", "--address", "127.0.0.1", "--port", "0", "-v", "2"}, args...)...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start kubelet: %v", err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); _ = logFile.Close(); close(done) }()
+	k := s.Kubectl(t)
+	t.Cleanup(func() {
+		k.Run(t, "delete", "pods", "-A", "--field-selector", "spec.nodeName="+node, "--wait", "--timeout=60s")
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+			t.Errorf("kubelet %s did not stop within 30s of SIGTERM", node)
+		}
+		k.Run(t, "delete", "node", node)
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			t.Logf("kubelet %s log (last 8 KiB):\n%s", node, b[max(len(b)-8<<10, 0):])
+		}
+	})
+	eventually(t, 30*time.Second, func() string {
+		r := k.Run(t, "get", "node", node, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
+		if r.Stdout != "True" {
+			return "node not Ready: " + r.String()
+		}
+		return ""
+	})
+	return node, rootDir
+}
+
+// numberedLines checks that out is lines "<prefix> N ..." with N rising
+// by one from its first line, and returns the first and last N.
+func numberedLines(out, prefix string) (first, last int, err error) {
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	for i, l := range lines {
+		f := strings.Fields(l)
+		if len(f) < 2 || f[0] != prefix {
+			return 0, 0, fmt.Errorf("line %d is %q", i, l)
+		}
+		n, err := strconv.Atoi(f[1])
+		if err != nil || (i > 0 && n != last+1) {
+			return 0, 0, fmt.Errorf("line %d is %q after %d", i, l, last)
+		}
+		if i == 0 {
+			first = n
+		}
+		last = n
+	}
+	return first, last, nil
+}
+
+// TestContainerLogRotation runs a kubelet whose process runtime rotates
+// logs at 4 KiB keeping 3 files: `kubectl logs` reads across the kept
+// files in order, and `kubectl logs -f` follows across rotations.
+func TestContainerLogRotation(t *testing.T) {
+	node, root := startKubelet(t, server, "--container-log-max-size=4Ki", "--container-log-max-files=3")
+	k := server.Kubectl(t)
+	ns := server.CreateNamespace(t, "logrotate")
+	// About 100 bytes a log entry, 50 a second: a rotation every ~0.8 s.
+	script := `i=0; while true; do echo "line $i ` + strings.Repeat("x", 40) + `"; i=$((i+1)); sleep 0.02; done`
+	k.MustRunStdin(t, podSpec{ns, node, "busybox"}.manifest("chatty", script, ""), "apply", "-f", "-")
+	k.MustRun(t, "wait", "--for=condition=Ready", "pod/chatty", "-n", ns, "--timeout=60s")
+
+	follow := k.Start(t, "logs", "-f", "chatty", "-n", ns)
+	logDir, err := filepath.Glob(filepath.Join(root, "logs", "pods", ns+"_chatty_*", "main"))
+	if err != nil || len(logDir) != 1 {
+		t.Fatalf("log dir of chatty: %v %v", logDir, err)
+	}
+	eventually(t, 30*time.Second, func() string {
+		files, _ := filepath.Glob(filepath.Join(logDir[0], "0.log*"))
+		r := k.Run(t, "logs", "chatty", "-n", ns)
+		first, last, err := numberedLines(r.Stdout, "line")
+		switch {
+		case r.ExitCode != 0 || err != nil:
+			return fmt.Sprintf("logs: %v: %s", err, r)
+		case len(files) != 3:
+			return fmt.Sprintf("log files %v, want 3", files)
+		case first == 0:
+			return "the oldest file is still kept"
+		case last-first < 60:
+			// More than one 4 KiB file holds.
+			return fmt.Sprintf("logs hold lines %d to %d only", first, last)
+		}
+		return ""
+	})
+	// Rotations while following: from line 0 on, none lost or repeated.
+	eventually(t, 30*time.Second, func() string {
+		first, last, err := numberedLines(follow.Stdout(), "line")
+		if err != nil || first != 0 || last < 300 {
+			return fmt.Sprintf("followed lines %d to %d: %v", first, last, err)
+		}
+		return ""
+	})
+	if follow.Exited() {
+		t.Fatalf("logs -f ended: %s", follow.Stderr())
+	}
+	out := k.MustRun(t, "logs", "chatty", "-n", ns, "--tail=5")
+	if _, last, err := numberedLines(out, "line"); err != nil || strings.Count(out, "\n") != 5 || last < 300 {
+		t.Errorf("--tail=5: %q %v", out, err)
+	}
+	// The pod's logs, rotated files included, go with it.
+	follow.Stop()
+	k.MustRun(t, "delete", "pod", "chatty", "-n", ns, "--wait", "--timeout=30s")
+	eventually(t, 10*time.Second, func() string {
+		if _, err := os.Stat(filepath.Dir(logDir[0])); !os.IsNotExist(err) {
+			return fmt.Sprintf("log dir of the deleted pod: %v", err)
+		}
+		return ""
+	})
+}
+
+// TestConfigMapAndSecretVolumesUpdate changes a ConfigMap and a Secret
+// that a running pod mounts: the files in the container change within
+// the kubelet's sync period (10 s; Kubernetes' is a minute).
+func TestConfigMapAndSecretVolumesUpdate(t *testing.T) {
+	node, _ := startKubelet(t, server)
+	k := server.Kubectl(t)
+	ns := server.CreateNamespace(t, "volumes")
+	k.MustRun(t, "create", "configmap", "settings", "-n", ns, "--from-literal=greeting=hello")
+	k.MustRun(t, "create", "secret", "generic", "creds", "-n", ns, "--from-literal=token=first")
+	k.MustRunStdin(t, podSpec{ns, node, "busybox"}.manifest("reader", "exec sleep 1000", `    volumeMounts:
+    - {name: settings, mountPath: /etc/settings}
+    - {name: creds, mountPath: /etc/creds, readOnly: true}
+  volumes:
+  - name: settings
+    configMap: {name: settings}
+  - name: creds
+    secret: {secretName: creds}
+`), "apply", "-f", "-")
+	k.MustRun(t, "wait", "--for=condition=Ready", "pod/reader", "-n", ns, "--timeout=60s")
+	read := func() string {
+		r := k.Run(t, "exec", "reader", "-n", ns, "--", "sh", "-c", "cat /etc/settings/greeting; echo; cat /etc/creds/token")
+		return r.Stdout
+	}
+	if got := read(); got != "hello\nfirst" {
+		t.Fatalf("mounted files: %q", got)
+	}
+	changed := time.Now()
+	k.MustRun(t, "patch", "configmap", "settings", "-n", ns, "--type=merge", "-p", `{"data":{"greeting":"bonjour"}}`)
+	k.MustRun(t, "patch", "secret", "creds", "-n", ns, "--type=merge", "-p", `{"stringData":{"token":"second"}}`)
+	eventually(t, 25*time.Second, func() string {
+		if got := read(); got != "bonjour\nsecond" {
+			return fmt.Sprintf("mounted files %q after the change", got)
+		}
+		return ""
+	})
+	t.Logf("the files changed %s after the objects", time.Since(changed).Round(100*time.Millisecond))
+}
