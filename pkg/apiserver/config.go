@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"strconv"
 	"time"
@@ -51,8 +52,14 @@ type Config struct {
 	Scheme *runtime.Scheme
 	// Groups are the installed group versions.
 	Groups []APIGroupInfo
+	// Dynamic, when set, holds group versions installed and removed while
+	// the server runs (custom resources).
+	Dynamic *DynamicGroups
 	// ReadyChecks run on /readyz and /healthz (an etcd check, typically).
 	ReadyChecks []HealthCheck
+	// Profiling serves Go's profiles under /debug/pprof/ (authorized as
+	// non-resource URLs: system:masters, or a role granting them).
+	Profiling bool
 
 	// BindAddress and Port say where to listen (Port 0: any free port).
 	BindAddress string
@@ -76,6 +83,14 @@ type Config struct {
 	MaxMutatingRequestsInFlight int
 	RequestTimeout              time.Duration
 	MaxRequestBodyBytes         int64
+	// MaxRequestsPerUserPerSecond, when positive, limits each user to this
+	// many requests a second, in bursts of up to MaxRequestsPerUserBurst
+	// (twice the rate, at least 1, when zero); see ratelimit.go for who is
+	// exempt.
+	MaxRequestsPerUserPerSecond float64
+	MaxRequestsPerUserBurst     int
+	// Audit, when set, receives an event for every request (audit.go).
+	Audit AuditSink
 	// MinWatchTimeout bounds watches without timeoutSeconds (each gets a
 	// random duration between it and twice it).
 	MinWatchTimeout time.Duration
@@ -117,6 +132,9 @@ func (c Config) Complete() (CompletedConfig, error) {
 		}
 		seen[g.GroupVersion] = true
 	}
+	if r := c.MaxRequestsPerUserPerSecond; r < 0 || math.IsNaN(r) || math.IsInf(r, 0) || c.MaxRequestsPerUserBurst < 0 {
+		errs = append(errs, fmt.Errorf("per-user rate limit %g/s, burst %d: must be finite and not negative", r, c.MaxRequestsPerUserBurst))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return CompletedConfig{}, fmt.Errorf("invalid apiserver config: %w", err)
 	}
@@ -135,6 +153,9 @@ func (c Config) Complete() (CompletedConfig, error) {
 	if c.MaxRequestBodyBytes == 0 {
 		c.MaxRequestBodyBytes = DefaultMaxRequestBodyBytes
 	}
+	if c.MaxRequestsPerUserPerSecond > 0 && c.MaxRequestsPerUserBurst == 0 {
+		c.MaxRequestsPerUserBurst = max(1, int(math.Ceil(2*c.MaxRequestsPerUserPerSecond)))
+	}
 	if c.MinWatchTimeout == 0 {
 		c.MinWatchTimeout = DefaultMinWatchTimeout
 	}
@@ -142,7 +163,7 @@ func (c Config) Complete() (CompletedConfig, error) {
 		c.ShutdownTimeout = c.RequestTimeout
 	}
 	if c.Authenticator == nil {
-		c.Authenticator = authenticator.Union{authenticator.ClientCert{Roots: c.ClientCA}}
+		c.Authenticator = authenticator.Union{authenticator.NewClientCert(c.ClientCA)}
 	}
 	if c.Authorizer == nil {
 		c.Authorizer = authz.Masters{}

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"net"
 	"net/http"
+	"slices"
 	"sort"
 
 	restful "github.com/emicklei/go-restful/v3"
@@ -50,13 +51,17 @@ func (s *Server) installDiscovery() {
 		g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
 		s.container.Handle("/apis/"+name, staticJSON(&g))
 	}
-	s.container.Handle("/apis", staticJSON(list))
+	s.container.Handle("/apis", s.groupList(list))
 	s.container.Handle("/version", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, version.Get())
 	}))
 	s.container.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
-			writeError(w, notFoundPath())
+			// Paths no built-in route serves may be those of a dynamic
+			// group (custom resources).
+			if !s.cfg.Dynamic.serve(w, r) {
+				writeError(w, notFoundPath())
+			}
 			return
 		}
 		writeJSON(w, http.StatusOK, &metav1.RootPaths{Paths: s.rootPaths()})
@@ -70,6 +75,22 @@ func apiGroup(name string, versions []schema.GroupVersion) metav1.APIGroup {
 	}
 	g.PreferredVersion = g.Versions[0]
 	return g
+}
+
+// groupList serves /apis: the built-in groups of static, then those
+// served dynamically.
+func (s *Server) groupList(static *metav1.APIGroupList) http.Handler {
+	h := staticJSON(static)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		dynamic := s.cfg.Dynamic.apiGroups()
+		if len(dynamic) == 0 {
+			h.ServeHTTP(w, r)
+			return
+		}
+		list := *static
+		list.Groups = append(slices.Clip(static.Groups), dynamic...)
+		staticJSON(&list).ServeHTTP(w, r)
+	})
 }
 
 // rootPaths lists the paths the server serves, for GET /.

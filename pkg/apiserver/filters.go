@@ -18,15 +18,18 @@ import (
 )
 
 // buildFilters wraps h in the filter chain, outermost first: panic
-// recovery, request info, logging and metrics, authentication,
-// impersonation, authorization, max in flight, timeout, body limit.
+// recovery, request info, logging and metrics, audit, authentication,
+// per-user rate limit, impersonation, authorization, max in flight,
+// timeout, body limit.
 func (s *Server) buildFilters(h http.Handler) http.Handler {
 	h = s.withBodyLimit(h)
 	h = s.withTimeout(h)
 	h = s.withMaxInFlight(h)
 	h = s.withAuthorization(h)
 	h = s.withImpersonation(h)
+	h = s.withUserRateLimit(h)
 	h = s.withAuthentication(h)
+	h = s.withAudit(h)
 	h = s.withLoggingAndMetrics(h)
 	h = withRequestInfo(h)
 	h = withPanicRecovery(h)
@@ -98,9 +101,14 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 // passes on, so it leaves this slot for authentication to fill.
 type requestUserKey struct{}
 
-// requestUser is the name of the authenticated user, set by the
-// authentication filter on the goroutine of the logging filter.
-type requestUser struct{ name string }
+// requestUser is who the request is from, set by the authentication and
+// impersonation filters on the goroutine of the logging filter: name is
+// the user it acts as, user who authenticated, impersonated whom it
+// impersonates.
+type requestUser struct {
+	name               string
+	user, impersonated *apirequest.UserInfo
+}
 
 func (s *Server) withLoggingAndMetrics(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -136,10 +144,17 @@ func isPublicPath(p string) bool {
 	return p == "/version"
 }
 
-// withUser returns r carrying user, and tells the logger who it is.
+// withUser returns r carrying user, and tells the logger and the audit
+// who it is: the first user of a request is the authenticated one, a
+// second the one it impersonates.
 func withUser(r *http.Request, user *apirequest.UserInfo) *http.Request {
 	if slot, ok := r.Context().Value(requestUserKey{}).(*requestUser); ok {
 		slot.name = user.Name
+		if slot.user == nil {
+			slot.user = user
+		} else {
+			slot.impersonated = user
+		}
 	}
 	return r.WithContext(apirequest.WithUser(r.Context(), user))
 }
@@ -160,12 +175,17 @@ func (s *Server) withAuthentication(h http.Handler) http.Handler {
 	})
 }
 
+// withMaxInFlight refuses requests beyond the in-flight limits with 429
+// and Retry-After: 1. Long-running requests, health and version, and
+// system:masters (as in Kubernetes, so that an administrator can act on
+// an overloaded server) are not counted.
 func (s *Server) withMaxInFlight(h http.Handler) http.Handler {
 	readOnly := make(chan struct{}, s.cfg.MaxRequestsInFlight)
 	mutating := make(chan struct{}, s.cfg.MaxMutatingRequestsInFlight)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info, _ := apirequest.RequestInfoFrom(r.Context())
-		if isLongRunning(info) || isPublicPath(r.URL.Path) {
+		user, _ := apirequest.UserFrom(r.Context())
+		if isLongRunning(info) || isPublicPath(r.URL.Path) || isMaster(user) {
 			h.ServeHTTP(w, r)
 			return
 		}

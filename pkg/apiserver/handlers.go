@@ -134,7 +134,7 @@ func (e *endpoint) list(w http.ResponseWriter, r *http.Request, ns, _ string) {
 	// A JSON list served from the watch cache is written from the items'
 	// shared encodings.
 	var items *storage.EncodedItems
-	if out == outputObject {
+	if out == outputObject && e.custom == nil {
 		items = &storage.EncodedItems{}
 		ctx = storage.WithEncodedItems(ctx, items)
 	}
@@ -171,8 +171,11 @@ func (e *endpoint) decode(data []byte, validation string) (runtime.Object, []str
 	if len(data) == 0 {
 		return nil, nil, apierrors.NewBadRequest("the request body is empty")
 	}
-	dec := e.s.strict
-	if validation == fieldValidationIgnore {
+	var dec runtime.Decoder = e.s.strict
+	switch {
+	case e.custom != nil:
+		dec = e.custom
+	case validation == fieldValidationIgnore:
 		dec = e.s.serializer
 	}
 	gvk := e.kind
@@ -212,9 +215,9 @@ func (e *endpoint) checkNamespace(obj runtime.Object, ns string) error {
 	if !e.namespaced {
 		return nil
 	}
-	switch m.Namespace {
+	switch m.GetNamespace() {
 	case "":
-		m.Namespace = ns
+		m.SetNamespace(ns)
 	case ns:
 	default:
 		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
@@ -330,8 +333,8 @@ func checkName(obj runtime.Object, name string) error {
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
-	if m.Name != name {
-		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.Name, name))
+	if m.GetName() != name {
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), name))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	restful "github.com/emicklei/go-restful/v3"
 
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
 	"kubecore.io/kubecore/pkg/registry/rest"
@@ -27,6 +28,9 @@ type endpoint struct {
 	// table renders Table responses (the main resource's Lister).
 	table tableConvertor
 	verbs []string
+	// custom decodes request bodies of a kind the scheme does not know (a
+	// custom resource's); nil for built-in kinds.
+	custom runtime.Decoder
 }
 
 func (e *endpoint) groupResource() schema.GroupResource {
@@ -94,6 +98,9 @@ func (s *Server) endpoints(g APIGroupInfo) ([]*endpoint, error) {
 		if tc, ok := parent.(tableConvertor); ok {
 			e.table = tc
 		}
+		if d, ok := st.(runtime.Decoder); ok {
+			e.custom = d
+		}
 		e.verbs = verbsOf(st, sub != "")
 		out = append(out, e)
 	}
@@ -135,8 +142,25 @@ func verbsOf(st rest.Storage, isSub bool) []string {
 	return verbs
 }
 
+// route is one method on one path of an endpoint, relative to its group
+// version's root; "{namespace}" and "{name}" stand for one segment each.
+type route struct {
+	method  string
+	path    string
+	handler func(w http.ResponseWriter, r *http.Request, ns, name string)
+}
+
 // install adds the endpoint's routes to ws.
 func (e *endpoint) install(ws *restful.WebService) {
+	for _, rt := range e.routes() {
+		ws.Route(ws.Method(rt.method).Path(rt.path).To(func(req *restful.Request, resp *restful.Response) {
+			rt.handler(resp.ResponseWriter, req.Request, req.PathParameter("namespace"), req.PathParameter("name"))
+		}))
+	}
+}
+
+// routes are the endpoint's routes: those of the verbs its storage serves.
+func (e *endpoint) routes() []route {
 	prefix := ""
 	if e.namespaced {
 		prefix = "/namespaces/{namespace}"
@@ -144,57 +168,57 @@ func (e *endpoint) install(ws *restful.WebService) {
 	collection := prefix + "/" + e.resource
 	item := collection + "/{name}"
 	st := e.storage
-	route := func(method, path string, h func(w http.ResponseWriter, r *http.Request, ns, name string)) {
-		ws.Route(ws.Method(method).Path(path).To(func(req *restful.Request, resp *restful.Response) {
-			h(resp.ResponseWriter, req.Request, req.PathParameter("namespace"), req.PathParameter("name"))
-		}))
+	var out []route
+	add := func(method, path string, h func(w http.ResponseWriter, r *http.Request, ns, name string)) {
+		out = append(out, route{method: method, path: path, handler: h})
 	}
 	if e.subresource != "" {
 		sub := item + "/" + e.subresource
 		if c, ok := st.(rest.Connecter); ok {
 			for _, m := range c.ConnectMethods() {
-				route(m, sub, e.connect)
+				add(m, sub, e.connect)
 			}
-			return
+			return out
 		}
 		if _, ok := st.(rest.Getter); ok {
-			route(http.MethodGet, sub, e.get)
+			add(http.MethodGet, sub, e.get)
 		}
 		if _, ok := st.(rest.Updater); ok {
-			route(http.MethodPut, sub, e.update)
-			route(http.MethodPatch, sub, e.patch)
+			add(http.MethodPut, sub, e.update)
+			add(http.MethodPatch, sub, e.patch)
 		}
 		_, named := st.(rest.NamedCreater)
 		_, creater := st.(rest.Creater)
 		if named || creater {
-			route(http.MethodPost, sub, e.create)
+			add(http.MethodPost, sub, e.create)
 		}
-		return
+		return out
 	}
 	_, lister := st.(rest.Lister)
 	_, watcher := st.(rest.Watcher)
 	if lister || watcher {
-		route(http.MethodGet, collection, e.list)
+		add(http.MethodGet, collection, e.list)
 		if e.namespaced {
-			route(http.MethodGet, "/"+e.resource, e.list)
+			add(http.MethodGet, "/"+e.resource, e.list)
 		}
 	}
 	if _, ok := st.(rest.Creater); ok {
-		route(http.MethodPost, collection, e.create)
+		add(http.MethodPost, collection, e.create)
 	}
 	if _, ok := st.(rest.CollectionDeleter); ok {
-		route(http.MethodDelete, collection, e.deleteCollection)
+		add(http.MethodDelete, collection, e.deleteCollection)
 	}
 	if _, ok := st.(rest.Getter); ok {
-		route(http.MethodGet, item, e.get)
+		add(http.MethodGet, item, e.get)
 	}
 	if _, ok := st.(rest.Updater); ok {
-		route(http.MethodPut, item, e.update)
-		route(http.MethodPatch, item, e.patch)
+		add(http.MethodPut, item, e.update)
+		add(http.MethodPatch, item, e.patch)
 	}
 	if _, ok := st.(rest.GracefulDeleter); ok {
-		route(http.MethodDelete, item, e.delete)
+		add(http.MethodDelete, item, e.delete)
 	}
+	return out
 }
 
 // apiResource is the endpoint's discovery entry.

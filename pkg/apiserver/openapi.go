@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"kubecore.io/apimachinery/pkg/runtime/schema"
+
 	"kubecore.io/kubecore/pkg/openapi"
 )
 
@@ -16,21 +18,28 @@ func (s *Server) installOpenAPI() error {
 		if err != nil {
 			return err
 		}
-		gv := openapi.GroupVersion{GroupVersion: g.GroupVersion}
-		for _, e := range eps {
-			path := e.resource
-			if e.subresource != "" {
-				path += "/" + e.subresource
-			}
-			gv.Resources = append(gv.Resources, openapi.Resource{
-				Path: path, Kind: e.kind, Namespaced: e.namespaced, Verbs: e.verbs,
-			})
-		}
-		spec.Groups = append(spec.Groups, gv)
+		spec.Groups = append(spec.Groups, openAPIGroup(g.GroupVersion, eps))
 	}
 	h := openapi.NewHandler(spec)
+	s.openapi = h
 	s.container.Handle("/openapi/v3", h)
 	s.container.Handle("/openapi/v3/", h)
 	s.container.Handle("/openapi/v2", h)
 	return nil
+}
+
+// openAPIGroup describes the endpoints of a group version for its OpenAPI
+// document.
+func openAPIGroup(gv schema.GroupVersion, eps []*endpoint) openapi.GroupVersion {
+	out := openapi.GroupVersion{GroupVersion: gv}
+	for _, e := range eps {
+		path := e.resource
+		if e.subresource != "" {
+			path += "/" + e.subresource
+		}
+		out.Resources = append(out.Resources, openapi.Resource{
+			Path: path, Kind: e.kind, Namespaced: e.namespaced, Verbs: e.verbs,
+		})
+	}
+	return out
 }

@@ -100,6 +100,11 @@ func (e *endpoint) patch(w http.ResponseWriter, r *http.Request, ns, name string
 		return
 	}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if ct == patchStrategicMerge && e.custom != nil {
+		// As in Kubernetes: custom resources have no patch strategies.
+		writeError(w, apierrors.NewUnsupportedMediaType([]string{patchJSON, patchMerge}))
+		return
+	}
 	switch ct {
 	case patchJSON, patchMerge, patchStrategicMerge:
 	case patchApply:

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,8 @@ import (
 
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/protobuf"
+
+	"kubecore.io/kubecore/pkg/openapi"
 )
 
 // Server is a running (or runnable) API server. Make one with New, then call
@@ -31,6 +34,8 @@ type Server struct {
 	handler    http.Handler
 	metrics    *metrics
 	registry   *prometheus.Registry
+	// openapi serves the OpenAPI documents, the dynamic groups' too.
+	openapi *openapi.Handler
 
 	shuttingDown atomic.Bool
 	ready        chan struct{}
@@ -73,8 +78,20 @@ func New(c CompletedConfig) (*Server, error) {
 	if err := s.installOpenAPI(); err != nil {
 		return nil, err
 	}
+	if c.Dynamic != nil {
+		if err := c.Dynamic.bind(s); err != nil {
+			return nil, err
+		}
+	}
 	s.installHealth()
 	s.container.Handle("/metrics", promhttpHandler(s.registry))
+	if s.cfg.Profiling {
+		s.container.Handle("/debug/pprof/", http.HandlerFunc(pprof.Index))
+		s.container.Handle("/debug/pprof/cmdline", http.HandlerFunc(pprof.Cmdline))
+		s.container.Handle("/debug/pprof/profile", http.HandlerFunc(pprof.Profile))
+		s.container.Handle("/debug/pprof/symbol", http.HandlerFunc(pprof.Symbol))
+		s.container.Handle("/debug/pprof/trace", http.HandlerFunc(pprof.Trace))
+	}
 	s.handler = s.buildFilters(s.container)
 	return s, nil
 }

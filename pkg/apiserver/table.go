@@ -8,6 +8,7 @@ import (
 
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"kubecore.io/apimachinery/pkg/runtime"
 
 	"kubecore.io/kubecore/pkg/storage"
@@ -92,7 +93,7 @@ func partialMetadata(obj runtime.Object) ([]byte, error) {
 				return nil, err
 			}
 			out.Items = append(out.Items, metav1.PartialObjectMetadata{
-				TypeMeta: metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: metav1.SchemeGroupVersion.String()}, ObjectMeta: *m,
+				TypeMeta: metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: metav1.SchemeGroupVersion.String()}, ObjectMeta: *unstructured.ObjectMetaOf(m),
 			})
 		}
 		return json.Marshal(&out)
@@ -103,15 +104,16 @@ func partialMetadata(obj runtime.Object) ([]byte, error) {
 	}
 	return json.Marshal(&metav1.PartialObjectMetadata{
 		TypeMeta:   metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: metav1.SchemeGroupVersion.String()},
-		ObjectMeta: *m,
+		ObjectMeta: *unstructured.ObjectMetaOf(m),
 	})
 }
 
-// objectMeta returns the ObjectMeta of an API object.
-func objectMeta(obj runtime.Object) (*metav1.ObjectMeta, error) {
+// objectMeta returns the metadata of an API object: the ObjectMeta a
+// typed object embeds, or the view of an unstructured object's metadata.
+func objectMeta(obj runtime.Object) (metav1.Object, error) {
 	obj = storage.Unwrap(obj)
 	if a, ok := obj.(metav1.ObjectMetaAccessor); ok {
-		if m, ok := a.GetObjectMeta().(*metav1.ObjectMeta); ok && m != nil {
+		if m := a.GetObjectMeta(); m != nil {
 			return m, nil
 		}
 	}

@@ -50,6 +50,16 @@ type ControllerContext struct {
 	// LocalPathDir is the directory on each node under which the
 	// local-path provisioner makes volumes.
 	LocalPathDir string
+	// ClusterSigning is the CA the csrsigning controller issues kubelet
+	// client certificates with.
+	ClusterSigning ClusterSigning
+}
+
+// ClusterSigning names the CA files of the csrsigning controller and the
+// longest validity it gives (certificates.DefaultSigningDuration when 0).
+type ClusterSigning struct {
+	CertFile, KeyFile string
+	Duration          time.Duration
 }
 
 // Workers returns the number of workers of the named controller.

@@ -65,6 +65,8 @@ type Config struct {
 	NodeEvictionRate       float64
 	// LocalPathDir is handed to the local-path provisioner.
 	LocalPathDir string
+	// ClusterSigning is handed to the csrsigning controller.
+	ClusterSigning ClusterSigning
 	// Started, when set, is called with the names of the controllers once
 	// they are built and their informers started.
 	Started func(names []string)
@@ -250,6 +252,7 @@ func (c Config) runControllers(ctx context.Context, client *typed.Clientset, tab
 		NodeMonitorGracePeriod: c.NodeMonitorGracePeriod,
 		NodeEvictionRate:       c.NodeEvictionRate,
 		LocalPathDir:           c.LocalPathDir,
+		ClusterSigning:         c.ClusterSigning,
 	}
 	runs := make([]RunFunc, len(names))
 	for i, name := range names {

@@ -14,6 +14,7 @@ import (
 	"kubecore.io/apimachinery/pkg/fields"
 	"kubecore.io/apimachinery/pkg/runtime"
 
+	"kubecore.io/kubecore/pkg/apirequest"
 	"kubecore.io/kubecore/pkg/auth/authenticator"
 	"kubecore.io/kubecore/pkg/auth/authenticator/bootstrap"
 	"kubecore.io/kubecore/pkg/auth/authorizer"
@@ -21,6 +22,8 @@ import (
 	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
 	"kubecore.io/kubecore/pkg/auth/bootstrappolicy"
 	"kubecore.io/kubecore/pkg/auth/serviceaccount"
+	"kubecore.io/kubecore/pkg/registry/core/pod"
+	serviceaccountregistry "kubecore.io/kubecore/pkg/registry/core/serviceaccount"
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/storage"
 )
@@ -54,6 +57,7 @@ func (s *rbacSource) Role(ctx context.Context, namespace, name string) (*rbacv1.
 // objectReader reads what the authenticators and the Node authorizer ask
 // about: pods (by node), claims, secrets and service accounts.
 type objectReader struct {
+	nodes           cached[*corev1.Node]
 	pods            cached[*corev1.Pod]
 	claims          cached[*corev1.PersistentVolumeClaim]
 	secrets         cached[*corev1.Secret]
@@ -64,6 +68,9 @@ var (
 	_ node.Graph             = (*objectReader)(nil)
 	_ bootstrap.SecretGetter = (*objectReader)(nil)
 	_ serviceaccount.Getter  = (*objectReader)(nil)
+
+	_ serviceaccountregistry.TokenObjects = (*objectReader)(nil)
+	_ pod.AdmissionObjects                = (*objectReader)(nil)
 )
 
 func (r *objectReader) PodsOnNode(ctx context.Context, nodeName string) ([]*corev1.Pod, error) {
@@ -88,6 +95,23 @@ func (r *objectReader) ServiceAccount(ctx context.Context, namespace, name strin
 	return r.serviceAccounts.get(ctx, namespace, name, true)
 }
 
+func (r *objectReader) Node(ctx context.Context, name string) (*corev1.Node, error) {
+	return r.nodes.get(ctx, "", name, true)
+}
+
+// tokenREST serves serviceaccounts/token when the config has the key that
+// signs service account tokens; nil without it.
+func (in *Instance) tokenREST() *serviceaccountregistry.TokenREST {
+	if in.serviceAccountKey == nil {
+		return nil
+	}
+	return &serviceaccountregistry.TokenREST{
+		Issuer:    &serviceaccount.Issuer{Key: in.serviceAccountKey, Issuer: serviceaccount.DefaultIssuer},
+		Objects:   in.objects,
+		Audiences: []string{serviceaccount.DefaultAudience},
+	}
+}
+
 // Authorizer returns the authorizers in Kubernetes' order: members of
 // system:masters, then the Node authorizer, then RBAC.
 func (in *Instance) Authorizer() authorizer.Authorizer {
@@ -110,7 +134,8 @@ func (in *Instance) TokenAuthenticators() []authenticator.Token {
 	return tokens
 }
 
-// bootstrapPolicy creates the default cluster roles and bindings, and
+// bootstrapPolicy creates the default cluster roles and bindings (and the
+// namespaced ones), and
 // brings back to default those still marked for auto-update
 // (rbac.authorization.kubernetes.io/autoupdate: "true") that were changed.
 // It returns once the watch caches the authorizer reads hold what it
@@ -134,10 +159,32 @@ func (in *Instance) bootstrapPolicy(ctx context.Context) error {
 		}
 		bindingsRV = cmp.Or(rv, bindingsRV)
 	}
-	if err := waitForCache(ctx, in.clusterRoles, rolesRV); err != nil {
-		return err
+	var nsRolesRV, nsBindingsRV string
+	for _, r := range bootstrappolicy.Roles() {
+		rv, err := ensure(apirequest.WithNamespace(ctx, r.Namespace), in.roles, &r, func(cur *rbacv1.Role) bool { return reflect.DeepEqual(cur.Rules, r.Rules) })
+		if err != nil {
+			return err
+		}
+		nsRolesRV = cmp.Or(rv, nsRolesRV)
 	}
-	return waitForCache(ctx, in.clusterRoleBindings, bindingsRV)
+	for _, b := range bootstrappolicy.RoleBindings() {
+		rv, err := ensure(apirequest.WithNamespace(ctx, b.Namespace), in.roleBindings, &b, func(cur *rbacv1.RoleBinding) bool {
+			return reflect.DeepEqual(cur.Subjects, b.Subjects) && cur.RoleRef == b.RoleRef
+		})
+		if err != nil {
+			return err
+		}
+		nsBindingsRV = cmp.Or(rv, nsBindingsRV)
+	}
+	for _, w := range []struct {
+		st *rbacREST
+		rv string
+	}{{in.clusterRoles, rolesRV}, {in.clusterRoleBindings, bindingsRV}, {in.roles, nsRolesRV}, {in.roleBindings, nsBindingsRV}} {
+		if err := waitForCache(ctx, w.st, w.rv); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // waitForCache returns once the watch cache of st reflects revision rv

@@ -13,10 +13,14 @@ import (
 	"k8s.io/klog/v2"
 
 	appsv1 "kubecore.io/api/apps/v1"
+	authenticationv1 "kubecore.io/api/authentication/v1"
 	authorizationv1 "kubecore.io/api/authorization/v1"
 	autoscalingv1 "kubecore.io/api/autoscaling/v1"
+	batchv1 "kubecore.io/api/batch/v1"
+	certificatesv1 "kubecore.io/api/certificates/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
+	discoveryv1 "kubecore.io/api/discovery/v1"
 	policyv1 "kubecore.io/api/policy/v1"
 	rbacv1 "kubecore.io/api/rbac/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
@@ -24,8 +28,13 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 
+	"kubecore.io/kubecore/pkg/admission"
+	"kubecore.io/kubecore/pkg/admission/noderestriction"
+	apiextensionsdefaults "kubecore.io/kubecore/pkg/apis/apiextensions/v1"
 	appsdefaults "kubecore.io/kubecore/pkg/apis/apps/v1"
+	batchdefaults "kubecore.io/kubecore/pkg/apis/batch/v1"
 	coredefaults "kubecore.io/kubecore/pkg/apis/core/v1"
+	discoverydefaults "kubecore.io/kubecore/pkg/apis/discovery/v1"
 	schedulingdefaults "kubecore.io/kubecore/pkg/apis/scheduling/v1"
 	"kubecore.io/kubecore/pkg/apiserver"
 	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
@@ -36,6 +45,9 @@ import (
 	"kubecore.io/kubecore/pkg/registry/apps/replicaset"
 	"kubecore.io/kubecore/pkg/registry/apps/statefulset"
 	"kubecore.io/kubecore/pkg/registry/authorization"
+	"kubecore.io/kubecore/pkg/registry/batch/cronjob"
+	"kubecore.io/kubecore/pkg/registry/batch/job"
+	"kubecore.io/kubecore/pkg/registry/certificates/certificatesigningrequest"
 	"kubecore.io/kubecore/pkg/registry/coordination/lease"
 	"kubecore.io/kubecore/pkg/registry/core/configmap"
 	"kubecore.io/kubecore/pkg/registry/core/endpoints"
@@ -49,6 +61,7 @@ import (
 	"kubecore.io/kubecore/pkg/registry/core/secret"
 	"kubecore.io/kubecore/pkg/registry/core/service"
 	"kubecore.io/kubecore/pkg/registry/core/serviceaccount"
+	"kubecore.io/kubecore/pkg/registry/discovery/endpointslice"
 	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/policy/poddisruptionbudget"
 	rbacregistry "kubecore.io/kubecore/pkg/registry/rbac"
@@ -81,6 +94,10 @@ type Config struct {
 	// Service default/kubernetes and its Endpoints point at it. Without
 	// it (zero) they are not made.
 	Advertise Endpoint
+	// ClusterCA is the PEM of the cluster CA: Bootstrap publishes it with
+	// the advertised URL in kube-public/cluster-info, for joining nodes.
+	// Without it (or Advertise) that ConfigMap is not made.
+	ClusterCA []byte
 }
 
 // rbacREST is the storage of one RBAC resource.
@@ -100,23 +117,30 @@ type Instance struct {
 	priorityClasses     *priorityclass.REST
 	clusterRoles        *rbacREST
 	clusterRoleBindings *rbacREST
+	roles               *rbacREST
+	roleBindings        *rbacREST
+	configMaps          objectWriter
+	clusterCA           []byte
 	rbac                *rbac.Authorizer
 	services            *service.REST
 	endpoints           *endpoints.REST
+	endpointSlices      *endpointslice.REST
 	advertise           Endpoint
 	leases              apiServerLeases
 	objects             *objectReader
 	serviceAccountKey   *ecdsa.PrivateKey
 	destroy             []func()
+	extensions          *apiExtensions
 }
 
 // NewScheme returns a scheme with every served group and its defaults.
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
-		coredefaults.AddToScheme, appsdefaults.AddToScheme, autoscalingv1.AddToScheme,
+		coredefaults.AddToScheme, appsdefaults.AddToScheme, autoscalingv1.AddToScheme, apiextensionsdefaults.AddToScheme,
 		coordinationv1.AddToScheme, schedulingdefaults.AddToScheme, policyv1.AddToScheme,
-		rbacv1.AddToScheme, authorizationv1.AddToScheme,
+		rbacv1.AddToScheme, authorizationv1.AddToScheme, certificatesv1.AddToScheme,
+		authenticationv1.AddToScheme, discoverydefaults.AddToScheme, batchdefaults.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, fmt.Errorf("build scheme: %w", err)
@@ -144,7 +168,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		Decorate:          cfg.Decorate,
 		TableConvertorFor: printers.TableConvertorFor,
 	}
-	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: &objectReader{}, advertise: cfg.Advertise, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
+	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: &objectReader{}, advertise: cfg.Advertise, clusterCA: cfg.ClusterCA, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
 	var errs []error
 	// keep records a resource's storage for Destroy.
 	keep := func(st rest.Storage) { in.destroy = append(in.destroy, st.Destroy) }
@@ -172,7 +196,8 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	var kubelets pod.KubeletConnectionGetter
 	if n, err := node.NewStorage(opts); must("nodes", err) {
 		keep(n.Node)
-		core["nodes"], core["nodes/status"] = n.Node, n.Status
+		core["nodes"], core["nodes/status"] = &admission.Store{Store: n.Node.Store, Admit: noderestriction.AdmitNode}, n.Status
+		in.objects.nodes = cached[*corev1.Node]{n.Node.Store}
 		kubelets = node.NewKubeletConnections(n.Node, cfg.Kubelet)
 	}
 	var pdbs *poddisruptionbudget.Storage
@@ -193,7 +218,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if in.priorityClasses != nil {
 		priorities = &priorityClassReader{classes: cached[*schedulingv1.PriorityClass]{in.priorityClasses.Store}}
 	}
-	if p, err := pod.NewStorage(opts, checker, priorities, kubelets); must("pods", err) {
+	if p, err := pod.NewStorage(opts, checker, priorities, in.objects, kubelets); must("pods", err) {
 		keep(p.Pod)
 		core["pods"], core["pods/status"], core["pods/binding"], core["pods/eviction"] = p.Pod, p.Status, p.Binding, p.Eviction
 		if p.Log != nil {
@@ -224,6 +249,9 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if s, err := serviceaccount.NewREST(opts); must("serviceaccounts", err) {
 		keep(s)
 		core["serviceaccounts"] = s
+		if t := in.tokenREST(); t != nil {
+			core["serviceaccounts/token"] = t
+		}
 		in.objects.serviceAccounts = cached[*corev1.ServiceAccount]{s.Store}
 	}
 	if v, err := persistentvolume.NewStorage(opts); must("persistentvolumes", err) {
@@ -240,6 +268,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 			core[name] = st
 		}
 	}
+	in.configMaps, _ = core["configmaps"].(objectWriter)
 
 	apps := map[string]rest.Storage{}
 	if d, err := deployment.NewStorage(opts); must("deployments", err) {
@@ -263,10 +292,20 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		apps["controllerrevisions"] = r
 	}
 
+	batch := map[string]rest.Storage{}
+	if j, err := job.NewStorage(opts); must("jobs", err) {
+		keep(j.Job)
+		batch["jobs"], batch["jobs/status"] = j.Job, j.Status
+	}
+	if c, err := cronjob.NewStorage(opts); must("cronjobs", err) {
+		keep(c.CronJob)
+		batch["cronjobs"], batch["cronjobs/status"] = c.CronJob, c.Status
+	}
+
 	coordination := map[string]rest.Storage{}
 	if l, err := lease.NewREST(opts); must("leases", err) {
 		keep(l)
-		coordination["leases"] = l
+		coordination["leases"] = &admission.Store{Store: l.Store, Admit: noderestriction.AdmitLease}
 	}
 	scheduling := map[string]rest.Storage{}
 	if in.priorityClasses != nil {
@@ -287,11 +326,11 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 			rbacGroup[name] = st
 			switch name {
 			case "roles":
-				source.roles = cached[*rbacv1.Role]{st.Store}
+				source.roles, in.roles = cached[*rbacv1.Role]{st.Store}, st
 			case "clusterroles":
 				source.clusterRoles, in.clusterRoles = cached[*rbacv1.ClusterRole]{st.Store}, st
 			case "rolebindings":
-				source.roleBindings = cached[*rbacv1.RoleBinding]{st.Store}
+				source.roleBindings, in.roleBindings = cached[*rbacv1.RoleBinding]{st.Store}, st
 			case "clusterrolebindings":
 				source.clusterRoleBindings, in.clusterRoleBindings = cached[*rbacv1.ClusterRoleBinding]{st.Store}, st
 			}
@@ -304,18 +343,40 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		"selfsubjectaccessreviews": &authorization.SelfSubjectAccessReviewREST{Authorizer: authz},
 		"selfsubjectrulesreviews":  &authorization.SelfSubjectRulesReviewREST{Rules: in.rbac},
 	}
+	// Approving and signing requests is authorized per signer.
+	certificates := map[string]rest.Storage{}
+	if c, err := certificatesigningrequest.NewStorage(opts, authz); must("certificatesigningrequests", err) {
+		keep(c.CertificateSigningRequest)
+		certificates["certificatesigningrequests"] = c.CertificateSigningRequest
+		certificates["certificatesigningrequests/status"], certificates["certificatesigningrequests/approval"] = c.Status, c.Approval
+	}
+	discovery := map[string]rest.Storage{}
+	if e, err := endpointslice.NewREST(opts); must("endpointslices", err) {
+		keep(e)
+		discovery["endpointslices"] = e
+		in.endpointSlices = e
+	}
 	if err := errors.Join(errs...); err != nil {
+		in.Destroy()
+		return nil, err
+	}
+	extensions, err := in.newAPIExtensions(opts)
+	if err != nil {
 		in.Destroy()
 		return nil, err
 	}
 	in.Groups = []apiserver.APIGroupInfo{
 		{GroupVersion: corev1.SchemeGroupVersion, Storage: core},
 		{GroupVersion: appsv1.SchemeGroupVersion, Storage: apps},
+		{GroupVersion: batchv1.SchemeGroupVersion, Storage: batch},
 		{GroupVersion: coordinationv1.SchemeGroupVersion, Storage: coordination},
 		{GroupVersion: schedulingv1.SchemeGroupVersion, Storage: scheduling},
 		{GroupVersion: policyv1.SchemeGroupVersion, Storage: policy},
 		{GroupVersion: rbacv1.SchemeGroupVersion, Storage: rbacGroup},
 		{GroupVersion: authorizationv1.SchemeGroupVersion, Storage: authorizationGroup},
+		{GroupVersion: certificatesv1.SchemeGroupVersion, Storage: certificates},
+		{GroupVersion: discoveryv1.SchemeGroupVersion, Storage: discovery},
+		extensions,
 	}
 	return in, nil
 }
@@ -337,7 +398,8 @@ func (in *Instance) Destroy() {
 // the namespaces default, kube-system, kube-public and kube-node-lease,
 // the system priority classes, the default cluster roles and bindings,
 // and (with Config.Advertise) the Service default/kubernetes and its
-// Endpoints. A kubernetes Service whose cluster IP another Service holds
+// Endpoints, and (with Config.ClusterCA) the ConfigMap
+// kube-public/cluster-info. A kubernetes Service whose cluster IP another Service holds
 // (a data dir older than it) is logged, not fatal: RunKubernetesService
 // retries it.
 func (in *Instance) Bootstrap(ctx context.Context) error {
@@ -359,6 +421,9 @@ func (in *Instance) Bootstrap(ctx context.Context) error {
 			return err
 		}
 		klog.FromContext(ctx).Error(err, "Cannot create the kubernetes service")
+	}
+	if err := in.publishClusterInfo(ctx); err != nil {
+		return err
 	}
 	return in.bootstrapPolicy(ctx)
 }

@@ -15,11 +15,14 @@ import (
 	"k8s.io/klog/v2"
 
 	corev1 "kubecore.io/api/core/v1"
+	discoveryv1 "kubecore.io/api/discovery/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/util/intstr"
 
 	"kubecore.io/kubecore/pkg/apirequest"
+	"kubecore.io/kubecore/pkg/registry/rest"
 )
 
 // The default/kubernetes Service: in-cluster clients find the API server
@@ -147,52 +150,28 @@ func (l apiServerLeases) live(ctx context.Context) ([]Endpoint, error) {
 	return out, nil
 }
 
-// ReconcileKubernetesService creates the Service default/kubernetes and
-// its Endpoints, or repairs them: the Service's type and ports, and
-// Endpoints listing exactly the live API servers (this one renews its
-// lease first). It does nothing without an
-// advertised endpoint (Config.Advertise).
+// ReconcileKubernetesService creates the Service default/kubernetes, its
+// Endpoints and its EndpointSlice, or repairs them: the Service's type and
+// ports, and Endpoints listing exactly the live API servers (this one
+// renews its lease first). It does nothing without an advertised endpoint
+// (Config.Advertise).
 func (in *Instance) ReconcileKubernetesService(ctx context.Context) error {
 	if !in.advertise.valid() || in.services == nil || in.endpoints == nil {
 		return nil
 	}
 	ctx = apirequest.WithNamespace(ctx, metav1.NamespaceDefault)
-	if err := in.reconcileService(ctx); err != nil {
+	// Get first: a create of an existing service would fail on its
+	// cluster IP, not as AlreadyExists.
+	err := reconcileObject(ctx, in.services, in.kubernetesService(), func(cur, want *corev1.Service) bool {
+		if cur.Spec.Type == corev1.ServiceTypeClusterIP && reflect.DeepEqual(cur.Spec.Ports, want.Spec.Ports) {
+			return false
+		}
+		cur.Spec.Type, cur.Spec.Ports = corev1.ServiceTypeClusterIP, want.Spec.Ports
+		return true
+	})
+	if err != nil {
 		return err
 	}
-	return in.reconcileEndpoints(ctx)
-}
-
-func (in *Instance) reconcileService(ctx context.Context) error {
-	want := in.kubernetesService()
-	obj, err := in.services.Get(ctx, kubernetesServiceName, &metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		// Get first: a create of an existing service would fail on its
-		// cluster IP, not as AlreadyExists.
-		if _, err := in.services.Create(ctx, want, nil, &metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create service default/kubernetes: %w", err)
-		}
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("get service default/kubernetes: %w", err)
-	}
-	cur, ok := obj.(*corev1.Service)
-	if !ok {
-		return fmt.Errorf("service storage returned %T", obj)
-	}
-	if cur.Spec.Type == corev1.ServiceTypeClusterIP && reflect.DeepEqual(cur.Spec.Ports, want.Spec.Ports) {
-		return nil
-	}
-	upd := cur.DeepCopy()
-	upd.Spec.Type, upd.Spec.Ports = corev1.ServiceTypeClusterIP, want.Spec.Ports
-	if _, _, err := in.services.Update(ctx, kubernetesServiceName, replaceWith{upd}, nil, nil, false, &metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("update service default/kubernetes: %w", err)
-	}
-	return nil
-}
-
-func (in *Instance) reconcileEndpoints(ctx context.Context) error {
 	if err := in.leases.renew(ctx, in.advertise); err != nil {
 		return err
 	}
@@ -200,28 +179,99 @@ func (in *Instance) reconcileEndpoints(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	want := kubernetesEndpoints(servers)
-	obj, err := in.endpoints.Get(ctx, kubernetesServiceName, &metav1.GetOptions{})
+	err = reconcileObject(ctx, in.endpoints, kubernetesEndpoints(servers), func(cur, want *corev1.Endpoints) bool {
+		if reflect.DeepEqual(cur.Subsets, want.Subsets) {
+			return false
+		}
+		cur.Subsets = want.Subsets
+		return true
+	})
+	if err != nil || in.endpointSlices == nil {
+		return err
+	}
+	slice := in.kubernetesEndpointSlice(servers)
+	if obj, err := in.endpointSlices.Get(ctx, slice.Name, &metav1.GetOptions{}); err == nil && obj.(*discoveryv1.EndpointSlice).AddressType != slice.AddressType {
+		// The address type is immutable: a server that changed its
+		// address family makes the slice anew.
+		if _, _, err := in.endpointSlices.Delete(ctx, slice.Name, nil, &metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete EndpointSlice default/kubernetes: %w", err)
+		}
+	}
+	return reconcileObject(ctx, in.endpointSlices, slice, func(cur, want *discoveryv1.EndpointSlice) bool {
+		if reflect.DeepEqual(cur.Endpoints, want.Endpoints) && reflect.DeepEqual(cur.Ports, want.Ports) {
+			return false
+		}
+		cur.Endpoints, cur.Ports = want.Endpoints, want.Ports
+		return true
+	})
+}
+
+// kubernetesEndpointSlice is the EndpointSlice of default/kubernetes: the
+// live API servers of this one's address family and port.
+func (in *Instance) kubernetesEndpointSlice(servers []Endpoint) *discoveryv1.EndpointSlice {
+	family := discoveryv1.AddressTypeIPv4
+	if in.advertise.IP.To4() == nil {
+		family = discoveryv1.AddressTypeIPv6
+	}
+	var ips []string
+	for _, e := range servers {
+		if e.Port == in.advertise.Port && (e.IP.To4() != nil) == (family == discoveryv1.AddressTypeIPv4) {
+			ips = append(ips, e.IP.String())
+		}
+	}
+	slices.Sort(ips)
+	ready := true
+	endpoints := make([]discoveryv1.Endpoint, 0, len(ips))
+	for _, ip := range ips {
+		endpoints = append(endpoints, discoveryv1.Endpoint{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}})
+	}
+	name, protocol, port := kubernetesPortName, corev1.ProtocolTCP, int32(in.advertise.Port)
+	return &discoveryv1.EndpointSlice{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      kubernetesServiceName,
+			Namespace: metav1.NamespaceDefault,
+			Labels:    map[string]string{discoveryv1.LabelServiceName: kubernetesServiceName},
+		},
+		AddressType: family,
+		Endpoints:   endpoints,
+		Ports:       []discoveryv1.EndpointPort{{Name: &name, Protocol: &protocol, Port: &port}},
+	}
+}
+
+// objectStorage is what reconcileObject needs of a storage.
+type objectStorage interface {
+	rest.Getter
+	rest.Creater
+	rest.Updater
+}
+
+// reconcileObject creates want through st when missing; otherwise repair
+// changes a copy of the stored object to want's state and reports whether
+// it did, and the copy is written.
+func reconcileObject[T interface {
+	runtime.Object
+	metav1.Object
+}](ctx context.Context, st objectStorage, want T, repair func(cur, want T) bool) error {
+	what := fmt.Sprintf("%s %s/%s", reflect.TypeOf(want).Elem().Name(), want.GetNamespace(), want.GetName())
+	obj, err := st.Get(ctx, want.GetName(), &metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		if _, err := in.endpoints.Create(ctx, want, nil, &metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create endpoints default/kubernetes: %w", err)
+		if _, err := st.Create(ctx, want, nil, &metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create %s: %w", what, err)
 		}
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("get endpoints default/kubernetes: %w", err)
+		return fmt.Errorf("get %s: %w", what, err)
 	}
-	cur, ok := obj.(*corev1.Endpoints)
+	cur, ok := obj.DeepCopyObject().(T)
 	if !ok {
-		return fmt.Errorf("endpoints storage returned %T", obj)
+		return fmt.Errorf("%s: storage returned %T", what, obj)
 	}
-	if reflect.DeepEqual(cur.Subsets, want.Subsets) {
+	if !repair(cur, want) {
 		return nil
 	}
-	upd := cur.DeepCopy()
-	upd.Subsets = want.Subsets
-	if _, _, err := in.endpoints.Update(ctx, kubernetesServiceName, replaceWith{upd}, nil, nil, false, &metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("update endpoints default/kubernetes: %w", err)
+	if _, _, err := st.Update(ctx, want.GetName(), replaceWith{cur}, nil, nil, false, &metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("update %s: %w", what, err)
 	}
 	return nil
 }

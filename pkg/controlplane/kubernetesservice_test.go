@@ -3,12 +3,14 @@ package controlplane
 import (
 	"context"
 	"net"
+	"slices"
 	"testing"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	corev1 "kubecore.io/api/core/v1"
+	discoveryv1 "kubecore.io/api/discovery/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 
@@ -156,6 +158,7 @@ func TestKubernetesEndpointsListLiveServers(t *testing.T) {
 		ep.Subsets[0].Addresses[0].IP != "192.0.2.10" || ep.Subsets[0].Addresses[1].IP != "192.0.2.9" {
 		t.Fatalf("endpoints with two servers = %+v", ep.Subsets)
 	}
+	checkSlice(t, in, "192.0.2.10", "192.0.2.9")
 
 	// The other server's lease runs out.
 	resp, err := srv.Client().Get(ctx, in.leases.prefix+other.String())
@@ -170,6 +173,7 @@ func TestKubernetesEndpointsListLiveServers(t *testing.T) {
 	}
 	svc, ep := getKubernetes(t, in)
 	checkKubernetes(t, svc, ep, "10.0.0.1", "192.0.2.10", 6443)
+	checkSlice(t, in, "192.0.2.10")
 
 	// Stopping the reconcile loop releases this server's lease.
 	runCtx, cancel := context.WithCancel(ctx)
@@ -180,5 +184,29 @@ func TestKubernetesEndpointsListLiveServers(t *testing.T) {
 	live, err := in.leases.live(ctx)
 	if err != nil || len(live) != 0 {
 		t.Errorf("live servers after shutdown = %v %v, want none", live, err)
+	}
+}
+
+// checkSlice checks the EndpointSlice default/kubernetes lists exactly ips,
+// ready, on port https 6443.
+func checkSlice(t *testing.T, in *Instance, ips ...string) {
+	t.Helper()
+	obj, err := in.endpointSlices.Get(defaultNS(), "kubernetes", &metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get endpointslice default/kubernetes: %v", err)
+	}
+	s := obj.(*discoveryv1.EndpointSlice)
+	var got []string
+	for _, e := range s.Endpoints {
+		if e.Conditions.Ready == nil || !*e.Conditions.Ready {
+			t.Errorf("endpoint %v not ready", e.Addresses)
+		}
+		got = append(got, e.Addresses...)
+	}
+	if s.AddressType != discoveryv1.AddressTypeIPv4 || s.Labels[discoveryv1.LabelServiceName] != "kubernetes" || !slices.Equal(got, ips) {
+		t.Errorf("slice %s %v %v, want IPv4 %v", s.AddressType, s.Labels, got, ips)
+	}
+	if len(s.Ports) != 1 || *s.Ports[0].Name != "https" || *s.Ports[0].Port != 6443 {
+		t.Errorf("slice ports %+v", s.Ports)
 	}
 }

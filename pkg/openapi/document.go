@@ -31,6 +31,10 @@ type Resource struct {
 type GroupVersion struct {
 	GroupVersion schema.GroupVersion
 	Resources    []Resource
+	// Custom holds, by kind name, the schemas of the kinds the scheme does
+	// not know: those of custom resources, whose group versions take no
+	// strategic merge patches.
+	Custom map[string]*Schema
 }
 
 // Spec is what the documents describe: the Go types (from Scheme) and the
@@ -132,7 +136,7 @@ func buildModel(spec Spec) (*model, error) {
 	}
 	m := &model{schemas: b}
 	for _, g := range spec.Groups {
-		pb := &pathBuilder{scheme: spec.Scheme, schemas: b, gv: g.GroupVersion}
+		pb := &pathBuilder{scheme: spec.Scheme, schemas: b, gv: g.GroupVersion, custom: g.Custom}
 		paths, err := pb.build(g.Resources)
 		if err != nil {
 			return nil, fmt.Errorf("openapi for %s: %w", g.GroupVersion, err)
@@ -158,29 +162,59 @@ func Build(spec Spec) (*Documents, error) {
 		return nil, err
 	}
 	docs := &Documents{GroupVersions: map[string]Document{}}
-	index := indexDocument{Paths: map[string]indexEntry{}}
 	for _, g := range m.groups {
-		doc := openAPI{
-			OpenAPI:    "3.0.0",
-			Info:       documentInfo(),
-			Paths:      g.paths,
-			Components: components{Schemas: m.schemas.closure(g.refs)},
-		}
-		data, err := json.Marshal(&doc)
+		d, err := m.document(g)
 		if err != nil {
-			return nil, fmt.Errorf("encode openapi for %s: %w", g.gv, err)
+			return nil, err
 		}
-		key := groupPath(g.gv)
-		d := Document{JSON: data, Hash: hashOf(data)}
-		docs.GroupVersions[key] = d
-		index.Paths[key] = indexEntry{ServerRelativeURL: "/openapi/v3/" + key + "?hash=" + d.Hash}
+		docs.GroupVersions[groupPath(g.gv)] = d
+	}
+	data, err := indexJSON(docs.GroupVersions)
+	if err != nil {
+		return nil, err
+	}
+	docs.Index = data
+	return docs, nil
+}
+
+// document encodes the document of one group version.
+func (m *model) document(g groupModel) (Document, error) {
+	doc := openAPI{
+		OpenAPI:    "3.0.0",
+		Info:       documentInfo(),
+		Paths:      g.paths,
+		Components: components{Schemas: m.schemas.closure(g.refs)},
+	}
+	data, err := json.Marshal(&doc)
+	if err != nil {
+		return Document{}, fmt.Errorf("encode openapi for %s: %w", g.gv, err)
+	}
+	return Document{JSON: data, Hash: hashOf(data)}, nil
+}
+
+// indexJSON is the index of the documents, keyed as Documents are.
+func indexJSON(groups ...map[string]Document) ([]byte, error) {
+	index := indexDocument{Paths: map[string]indexEntry{}}
+	for _, docs := range groups {
+		for key, d := range docs {
+			index.Paths[key] = indexEntry{ServerRelativeURL: "/openapi/v3/" + key + "?hash=" + d.Hash}
+		}
 	}
 	data, err := json.Marshal(&index)
 	if err != nil {
 		return nil, fmt.Errorf("encode openapi index: %w", err)
 	}
-	docs.Index = data
-	return docs, nil
+	return data, nil
+}
+
+// BuildGroupVersion generates the document of one group version of spec's
+// scheme, typically a custom one (GroupVersion.Custom).
+func BuildGroupVersion(scheme *runtime.Scheme, g GroupVersion) (Document, error) {
+	m, err := buildModel(Spec{Scheme: scheme, Groups: []GroupVersion{g}})
+	if err != nil {
+		return Document{}, err
+	}
+	return m.document(m.groups[0])
 }
 
 // hashOf is the upper-case hex SHA-512 of data.

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime/schema"
 )
 
 // Handler serves the documents of a Spec: under /openapi/v3 the index at
@@ -25,6 +26,56 @@ type Handler struct {
 	v2Once sync.Once
 	v2     *SwaggerDocument
 	v2Err  error
+
+	// custom are the documents of the group versions set while serving
+	// (custom resources), by groupPath.
+	mu     sync.RWMutex
+	custom map[string]Document
+}
+
+// SetGroupVersion builds and serves the document of g, replacing the one
+// it had; the index lists it from now on.
+func (h *Handler) SetGroupVersion(g GroupVersion) error {
+	doc, err := BuildGroupVersion(h.spec.Scheme, g)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.custom == nil {
+		h.custom = map[string]Document{}
+	}
+	h.custom[groupPath(g.GroupVersion)] = doc
+	return nil
+}
+
+// RemoveGroupVersion stops serving the document SetGroupVersion set.
+func (h *Handler) RemoveGroupVersion(gv schema.GroupVersion) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.custom, groupPath(gv))
+}
+
+// lookup returns the document at key, a custom one first.
+func (h *Handler) lookup(docs *Documents, key string) (Document, bool) {
+	h.mu.RLock()
+	doc, ok := h.custom[key]
+	h.mu.RUnlock()
+	if ok {
+		return doc, true
+	}
+	doc, ok = docs.GroupVersions[key]
+	return doc, ok
+}
+
+// index returns the index of the static and custom documents.
+func (h *Handler) index(docs *Documents) ([]byte, error) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	if len(h.custom) == 0 {
+		return docs.Index, nil
+	}
+	return indexJSON(docs.GroupVersions, h.custom)
 }
 
 var _ http.Handler = (*Handler)(nil)
@@ -70,11 +121,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	key := strings.Trim(strings.TrimPrefix(r.URL.Path, "/openapi/v3"), "/")
 	if key == "" {
+		index, err := h.index(docs)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
 		w.Header().Set("Cache-Control", cacheRevalidate)
-		write(w, r, docs.Index)
+		write(w, r, index)
 		return
 	}
-	doc, ok := docs.GroupVersions[key]
+	doc, ok := h.lookup(docs, key)
 	if !ok {
 		http.NotFound(w, r)
 		return

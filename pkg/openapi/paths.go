@@ -109,6 +109,8 @@ type pathBuilder struct {
 	gv      schema.GroupVersion
 	refs    []string
 	types   map[schema.GroupVersionKind]reflect.Type
+	// custom are the schemas of custom kinds (GroupVersion.Custom).
+	custom map[string]*Schema
 }
 
 // ref returns a reference to the component schema of t.
@@ -124,6 +126,9 @@ func (p *pathBuilder) ref(t reflect.Type) (*Schema, error) {
 // kindSchema references the schema of kind, or is a plain object for a
 // kind the scheme does not know.
 func (p *pathBuilder) kindSchema(kind schema.GroupVersionKind) (*Schema, error) {
+	if s, ok, err := p.customKindSchema(kind); ok || err != nil {
+		return s, err
+	}
 	t, ok := p.types[kind]
 	if !ok {
 		return &Schema{Type: "object"}, nil
@@ -166,6 +171,10 @@ func (p *pathBuilder) build(resources []Resource) (map[string]*pathItem, error) 
 	p.refs = append(p.refs, patchSchemaName)
 	patchBody := &requestBody{Required: true, Content: map[string]mediaType{}}
 	for _, ct := range []string{"application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json"} {
+		if p.custom != nil && ct == "application/strategic-merge-patch+json" {
+			// Custom resources answer strategic merge patches with 415.
+			continue
+		}
 		patchBody.Content[ct] = mediaType{Schema: &Schema{Ref: refPrefix + patchSchemaName}}
 	}
 

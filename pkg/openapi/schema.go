@@ -25,10 +25,23 @@ type Schema struct {
 	Default              any                `json:"default,omitempty"`
 	UniqueItems          bool               `json:"uniqueItems,omitempty"`
 
-	GroupVersionKind []GVK  `json:"x-kubernetes-group-version-kind,omitempty"`
-	PatchStrategy    string `json:"x-kubernetes-patch-strategy,omitempty"`
-	PatchMergeKey    string `json:"x-kubernetes-patch-merge-key,omitempty"`
-	IntOrString      bool   `json:"x-kubernetes-int-or-string,omitempty"`
+	// The value validations of custom resource schemas.
+	Nullable  bool     `json:"nullable,omitempty"`
+	Enum      []any    `json:"enum,omitempty"`
+	Pattern   string   `json:"pattern,omitempty"`
+	Minimum   *float64 `json:"minimum,omitempty"`
+	Maximum   *float64 `json:"maximum,omitempty"`
+	MinLength *int64   `json:"minLength,omitempty"`
+	MaxLength *int64   `json:"maxLength,omitempty"`
+	MinItems  *int64   `json:"minItems,omitempty"`
+	MaxItems  *int64   `json:"maxItems,omitempty"`
+
+	GroupVersionKind      []GVK  `json:"x-kubernetes-group-version-kind,omitempty"`
+	PatchStrategy         string `json:"x-kubernetes-patch-strategy,omitempty"`
+	PatchMergeKey         string `json:"x-kubernetes-patch-merge-key,omitempty"`
+	IntOrString           bool   `json:"x-kubernetes-int-or-string,omitempty"`
+	PreserveUnknownFields bool   `json:"x-kubernetes-preserve-unknown-fields,omitempty"`
+	EmbeddedResource      bool   `json:"x-kubernetes-embedded-resource,omitempty"`
 }
 
 // GVK is the value of x-kubernetes-group-version-kind.
@@ -64,7 +77,11 @@ func specialTypes() map[string]special {
 			Type: "string", Format: "int-or-string", IntOrString: true,
 		}},
 		"kubecore.io/apimachinery/pkg/runtime.RawExtension": {true, Schema{Type: "object"}},
-		"encoding/json.RawMessage":                          {false, Schema{Type: "object"}},
+		// The free-form values of a CustomResourceDefinition's schema.
+		"kubecore.io/api/apiextensions/v1.JSON":                   {true, Schema{PreserveUnknownFields: true}},
+		"kubecore.io/api/apiextensions/v1.JSONSchemaPropsOrArray": {true, Schema{PreserveUnknownFields: true}},
+		"kubecore.io/api/apiextensions/v1.JSONSchemaPropsOrBool":  {true, Schema{PreserveUnknownFields: true}},
+		"encoding/json.RawMessage":                                {false, Schema{Type: "object"}},
 	}
 }
 

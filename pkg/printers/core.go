@@ -385,33 +385,21 @@ func formatEndpoints(ep *corev1.Endpoints) string {
 	if len(ep.Subsets) == 0 {
 		return "<none>"
 	}
-	const shown = 3
-	var list []string
-	count := 0
-	add := func(s string) {
-		count++
-		if len(list) < shown {
-			list = append(list, s)
-		}
-	}
+	var list shortList
 	for _, ss := range ep.Subsets {
 		if len(ss.Ports) == 0 {
 			for _, a := range ss.Addresses {
-				add(a.IP)
+				list.add(a.IP)
 			}
 			continue
 		}
 		for _, p := range ss.Ports {
 			for _, a := range ss.Addresses {
-				add(net.JoinHostPort(a.IP, strconv.Itoa(int(p.Port))))
+				list.add(net.JoinHostPort(a.IP, strconv.Itoa(int(p.Port))))
 			}
 		}
 	}
-	out := strings.Join(list, ",")
-	if count > shown {
-		out = fmt.Sprintf("%s + %d more...", out, count-shown)
-	}
-	return out
+	return list.String()
 }
 
 func configMapColumns() []metav1.TableColumnDefinition {

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	appsv1 "kubecore.io/api/apps/v1"
+	certificatesv1 "kubecore.io/api/certificates/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
+	discoveryv1 "kubecore.io/api/discovery/v1"
 	policyv1 "kubecore.io/api/policy/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
@@ -35,6 +37,9 @@ func TableConvertorFor(gr schema.GroupResource) rest.TableConvertor {
 func NewTableConvertor(gr schema.GroupResource, now func() time.Time) rest.TableConvertor {
 	if now == nil {
 		now = time.Now
+	}
+	if t := batchTableConvertor(gr, now); t != nil {
+		return t
 	}
 	core := func(kind string) schema.GroupVersionKind { return corev1.SchemeGroupVersion.WithKind(kind) }
 	apps := func(kind string) schema.GroupVersionKind { return appsv1.SchemeGroupVersion.WithKind(kind) }
@@ -77,6 +82,12 @@ func NewTableConvertor(gr schema.GroupResource, now func() time.Time) rest.Table
 		return newPrinter(now, coordinationv1.SchemeGroupVersion.WithKind("Lease"), leaseColumns(), printLease, func(l *coordinationv1.LeaseList) []coordinationv1.Lease { return l.Items })
 	case schema.GroupResource{Group: schedulingv1.GroupName, Resource: "priorityclasses"}:
 		return newPrinter(now, schedulingv1.SchemeGroupVersion.WithKind("PriorityClass"), priorityClassColumns(), printPriorityClass, func(l *schedulingv1.PriorityClassList) []schedulingv1.PriorityClass { return l.Items })
+	case schema.GroupResource{Group: certificatesv1.GroupName, Resource: "certificatesigningrequests"}:
+		return newPrinter(now, certificatesv1.SchemeGroupVersion.WithKind("CertificateSigningRequest"), csrColumns(), printCSR, func(l *certificatesv1.CertificateSigningRequestList) []certificatesv1.CertificateSigningRequest {
+			return l.Items
+		})
+	case schema.GroupResource{Group: discoveryv1.GroupName, Resource: "endpointslices"}:
+		return newPrinter(now, discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice"), endpointSliceColumns(), printEndpointSlice, func(l *discoveryv1.EndpointSliceList) []discoveryv1.EndpointSlice { return l.Items })
 	case schema.GroupResource{Group: policyv1.GroupName, Resource: "poddisruptionbudgets"}:
 		return newPrinter(now, policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"), pdbColumns(), printPDB, func(l *policyv1.PodDisruptionBudgetList) []policyv1.PodDisruptionBudget { return l.Items })
 	}

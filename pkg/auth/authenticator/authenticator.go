@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"kubecore.io/kubecore/pkg/apirequest"
 )
@@ -54,9 +55,10 @@ func (u Union) AuthenticateRequest(r *http.Request) (*apirequest.UserInfo, bool,
 	return nil, false, errors.Join(errs...)
 }
 
-// withAuthenticated adds system:authenticated to the user's groups.
+// withAuthenticated adds system:authenticated to the user's groups,
+// unless the user is anonymous.
 func withAuthenticated(u *apirequest.UserInfo) *apirequest.UserInfo {
-	if slices.Contains(u.Groups, AuthenticatedGroup) {
+	if slices.Contains(u.Groups, AuthenticatedGroup) || slices.Contains(u.Groups, UnauthenticatedGroup) {
 		return u
 	}
 	c := *u
@@ -69,24 +71,42 @@ func withAuthenticated(u *apirequest.UserInfo) *apirequest.UserInfo {
 // The TLS layer only asks for a certificate (as Kubernetes does), so that
 // one from another CA is answered with a 401 Status, not a broken
 // handshake. Without Roots it trusts the chains the TLS layer verified.
+// NewClientCert's also remembers the certificates it verified.
 type ClientCert struct {
-	Roots *x509.CertPool
+	Roots    *x509.CertPool
+	verified *verifiedCerts
 }
 
-var _ Request = ClientCert{}
+var _ Request = (*ClientCert)(nil)
+
+// NewClientCert returns a ClientCert for roots that verifies each distinct
+// certificate once, not on every request.
+func NewClientCert(roots *x509.CertPool) *ClientCert {
+	return &ClientCert{Roots: roots, verified: newVerifiedCerts()}
+}
 
 // AuthenticateRequest implements Request.
-func (c ClientCert) AuthenticateRequest(r *http.Request) (*apirequest.UserInfo, bool, error) {
+func (c *ClientCert) AuthenticateRequest(r *http.Request) (*apirequest.UserInfo, bool, error) {
 	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
 		return nil, false, nil
 	}
 	cert := r.TLS.PeerCertificates[0]
 	if c.Roots != nil {
-		inter := x509.NewCertPool()
-		for _, ic := range r.TLS.PeerCertificates[1:] {
-			inter.AddCert(ic)
+		check := func() error {
+			inter := x509.NewCertPool()
+			for _, ic := range r.TLS.PeerCertificates[1:] {
+				inter.AddCert(ic)
+			}
+			_, err := cert.Verify(x509.VerifyOptions{Roots: c.Roots, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+			return err
 		}
-		if _, err := cert.Verify(x509.VerifyOptions{Roots: c.Roots, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
+		var err error
+		if c.verified != nil {
+			err = c.verified.verify(cert, time.Now(), check)
+		} else {
+			err = check()
+		}
+		if err != nil {
 			return nil, false, fmt.Errorf("client certificate %q: %w", cert.Subject.CommonName, err)
 		}
 	} else if len(r.TLS.VerifiedChains) == 0 {

@@ -29,7 +29,7 @@ func TestBearerUnion(t *testing.T) {
 		}
 		return nil, false, nil
 	})
-	u := Union{ClientCert{}, &BearerToken{Tokens: []Token{broken, alice}}}
+	u := Union{&ClientCert{}, &BearerToken{Tokens: []Token{broken, alice}}}
 	tests := []struct {
 		header  string
 		user    string

@@ -17,6 +17,8 @@ const (
 	SchedulerUser          = "system:kube-scheduler"
 	ControllerManagerUser  = "system:kube-controller-manager"
 	ServiceAccountsGroup   = "system:serviceaccounts"
+	BootstrappersGroup     = "system:bootstrappers"
+	AnonymousUser          = "system:anonymous"
 	autoupdateAnnotation   = "rbac.authorization.kubernetes.io/autoupdate"
 	bootstrappingLabelKey  = "kubernetes.io/bootstrapping"
 	bootstrappingLabelText = "rbac-defaults"
@@ -57,6 +59,7 @@ func namespacedContent(verbs []string) []rbacv1.PolicyRule {
 		rule(verbs, "", "pods", "configmaps", "endpoints", "persistentvolumeclaims", "replicationcontrollers", "replicationcontrollers/scale", "services", "serviceaccounts", "events", "podtemplates"),
 		rule(verbs, "apps", "deployments", "deployments/scale", "replicasets", "replicasets/scale", "statefulsets", "statefulsets/scale", "daemonsets", "controllerrevisions"),
 		rule(verbs, "autoscaling", "horizontalpodautoscalers"),
+		rule(verbs, "batch", "jobs", "cronjobs"),
 		rule(verbs, "policy", "poddisruptionbudgets"),
 		rule(verbs, "coordination.k8s.io", "leases"),
 	}
@@ -67,6 +70,9 @@ func ClusterRoles() []rbacv1.ClusterRole {
 	viewRules := append(namespacedContent(readVerbs()),
 		rule(readVerbs(), "", "pods/log", "pods/status", "namespaces", "namespaces/status", "resourcequotas", "limitranges", "persistentvolumeclaims/status", "services/status"),
 		rule(readVerbs(), "apps", "deployments/status", "replicasets/status", "statefulsets/status", "daemonsets/status"),
+		rule(readVerbs(), "batch", "jobs/status", "cronjobs/status"),
+		// As in Kubernetes since v1.22, edit and admin only read slices.
+		rule(readVerbs(), "discovery.k8s.io", "endpointslices"),
 	)
 	editRules := append(append(namespacedContent(readWriteVerbs()), viewRules...),
 		rule(readWriteVerbs(), "", "secrets"),
@@ -116,7 +122,55 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rule([]string{"create", "get", "update", "patch", "delete"}, "coordination.k8s.io", "leases")),
 		role("system:node-bootstrapper",
 			rule([]string{"create", "get", "list", "watch"}, "certificates.k8s.io", "certificatesigningrequests")),
+		// The CSR approver approves a kubelet's client certificate request
+		// when its requester may create these subresources: nodeclient
+		// for a new node, selfnodeclient for a node renewing its own.
+		role(NodeClientApprovalRole,
+			rule([]string{"create"}, "certificates.k8s.io", "certificatesigningrequests/nodeclient")),
+		role(SelfNodeClientApprovalRole,
+			rule([]string{"create"}, "certificates.k8s.io", "certificatesigningrequests/selfnodeclient")),
 	}
+}
+
+// The roles whose subresources the CSR approver checks.
+const (
+	NodeClientApprovalRole     = "system:certificates.k8s.io:certificatesigningrequests:nodeclient"
+	SelfNodeClientApprovalRole = "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient"
+)
+
+// The ConfigMap kube-public/cluster-info holds, under ClusterInfoKey, a
+// kubeconfig with the cluster's CA and server (no credentials), as
+// kubeadm publishes it: joining nodes read it before they have
+// credentials, at ClusterInfoPath.
+const (
+	ClusterInfoName = "cluster-info"
+	ClusterInfoKey  = "kubeconfig"
+	ClusterInfoPath = "/api/v1/namespaces/" + metav1.NamespacePublic + "/configmaps/" + ClusterInfoName
+)
+
+// clusterInfoViewer names the Role and RoleBinding letting anonymous
+// users read that one ConfigMap, as kubeadm names them.
+const clusterInfoViewer = "kubecore:bootstrap-signer-clusterinfo"
+
+// Roles returns the default namespaced roles: reading cluster-info in
+// kube-public, and nothing else there.
+func Roles() []rbacv1.Role {
+	m := meta(clusterInfoViewer)
+	m.Namespace = metav1.NamespacePublic
+	return []rbacv1.Role{{ObjectMeta: m, Rules: []rbacv1.PolicyRule{{
+		Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{ClusterInfoName},
+	}}}}
+}
+
+// RoleBindings returns the default namespaced role bindings.
+func RoleBindings() []rbacv1.RoleBinding {
+	m := meta(clusterInfoViewer)
+	m.Namespace = metav1.NamespacePublic
+	return []rbacv1.RoleBinding{{
+		ObjectMeta: m,
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: clusterInfoViewer},
+		Subjects:   []rbacv1.Subject{user(AnonymousUser)},
+	}}
 }
 
 func binding(name, roleName string, subjects ...rbacv1.Subject) rbacv1.ClusterRoleBinding {
@@ -144,5 +198,10 @@ func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
 		binding("system:public-info-viewer", "system:public-info-viewer", group(AuthenticatedGroup), group(UnauthenticatedGroup)),
 		binding(SchedulerUser, SchedulerUser, user(SchedulerUser)),
 		binding(ControllerManagerUser, ControllerManagerUser, user(ControllerManagerUser)),
+		// Holders of bootstrap tokens may request a node client certificate,
+		// which the approver approves; nodes renew theirs.
+		binding("system:node-bootstrapper", "system:node-bootstrapper", group(BootstrappersGroup)),
+		binding(NodeClientApprovalRole, NodeClientApprovalRole, group(BootstrappersGroup)),
+		binding(SelfNodeClientApprovalRole, SelfNodeClientApprovalRole, group(NodesGroup)),
 	}
 }

@@ -27,14 +27,18 @@ type Claims struct {
 	Expiry    int64          `json:"exp"`
 	IssuedAt  int64          `json:"iat"`
 	NotBefore int64          `json:"nbf"`
+	ID        string         `json:"jti,omitempty"`
 	K8s       *PrivateClaims `json:"kubernetes.io,omitempty"`
 }
 
-// PrivateClaims name what the token is bound to.
+// PrivateClaims name what the token is bound to: its service account and
+// at most one of a pod (with the pod's node, for information) or a secret.
 type PrivateClaims struct {
 	Namespace      string `json:"namespace"`
 	ServiceAccount Ref    `json:"serviceaccount"`
 	Pod            *Ref   `json:"pod,omitempty"`
+	Secret         *Ref   `json:"secret,omitempty"`
+	Node           *Ref   `json:"node,omitempty"`
 }
 
 // Ref names an object and its UID.

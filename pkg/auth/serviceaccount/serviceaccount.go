@@ -3,6 +3,7 @@ package serviceaccount
 import (
 	"context"
 	"crypto/ecdsa"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"slices"
@@ -22,9 +23,13 @@ const (
 	NamespaceGroupPre = "system:serviceaccounts:"
 	DefaultIssuer     = "https://kubernetes.default.svc.cluster.local"
 	DefaultAudience   = "https://kubernetes.default.svc.cluster.local"
-	// Extra attributes of a user authenticated by a pod's token.
-	ExtraPodName = "authentication.kubernetes.io/pod-name"
-	ExtraPodUID  = "authentication.kubernetes.io/pod-uid"
+	// Extra attributes of a user authenticated by a token: the token's
+	// ID, and for a pod's token the pod and its node.
+	ExtraCredentialID = "authentication.kubernetes.io/credential-id"
+	ExtraPodName      = "authentication.kubernetes.io/pod-name"
+	ExtraPodUID       = "authentication.kubernetes.io/pod-uid"
+	ExtraNodeName     = "authentication.kubernetes.io/node-name"
+	ExtraNodeUID      = "authentication.kubernetes.io/node-uid"
 )
 
 // UserName is the user of a service account.
@@ -37,9 +42,17 @@ type Issuer struct {
 	Now    func() time.Time
 }
 
-// Token issues a token for sa, bound to pod when not nil, valid for
-// ttl for the given audiences (the issuer's default when empty).
-func (i *Issuer) Token(sa *corev1.ServiceAccount, pod *corev1.Pod, audiences []string, ttl time.Duration) (string, time.Time, error) {
+// Bound is what a token is bound to besides its service account: a pod
+// (and the pod's node, named for information) or a secret, or nothing.
+type Bound struct {
+	Pod    *corev1.Pod
+	Node   *corev1.Node
+	Secret *corev1.Secret
+}
+
+// Token issues a token for sa, bound to bound, valid for ttl for the
+// given audiences (the issuer's default when empty).
+func (i *Issuer) Token(sa *corev1.ServiceAccount, bound Bound, audiences []string, ttl time.Duration) (string, time.Time, error) {
 	now := time.Now
 	if i.Now != nil {
 		now = i.Now
@@ -51,11 +64,20 @@ func (i *Issuer) Token(sa *corev1.ServiceAccount, pod *corev1.Pod, audiences []s
 	}
 	c := &Claims{
 		Issuer: i.Issuer, Subject: UserName(sa.Namespace, sa.Name), Audience: audiences,
-		IssuedAt: t.Unix(), NotBefore: t.Unix(), Expiry: exp.Unix(),
+		IssuedAt: t.Unix(), NotBefore: t.Unix(), Expiry: exp.Unix(), ID: rand.Text(),
 		K8s: &PrivateClaims{Namespace: sa.Namespace, ServiceAccount: Ref{Name: sa.Name, UID: string(sa.UID)}},
 	}
-	if pod != nil {
-		c.K8s.Pod = &Ref{Name: pod.Name, UID: string(pod.UID)}
+	switch {
+	case bound.Pod != nil:
+		c.K8s.Pod = &Ref{Name: bound.Pod.Name, UID: string(bound.Pod.UID)}
+		if n := bound.Pod.Spec.NodeName; n != "" {
+			c.K8s.Node = &Ref{Name: n}
+			if bound.Node != nil && bound.Node.Name == n {
+				c.K8s.Node.UID = string(bound.Node.UID)
+			}
+		}
+	case bound.Secret != nil:
+		c.K8s.Secret = &Ref{Name: bound.Secret.Name, UID: string(bound.Secret.UID)}
 	}
 	tok, err := Sign(i.Key, c)
 	return tok, exp, err
@@ -65,6 +87,7 @@ func (i *Issuer) Token(sa *corev1.ServiceAccount, pod *corev1.Pod, audiences []s
 type Getter interface {
 	ServiceAccount(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error)
 	Pod(ctx context.Context, namespace, name string) (*corev1.Pod, error)
+	Secret(ctx context.Context, namespace, name string) (*corev1.Secret, error)
 }
 
 // Authenticator checks service account tokens.
@@ -126,6 +149,10 @@ func (a *Authenticator) AuthenticateToken(ctx context.Context, token string) (*a
 		UID:    string(sa.UID),
 		Groups: []string{AllGroup, NamespaceGroupPre + ns},
 	}
+	extra := map[string][]string{}
+	if c.ID != "" {
+		extra[ExtraCredentialID] = []string{"JTI=" + c.ID}
+	}
 	if p := c.K8s.Pod; p != nil {
 		pod, err := a.Getter.Pod(ctx, ns, p.Name)
 		if err != nil {
@@ -134,7 +161,25 @@ func (a *Authenticator) AuthenticateToken(ctx context.Context, token string) (*a
 		if pod == nil || pod.DeletionTimestamp != nil || string(pod.UID) != p.UID {
 			return nil, false, fmt.Errorf("the pod %s/%s the token was issued to has been deleted", ns, p.Name)
 		}
-		user.Extra = map[string][]string{ExtraPodName: {p.Name}, ExtraPodUID: {p.UID}}
+		extra[ExtraPodName], extra[ExtraPodUID] = []string{p.Name}, []string{p.UID}
+		if n := c.K8s.Node; n != nil {
+			extra[ExtraNodeName] = []string{n.Name}
+			if n.UID != "" {
+				extra[ExtraNodeUID] = []string{n.UID}
+			}
+		}
+	}
+	if s := c.K8s.Secret; s != nil {
+		secret, err := a.Getter.Secret(ctx, ns, s.Name)
+		if err != nil {
+			return nil, false, fmt.Errorf("secret %s/%s: %w", ns, s.Name, err)
+		}
+		if secret == nil || secret.DeletionTimestamp != nil || string(secret.UID) != s.UID {
+			return nil, false, fmt.Errorf("the secret %s/%s the token was bound to has been deleted", ns, s.Name)
+		}
+	}
+	if len(extra) > 0 {
+		user.Extra = extra
 	}
 	return user, true, nil
 }

@@ -14,8 +14,9 @@ import (
 )
 
 type fakeGetter struct {
-	sa  *corev1.ServiceAccount
-	pod *corev1.Pod
+	sa     *corev1.ServiceAccount
+	pod    *corev1.Pod
+	secret *corev1.Secret
 }
 
 func (g *fakeGetter) ServiceAccount(_ context.Context, ns, name string) (*corev1.ServiceAccount, error) {
@@ -28,6 +29,13 @@ func (g *fakeGetter) ServiceAccount(_ context.Context, ns, name string) (*corev1
 func (g *fakeGetter) Pod(_ context.Context, ns, name string) (*corev1.Pod, error) {
 	if g.pod != nil && g.pod.Namespace == ns && g.pod.Name == name {
 		return g.pod, nil
+	}
+	return nil, nil
+}
+
+func (g *fakeGetter) Secret(_ context.Context, ns, name string) (*corev1.Secret, error) {
+	if g.secret != nil && g.secret.Namespace == ns && g.secret.Name == name {
+		return g.secret, nil
 	}
 	return nil, nil
 }
@@ -46,22 +54,27 @@ func TestTokens(t *testing.T) {
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "dev", Name: "robot", UID: "sa-uid"}}
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "dev", Name: "web", UID: "pod-uid"}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "dev", Name: "web", UID: "pod-uid"}, Spec: corev1.PodSpec{NodeName: "n1"}}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", UID: "node-uid"}}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "dev", Name: "s", UID: "secret-uid"}}
 	iss := &Issuer{Key: key, Issuer: DefaultIssuer, Now: clock}
-	plain, _, err := iss.Token(sa, nil, nil, time.Hour)
+	plain, _, err := iss.Token(sa, Bound{}, nil, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bound, exp, err := iss.Token(sa, pod, nil, time.Hour)
+	bound, exp, err := iss.Token(sa, Bound{Pod: pod, Node: node}, nil, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !exp.Equal(now.Add(time.Hour)) {
 		t.Errorf("expiry %v", exp)
 	}
-	foreign, _, _ := (&Issuer{Key: other, Issuer: DefaultIssuer, Now: clock}).Token(sa, nil, nil, time.Hour)
-	otherIssuer, _, _ := (&Issuer{Key: key, Issuer: "https://elsewhere", Now: clock}).Token(sa, nil, nil, time.Hour)
-	audienced, _, _ := iss.Token(sa, nil, []string{"vault"}, time.Hour)
+	foreign, _, _ := (&Issuer{Key: other, Issuer: DefaultIssuer, Now: clock}).Token(sa, Bound{}, nil, time.Hour)
+	otherIssuer, _, _ := (&Issuer{Key: key, Issuer: "https://elsewhere", Now: clock}).Token(sa, Bound{}, nil, time.Hour)
+	audienced, _, _ := iss.Token(sa, Bound{}, []string{"vault"}, time.Hour)
+	secretBound, _, _ := iss.Token(sa, Bound{Secret: secret}, nil, time.Hour)
+	recreatedSecret := secret.DeepCopy()
+	recreatedSecret.UID = "other"
 
 	newAuth := func(g *fakeGetter, at time.Time) *Authenticator {
 		return &Authenticator{Keys: []*ecdsa.PublicKey{&key.PublicKey}, Issuer: DefaultIssuer, Audiences: []string{DefaultAudience},
@@ -80,6 +93,8 @@ func TestTokens(t *testing.T) {
 		{"service account token", plain, &fakeGetter{sa: sa}, now, true, ""},
 		{"pod-bound token", bound, &fakeGetter{sa: sa, pod: pod}, now, true, ""},
 		{"pod gone", bound, &fakeGetter{sa: sa}, now, false, "has been deleted"},
+		{"secret-bound token", secretBound, &fakeGetter{sa: sa, secret: secret}, now, true, ""},
+		{"secret recreated", secretBound, &fakeGetter{sa: sa, secret: recreatedSecret}, now, false, "has been deleted"},
 		{"service account recreated", plain, &fakeGetter{sa: recreated}, now, false, "has been deleted"},
 		{"expired", plain, &fakeGetter{sa: sa}, now.Add(2 * time.Hour), false, "expired"},
 		{"signed by another key", foreign, &fakeGetter{sa: sa}, now, false, "invalid signature"},
@@ -100,8 +115,11 @@ func TestTokens(t *testing.T) {
 			if u.Name != "system:serviceaccount:dev:robot" || u.UID != "sa-uid" || len(u.Groups) != 2 || u.Groups[1] != "system:serviceaccounts:dev" {
 				t.Errorf("user %+v", u)
 			}
-			if tt.token == bound && u.Extra[ExtraPodName][0] != "web" {
+			if tt.token == bound && (u.Extra[ExtraPodName][0] != "web" || u.Extra[ExtraNodeName][0] != "n1" || u.Extra[ExtraNodeUID][0] != "node-uid") {
 				t.Errorf("extra %v", u.Extra)
+			}
+			if id := u.Extra[ExtraCredentialID]; len(id) != 1 || !strings.HasPrefix(id[0], "JTI=") {
+				t.Errorf("credential id %v", id)
 			}
 		})
 	}

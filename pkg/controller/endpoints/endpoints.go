@@ -1,18 +1,22 @@
-// Package endpoints is the endpoints controller: the Endpoints object of
-// every Service with a selector lists the IPs of the pods it selects, ready
-// ones under addresses and the others under notReadyAddresses, with the
-// service's ports resolved to the pods' target ports.
+// Package endpoints is the endpoints controller: for every Service with a
+// selector it writes the Endpoints object and the EndpointSlices that list
+// the pods it selects, both from one computation of what each pod serves
+// (its address, the service's ports resolved to its target ports, whether
+// it is ready or terminating).
 package endpoints
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"reflect"
 	"slices"
 	"strings"
 
 	corev1 "kubecore.io/api/core/v1"
+	discoveryv1 "kubecore.io/api/discovery/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/labels"
@@ -29,16 +33,21 @@ import (
 // Name is the controller's name in the controller-manager and its queue.
 const Name = "endpoints"
 
-// Controller keeps Endpoints in step with Services and their pods. Its
-// keys are "namespace/name" of services.
+// Controller keeps Endpoints and EndpointSlices in step with Services and
+// their pods. Its keys are "namespace/name" of services.
 type Controller struct {
 	client    *typed.Clientset
 	services  cache.Lister[*corev1.Service]
 	pods      cache.Lister[*corev1.Pod]
 	endpoints cache.Lister[*corev1.Endpoints]
-	queue     workqueue.TypedRateLimitingInterface[string]
-	synced    []func() bool
-	runner    controller.Runner
+	slices    cache.Lister[*discoveryv1.EndpointSlice]
+	// sliceCreations holds, per service key, the slices created but not
+	// yet seen by the informer: a sync waits for them rather than create
+	// them again from a stale cache.
+	sliceCreations *controller.Expectations
+	queue          workqueue.TypedRateLimitingInterface[string]
+	synced         []func() bool
+	runner         controller.Runner
 }
 
 // New returns a controller fed by the factory's informers.
@@ -55,12 +64,18 @@ func New(client *typed.Clientset, factory *informers.SharedInformerFactory) (*Co
 	if err != nil {
 		return nil, fmt.Errorf("endpoints controller: %w", err)
 	}
+	endpointSlices, err := informers.EndpointSlices(factory)
+	if err != nil {
+		return nil, fmt.Errorf("endpoints controller: %w", err)
+	}
 	c := &Controller{
-		client:    client,
-		services:  services.Lister(),
-		pods:      pods.Lister(),
-		endpoints: endpoints.Lister(),
-		queue:     workqueue.NewTypedRateLimitingQueueWithConfig[string](nil, workqueue.TypedRateLimitingQueueConfig[string]{Name: Name}),
+		client:         client,
+		services:       services.Lister(),
+		pods:           pods.Lister(),
+		endpoints:      endpoints.Lister(),
+		slices:         endpointSlices.Lister(),
+		sliceCreations: controller.NewExpectations(nil),
+		queue:          workqueue.NewTypedRateLimitingQueueWithConfig[string](nil, workqueue.TypedRateLimitingQueueConfig[string]{Name: Name}),
 	}
 	svcReg, err := services.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Service]{
 		AddFunc:    func(s *corev1.Service, _ bool) { c.queue.Add(cache.ObjectKey(s.Namespace, s.Name)) },
@@ -91,7 +106,31 @@ func New(client *typed.Clientset, factory *informers.SharedInformerFactory) (*Co
 	if err != nil {
 		return nil, fmt.Errorf("endpoints controller: %w", err)
 	}
-	c.synced = []func() bool{svcReg.HasSynced, podReg.HasSynced, epReg.HasSynced}
+	// So are our slices; their creations are counted off as they appear.
+	sliceReg, err := endpointSlices.AddEventHandler(cache.ResourceEventHandlerFuncs[*discoveryv1.EndpointSlice]{
+		AddFunc: func(s *discoveryv1.EndpointSlice, _ bool) {
+			if key, ok := managedSliceKey(s); ok {
+				c.sliceCreations.CreationObserved(key)
+				c.queue.Add(key)
+			}
+		},
+		UpdateFunc: func(old, s *discoveryv1.EndpointSlice) {
+			for _, o := range []*discoveryv1.EndpointSlice{old, s} {
+				if key, ok := managedSliceKey(o); ok {
+					c.queue.Add(key)
+				}
+			}
+		},
+		DeleteFunc: func(s *discoveryv1.EndpointSlice) {
+			if key, ok := managedSliceKey(s); ok {
+				c.queue.Add(key)
+			}
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("endpoints controller: %w", err)
+	}
+	c.synced = []func() bool{svcReg.HasSynced, podReg.HasSynced, epReg.HasSynced, sliceReg.HasSynced}
 	return c, nil
 }
 
@@ -114,18 +153,21 @@ func (c *Controller) enqueueServicesOf(pod *corev1.Pod) {
 	}
 }
 
-// sync writes the Endpoints of the service key, or deletes them when the
-// service is gone. Services without a selector are left to their owners,
-// who write their Endpoints by hand.
+// sync writes the Endpoints and EndpointSlices of the service key, or
+// deletes them when the service is gone. Services without a selector are
+// left to their owners, who write their Endpoints by hand.
 func (c *Controller) sync(ctx context.Context, key string) error {
 	namespace, name, _ := strings.Cut(key, "/")
 	svc, err := c.services.Namespaced(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
+		c.sliceCreations.DeleteExpectations(key)
 		err := c.client.CoreV1().Endpoints(namespace).Delete(ctx, name, metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete the endpoints of %s: %w", key, err)
+			err = fmt.Errorf("delete the endpoints of %s: %w", key, err)
+		} else {
+			err = nil
 		}
-		return nil
+		return errors.Join(err, c.deleteSlices(ctx, namespace, name))
 	}
 	if err != nil {
 		return err
@@ -137,14 +179,20 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
+	bs := backends(svc, pods)
+	return errors.Join(c.syncEndpoints(ctx, svc, bs), c.syncSlices(ctx, key, svc, bs))
+}
+
+// syncEndpoints writes the Endpoints of svc.
+func (c *Controller) syncEndpoints(ctx context.Context, svc *corev1.Service, bs []backend) error {
 	want := &corev1.Endpoints{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: endpointsLabels(svc)},
-		Subsets:    subsets(svc, pods),
+		ObjectMeta: metav1.ObjectMeta{Namespace: svc.Namespace, Name: svc.Name, Labels: endpointsLabels(svc)},
+		Subsets:    subsets(svc, bs),
 	}
-	cur, err := c.endpoints.Namespaced(namespace).Get(name)
+	cur, err := c.endpoints.Namespaced(svc.Namespace).Get(svc.Name)
 	switch {
 	case apierrors.IsNotFound(err):
-		_, err = c.client.CoreV1().Endpoints(namespace).Create(ctx, want, metav1.CreateOptions{})
+		_, err = c.client.CoreV1().Endpoints(svc.Namespace).Create(ctx, want, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) || apierrors.IsForbidden(err) {
 			// Created meanwhile (the informer brings it back), or the
 			// namespace is terminating.
@@ -157,10 +205,10 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	default:
 		update := cur.DeepCopy()
 		update.Labels, update.Subsets = want.Labels, want.Subsets
-		_, err = c.client.CoreV1().Endpoints(namespace).Update(ctx, update, metav1.UpdateOptions{})
+		_, err = c.client.CoreV1().Endpoints(svc.Namespace).Update(ctx, update, metav1.UpdateOptions{})
 	}
 	if err != nil {
-		return fmt.Errorf("write the endpoints of %s: %w", key, err)
+		return fmt.Errorf("write the endpoints of %s/%s: %w", svc.Namespace, svc.Name, err)
 	}
 	return nil
 }
@@ -178,33 +226,93 @@ func endpointsLabels(svc *corev1.Service) map[string]string {
 	return out
 }
 
-// subsets computes the endpoint subsets of svc from the pods it selects:
-// one subset per distinct set of resolved ports, addresses sorted by IP.
-// Pods without an IP, finished or being deleted are left out; pods that
-// are not ready are listed as not ready, unless the service publishes
-// them anyway.
-func subsets(svc *corev1.Service, pods []*corev1.Pod) []corev1.EndpointSubset {
-	type group struct {
-		ports           []corev1.EndpointPort
-		ready, notReady []corev1.EndpointAddress
-	}
-	groups := map[string]*group{}
+// backend is one pod selected by a Service as its endpoints see it,
+// computed once for the Endpoints and the EndpointSlices.
+type backend struct {
+	pod *corev1.Pod
+	// ports are the service's ports as the pod serves them, by name.
+	ports []corev1.EndpointPort
+	// serving: the pod is ready; terminating: it is being deleted.
+	serving, terminating bool
+}
+
+// backends returns the pods of svc that can serve it: those with an IP
+// that have not finished and serve at least one of its ports (when it has
+// any). Pods being deleted are kept, marked terminating.
+func backends(svc *corev1.Service, pods []*corev1.Pod) []backend {
+	var out []backend
 	for _, pod := range pods {
-		if pod.Status.PodIP == "" || !podcontrol.IsPodActive(pod) {
+		if len(podIPs(pod)) == 0 || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 			continue
 		}
 		ports := resolvePorts(svc, pod)
 		if len(ports) == 0 && len(svc.Spec.Ports) > 0 {
 			continue
 		}
-		key := fmt.Sprint(ports)
+		out = append(out, backend{pod: pod, ports: ports, serving: podcontrol.IsPodReady(pod), terminating: pod.DeletionTimestamp != nil})
+	}
+	return out
+}
+
+// serviceFamilies are the address families of svc's endpoints: its IP
+// families, else its cluster IP's, else IPv4.
+func serviceFamilies(svc *corev1.Service) []corev1.IPFamily {
+	if len(svc.Spec.IPFamilies) > 0 {
+		return svc.Spec.IPFamilies
+	}
+	if ip := net.ParseIP(svc.Spec.ClusterIP); ip != nil && ip.To4() == nil {
+		return []corev1.IPFamily{corev1.IPv6Protocol}
+	}
+	return []corev1.IPFamily{corev1.IPv4Protocol}
+}
+
+func podIPs(pod *corev1.Pod) []string {
+	var out []string
+	for _, ip := range pod.Status.PodIPs {
+		out = append(out, ip.IP)
+	}
+	if len(out) == 0 && pod.Status.PodIP != "" {
+		out = append(out, pod.Status.PodIP)
+	}
+	return out
+}
+
+// podIP is pod's address of family, "" when it has none.
+func podIP(pod *corev1.Pod, family corev1.IPFamily) string {
+	for _, s := range podIPs(pod) {
+		if ip := net.ParseIP(s); ip != nil && (ip.To4() != nil) == (family == corev1.IPv4Protocol) {
+			return s
+		}
+	}
+	return ""
+}
+
+// subsets computes the endpoint subsets of svc from its backends, by their
+// address of the service's first family: one subset per distinct set of
+// resolved ports, addresses sorted by IP. Terminating pods are left out;
+// pods that are not ready are listed as not ready; a service publishing
+// not-ready addresses lists them all as ready, terminating ones included.
+func subsets(svc *corev1.Service, bs []backend) []corev1.EndpointSubset {
+	type group struct {
+		ports           []corev1.EndpointPort
+		ready, notReady []corev1.EndpointAddress
+	}
+	family := serviceFamilies(svc)[0]
+	publish := svc.Spec.PublishNotReadyAddresses
+	groups := map[string]*group{}
+	for _, b := range bs {
+		ip := podIP(b.pod, family)
+		if ip == "" || (b.terminating && !publish) {
+			continue
+		}
+		key := fmt.Sprint(b.ports)
 		g := groups[key]
 		if g == nil {
-			g = &group{ports: ports}
+			g = &group{ports: b.ports}
 			groups[key] = g
 		}
-		addr := address(svc, pod)
-		if svc.Spec.PublishNotReadyAddresses || podcontrol.IsPodReady(pod) {
+		addr := corev1.EndpointAddress{IP: ip, Hostname: hostname(svc, b.pod), NodeName: nodeName(b.pod), TargetRef: podRef(b.pod)}
+		if publish || b.serving {
 			g.ready = append(g.ready, addr)
 		} else {
 			g.notReady = append(g.notReady, addr)
@@ -221,24 +329,25 @@ func subsets(svc *corev1.Service, pods []*corev1.Pod) []corev1.EndpointSubset {
 	return out
 }
 
-// address is pod's entry in the endpoints of svc.
-func address(svc *corev1.Service, pod *corev1.Pod) corev1.EndpointAddress {
-	addr := corev1.EndpointAddress{
-		IP: pod.Status.PodIP,
-		TargetRef: &corev1.ObjectReference{
-			Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID,
-		},
+func podRef(pod *corev1.Pod) *corev1.ObjectReference {
+	return &corev1.ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
+}
+
+func nodeName(pod *corev1.Pod) *string {
+	if pod.Spec.NodeName == "" {
+		return nil
 	}
-	if pod.Spec.NodeName != "" {
-		node := pod.Spec.NodeName
-		addr.NodeName = &node
+	node := pod.Spec.NodeName
+	return &node
+}
+
+// hostname is the DNS name of pod under svc: its hostname, when it has one
+// and its subdomain is the service.
+func hostname(svc *corev1.Service, pod *corev1.Pod) string {
+	if pod.Spec.Hostname != "" && pod.Spec.Subdomain == svc.Name && pod.Namespace == svc.Namespace {
+		return pod.Spec.Hostname
 	}
-	// A pod with a hostname in the service's subdomain gets a DNS name
-	// under it.
-	if pod.Spec.Hostname != "" && pod.Spec.Subdomain == svc.Name {
-		addr.Hostname = pod.Spec.Hostname
-	}
-	return addr
+	return ""
 }
 
 // resolvePorts returns the service's ports as pod serves them, sorted by

@@ -9,6 +9,7 @@ import (
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	"kubecore.io/apimachinery/pkg/api/validation"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/util/validation/field"
 
@@ -54,16 +55,16 @@ func isDryRun(dryRun []string) bool { return slices.Contains(dryRun, metav1.DryR
 
 // ensureNamespace makes the object's namespace agree with the request's:
 // an empty one takes the request's, a cluster-scoped object has none.
-func (s *Store) ensureNamespace(ctx context.Context, m *metav1.ObjectMeta) error {
+func (s *Store) ensureNamespace(ctx context.Context, m metav1.Object) error {
 	if !s.NamespaceScoped() {
-		m.Namespace = ""
+		m.SetNamespace("")
 		return nil
 	}
 	reqNS := apirequest.NamespaceValue(ctx)
 	switch {
-	case m.Namespace == reqNS:
-	case m.Namespace == "":
-		m.Namespace = reqNS
+	case m.GetNamespace() == reqNS:
+	case m.GetNamespace() == "":
+		m.SetNamespace(reqNS)
 	case reqNS == "":
 		// The key function will ask for the namespace parameter.
 	default:
@@ -74,30 +75,30 @@ func (s *Store) ensureNamespace(ctx context.Context, m *metav1.ObjectMeta) error
 
 // beforeCreate fills the metadata the server owns and runs the strategy:
 // prepare, validate, canonicalize. obj is modified in place.
-func (s *Store) beforeCreate(ctx context.Context, obj runtime.Object, m *metav1.ObjectMeta) error {
+func (s *Store) beforeCreate(ctx context.Context, obj runtime.Object, m metav1.Object) error {
 	if s.CreateStrategy == nil {
 		return apierrors.NewMethodNotSupported(s.DefaultQualifiedResource, "create")
 	}
 	if err := s.ensureNamespace(ctx, m); err != nil {
 		return err
 	}
-	if s.NamespaceScoped() && s.NamespaceLifecycle != nil && m.Namespace != "" {
-		if err := s.NamespaceLifecycle(ctx, m.Namespace); err != nil {
+	if s.NamespaceScoped() && s.NamespaceLifecycle != nil && m.GetNamespace() != "" {
+		if err := s.NamespaceLifecycle(ctx, m.GetNamespace()); err != nil {
 			return err
 		}
 	}
-	m.UID = newUID()
-	m.CreationTimestamp = metav1.NewTime(s.now().Truncate(1e9))
-	m.DeletionTimestamp = nil
-	m.DeletionGracePeriodSeconds = nil
-	m.Generation = 0
-	m.SelfLink = ""
-	if m.GenerateName != "" && m.Name == "" {
-		m.Name = s.generateName(m.GenerateName)
+	m.SetUID(newUID())
+	m.SetCreationTimestamp(metav1.NewTime(s.now().Truncate(1e9)))
+	m.SetDeletionTimestamp(nil)
+	m.SetDeletionGracePeriodSeconds(nil)
+	m.SetGeneration(0)
+	m.SetSelfLink("")
+	if m.GetGenerateName() != "" && m.GetName() == "" {
+		m.SetName(s.generateName(m.GetGenerateName()))
 	}
 	s.CreateStrategy.PrepareForCreate(ctx, obj)
 	if errs := s.CreateStrategy.Validate(ctx, obj); len(errs) > 0 {
-		return apierrors.NewInvalid(s.qualifiedKind(obj), m.Name, errs)
+		return apierrors.NewInvalid(s.qualifiedKind(obj), m.GetName(), errs)
 	}
 	// The strategy's messages come first; the generic metadata checks
 	// catch what a strategy does not look at.
@@ -107,8 +108,8 @@ func (s *Store) beforeCreate(ctx context.Context, obj runtime.Object, m *metav1.
 		}
 		return validatePathSegmentName(name)
 	}
-	if errs := validation.ValidateObjectMeta(m, s.NamespaceScoped(), nameFn, field.NewPath("metadata")); len(errs) > 0 {
-		return apierrors.NewInvalid(s.qualifiedKind(obj), m.Name, errs)
+	if errs := validation.ValidateObjectMeta(unstructured.ObjectMetaOf(m), s.NamespaceScoped(), nameFn, field.NewPath("metadata")); len(errs) > 0 {
+		return apierrors.NewInvalid(s.qualifiedKind(obj), m.GetName(), errs)
 	}
 	s.CreateStrategy.Canonicalize(obj)
 	for _, w := range s.CreateStrategy.WarningsOnCreate(ctx, obj) {
@@ -123,10 +124,10 @@ func (s *Store) Create(ctx context.Context, obj runtime.Object, createValidation
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	if m.ResourceVersion != "" {
+	if m.GetResourceVersion() != "" {
 		return nil, apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
 	}
-	generated := m.GenerateName != "" && m.Name == ""
+	generated := m.GetGenerateName() != "" && m.GetName() == ""
 	if err := s.beforeCreate(ctx, obj, m); err != nil {
 		return nil, err
 	}
@@ -137,7 +138,7 @@ func (s *Store) Create(ctx context.Context, obj runtime.Object, createValidation
 	}
 	dryRun := opts != nil && isDryRun(opts.DryRun)
 	for attempt := 1; ; attempt++ {
-		key, err := s.key(ctx, m.Name)
+		key, err := s.key(ctx, m.GetName())
 		if err != nil {
 			return nil, err
 		}
@@ -154,16 +155,16 @@ func (s *Store) Create(ctx context.Context, obj runtime.Object, createValidation
 			return out, nil
 		}
 		if !storage.IsExist(err) {
-			return nil, interpretStorageError(err, verbCreate, s.DefaultQualifiedResource, m.Name)
+			return nil, interpretStorageError(err, verbCreate, s.DefaultQualifiedResource, m.GetName())
 		}
 		if generated {
 			if attempt < generateNameAttempts {
-				m.Name = s.generateName(m.GenerateName)
+				m.SetName(s.generateName(m.GetGenerateName()))
 				continue
 			}
-			return nil, apierrors.NewGenerateNameConflict(s.DefaultQualifiedResource, m.Name, 1)
+			return nil, apierrors.NewGenerateNameConflict(s.DefaultQualifiedResource, m.GetName(), 1)
 		}
-		return nil, s.alreadyExists(ctx, key, m.Name)
+		return nil, s.alreadyExists(ctx, key, m.GetName())
 	}
 }
 
@@ -187,7 +188,7 @@ func (s *Store) alreadyExists(ctx context.Context, key, name string) error {
 	if getErr != nil {
 		return err
 	}
-	if em, merr := objectMeta(existing); merr == nil && em.DeletionTimestamp != nil {
+	if em, merr := objectMeta(existing); merr == nil && em.GetDeletionTimestamp() != nil {
 		err.ErrStatus.Message = fmt.Sprintf("object is being deleted: %s", err.ErrStatus.Message)
 	}
 	return err

@@ -104,7 +104,7 @@ func (s *Store) Delete(ctx context.Context, name string, deleteValidation rest.V
 		return nil, false, apierrors.NewInternalError(err)
 	}
 	changeFinalizers, _ := s.gcFinalizers(ctx, em, opts)
-	if graceful || len(em.Finalizers) > 0 || changeFinalizers {
+	if graceful || len(em.GetFinalizers()) > 0 || changeFinalizers {
 		out, deleteNow, err := s.markForDeletion(ctx, key, name, options, &preconditions, deleteValidation, dryRun)
 		if err != nil || !deleteNow {
 			return out, false, err
@@ -114,7 +114,7 @@ func (s *Store) Delete(ctx context.Context, name string, deleteValidation rest.V
 		}
 		if out != nil && preconditions.ResourceVersion != nil {
 			// The mark changed the object the caller pinned.
-			rv := mustMeta(out).ResourceVersion
+			rv := mustMeta(out).GetResourceVersion()
 			preconditions.ResourceVersion = &rv
 		}
 	}
@@ -146,7 +146,7 @@ func (s *Store) Delete(ctx context.Context, name string, deleteValidation rest.V
 }
 
 // mustMeta is objectMeta for objects that passed it before.
-func mustMeta(obj runtime.Object) *metav1.ObjectMeta {
+func mustMeta(obj runtime.Object) metav1.Object {
 	m, err := objectMeta(obj)
 	if err != nil {
 		return &metav1.ObjectMeta{}
@@ -182,10 +182,11 @@ func (s *Store) markForDeletion(ctx context.Context, key, name string, options *
 			return nil, apierrors.NewInternalError(err)
 		}
 		if change, fins := s.gcFinalizers(ctx, m, opts); change {
-			m.Finalizers = fins
+			m.SetFinalizers(fins)
 		}
-		pendingFinalizers = len(m.Finalizers) > 0
-		zeroGrace = m.DeletionGracePeriodSeconds != nil && *m.DeletionGracePeriodSeconds == 0
+		pendingFinalizers = len(m.GetFinalizers()) > 0
+		g := m.GetDeletionGracePeriodSeconds()
+		zeroGrace = g != nil && *g == 0
 		if !graceful {
 			if !pendingFinalizers {
 				return nil, errDeleteNow
@@ -218,17 +219,18 @@ func (s *Store) markForDeletion(ctx context.Context, key, name string, options *
 
 // markAsDeleting sets the deletion timestamp of an object that finalizers
 // hold, with a zero grace period.
-func (s *Store) markAsDeleting(m *metav1.ObjectMeta) {
+func (s *Store) markAsDeleting(m metav1.Object) {
 	now := s.now().Truncate(time.Second)
-	if m.DeletionTimestamp == nil && m.Generation > 0 {
-		m.Generation++
+	dt := m.GetDeletionTimestamp()
+	if dt == nil && m.GetGeneration() > 0 {
+		m.SetGeneration(m.GetGeneration() + 1)
 	}
-	if m.DeletionTimestamp == nil || m.DeletionTimestamp.After(now) {
+	if dt == nil || dt.After(now) {
 		t := metav1.NewTime(now)
-		m.DeletionTimestamp = &t
+		m.SetDeletionTimestamp(&t)
 	}
 	var zero int64
-	m.DeletionGracePeriodSeconds = &zero
+	m.SetDeletionGracePeriodSeconds(&zero)
 }
 
 // beforeDelete checks the preconditions early and applies the graceful
@@ -241,11 +243,11 @@ func (s *Store) beforeDelete(ctx context.Context, obj runtime.Object, opts *meta
 		return false, false, apierrors.NewInternalError(err)
 	}
 	if p := opts.Preconditions; p != nil {
-		if p.UID != nil && *p.UID != m.UID {
-			return false, false, apierrors.NewConflict(s.DefaultQualifiedResource, m.Name, fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, m.UID))
+		if p.UID != nil && *p.UID != m.GetUID() {
+			return false, false, apierrors.NewConflict(s.DefaultQualifiedResource, m.GetName(), fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, m.GetUID()))
 		}
-		if p.ResourceVersion != nil && *p.ResourceVersion != m.ResourceVersion {
-			return false, false, apierrors.NewConflict(s.DefaultQualifiedResource, m.Name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, m.ResourceVersion))
+		if p.ResourceVersion != nil && *p.ResourceVersion != m.GetResourceVersion() {
+			return false, false, apierrors.NewConflict(s.DefaultQualifiedResource, m.GetName(), fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, m.GetResourceVersion()))
 		}
 	}
 	// Negative grace periods count as one second.
@@ -253,16 +255,16 @@ func (s *Store) beforeDelete(ctx context.Context, obj runtime.Object, opts *meta
 		one := int64(1)
 		opts.GracePeriodSeconds = &one
 	}
-	if g := m.DeletionGracePeriodSeconds; g != nil && *g < 0 {
+	if g := m.GetDeletionGracePeriodSeconds(); g != nil && *g < 0 {
 		one := int64(1)
-		m.DeletionGracePeriodSeconds = &one
+		m.SetDeletionGracePeriodSeconds(&one)
 	}
 	strategy, ok := s.DeleteStrategy.(rest.GracefulDeleteStrategy)
 	if !ok {
 		return false, false, nil
 	}
-	if m.DeletionTimestamp != nil {
-		current := m.DeletionGracePeriodSeconds
+	if dt := m.GetDeletionTimestamp(); dt != nil {
+		current := m.GetDeletionGracePeriodSeconds()
 		if current == nil || *current == 0 {
 			// Marked with no grace left (by finalizers, or a delete that
 			// failed after its mark): delete it now.
@@ -273,10 +275,10 @@ func (s *Store) beforeDelete(ctx context.Context, obj runtime.Object, opts *meta
 		}
 		// Only a shorter grace period is taken: move the deadline closer.
 		period := *opts.GracePeriodSeconds
-		deadline := m.DeletionTimestamp.Add(time.Duration(period-*current) * time.Second)
+		deadline := dt.Add(time.Duration(period-*current) * time.Second)
 		t := metav1.NewTime(deadline)
-		m.DeletionTimestamp = &t
-		m.DeletionGracePeriodSeconds = &period
+		m.SetDeletionTimestamp(&t)
+		m.SetDeletionGracePeriodSeconds(&period)
 		return true, false, nil
 	}
 	if !strategy.CheckGracefulDelete(ctx, obj, opts) {
@@ -287,20 +289,21 @@ func (s *Store) beforeDelete(ctx context.Context, obj runtime.Object, opts *meta
 	}
 	period := *opts.GracePeriodSeconds
 	t := metav1.NewTime(s.now().Truncate(time.Second).Add(time.Duration(period) * time.Second))
-	m.DeletionTimestamp = &t
-	m.DeletionGracePeriodSeconds = &period
-	if m.Generation > 0 {
-		m.Generation++
+	m.SetDeletionTimestamp(&t)
+	m.SetDeletionGracePeriodSeconds(&period)
+	if m.GetGeneration() > 0 {
+		m.SetGeneration(m.GetGeneration() + 1)
 	}
 	return true, false, nil
 }
 
 // gcFinalizers returns the finalizers the propagation policy asks for, and
 // whether they differ from the object's.
-func (s *Store) gcFinalizers(ctx context.Context, m *metav1.ObjectMeta, opts *metav1.DeleteOptions) (bool, []string) {
+func (s *Store) gcFinalizers(ctx context.Context, m metav1.Object, opts *metav1.DeleteOptions) (bool, []string) {
 	policy := s.propagation(ctx, m, opts)
 	var fins []string
-	for _, f := range m.Finalizers {
+	current := m.GetFinalizers()
+	for _, f := range current {
 		if f != FinalizerOrphanDependents && f != FinalizerDeleteDependents {
 			fins = append(fins, f)
 		}
@@ -311,8 +314,8 @@ func (s *Store) gcFinalizers(ctx context.Context, m *metav1.ObjectMeta, opts *me
 	case metav1.DeletePropagationForeground:
 		fins = append(fins, FinalizerDeleteDependents)
 	}
-	if sameSet(fins, m.Finalizers) {
-		return false, m.Finalizers
+	if sameSet(fins, current) {
+		return false, current
 	}
 	return true, fins
 }
@@ -320,7 +323,7 @@ func (s *Store) gcFinalizers(ctx context.Context, m *metav1.ObjectMeta, opts *me
 // propagation decides the propagation of a delete: the options first, then
 // a garbage-collection finalizer already on the object, then the
 // strategy's default, then Background.
-func (s *Store) propagation(ctx context.Context, m *metav1.ObjectMeta, opts *metav1.DeleteOptions) metav1.DeletionPropagation {
+func (s *Store) propagation(ctx context.Context, m metav1.Object, opts *metav1.DeleteOptions) metav1.DeletionPropagation {
 	if opts.OrphanDependents != nil {
 		if *opts.OrphanDependents {
 			return metav1.DeletePropagationOrphan
@@ -330,7 +333,7 @@ func (s *Store) propagation(ctx context.Context, m *metav1.ObjectMeta, opts *met
 	if opts.PropagationPolicy != nil {
 		return *opts.PropagationPolicy
 	}
-	for _, f := range m.Finalizers {
+	for _, f := range m.GetFinalizers() {
 		switch f {
 		case FinalizerOrphanDependents:
 			return metav1.DeletePropagationOrphan
@@ -374,10 +377,10 @@ func (s *Store) finalizeDelete(ctx context.Context, obj runtime.Object, gone boo
 		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   metav1.StatusSuccess,
 		Details: &metav1.StatusDetails{
-			Name:  m.Name,
+			Name:  m.GetName(),
 			Group: s.DefaultQualifiedResource.Group,
 			Kind:  s.DefaultQualifiedResource.Resource,
-			UID:   m.UID,
+			UID:   m.GetUID(),
 		},
 	}
 }
@@ -417,12 +420,12 @@ func (s *Store) DeleteCollection(ctx context.Context, deleteValidation rest.Vali
 		}
 		ictx := ctx
 		if s.NamespaceScoped() {
-			ictx = apirequest.WithNamespace(ctx, m.Namespace)
+			ictx = apirequest.WithNamespace(ctx, m.GetNamespace())
 		}
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			_, _, err := s.Delete(ictx, m.Name, deleteValidation, options)
+			_, _, err := s.Delete(ictx, m.GetName(), deleteValidation, options)
 			if err != nil && !apierrors.IsNotFound(err) {
 				mu.Lock()
 				if firstErr == nil {

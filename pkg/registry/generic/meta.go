@@ -23,11 +23,12 @@ const (
 	FinalizerDeleteDependents = "foregroundDeletion"
 )
 
-// objectMeta returns the ObjectMeta embedded in obj.
-func objectMeta(obj runtime.Object) (*metav1.ObjectMeta, error) {
+// objectMeta returns the metadata of obj: the ObjectMeta a typed object
+// embeds, or the view an unstructured object gives of its metadata map.
+func objectMeta(obj runtime.Object) (metav1.Object, error) {
 	obj = storage.Unwrap(obj)
 	if a, ok := obj.(metav1.ObjectMetaAccessor); ok {
-		if m, ok := a.GetObjectMeta().(*metav1.ObjectMeta); ok && m != nil {
+		if m := a.GetObjectMeta(); m != nil {
 			return m, nil
 		}
 	}

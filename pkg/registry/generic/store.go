@@ -220,11 +220,11 @@ func (s *Store) attrs() storage.AttrFunc {
 		if err != nil {
 			return nil, nil, err
 		}
-		fs := fields.Set{"metadata.name": m.Name}
+		fs := fields.Set{"metadata.name": m.GetName()}
 		if namespaced {
-			fs["metadata.namespace"] = m.Namespace
+			fs["metadata.namespace"] = m.GetNamespace()
 		}
-		return labels.Set(m.Labels), fs, nil
+		return labels.Set(m.GetLabels()), fs, nil
 	}
 }
 
@@ -236,7 +236,7 @@ func DefaultAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return labels.Set(m.Labels), fields.Set{"metadata.name": m.Name, "metadata.namespace": m.Namespace}, nil
+	return labels.Set(m.GetLabels()), fields.Set{"metadata.name": m.GetName(), "metadata.namespace": m.GetNamespace()}, nil
 }
 
 // qualifiedKind names obj's kind in Invalid errors.

@@ -8,6 +8,7 @@ import (
 
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"kubecore.io/apimachinery/pkg/runtime"
 
 	"kubecore.io/kubecore/pkg/registry/rest"
@@ -46,7 +47,8 @@ func (DefaultTableConvertor) ConvertToTable(_ context.Context, obj runtime.Objec
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		row := metav1.TableRow{Cells: []any{m.Name, m.CreationTimestamp.UTC().Format(time.RFC3339)}}
+		created := m.GetCreationTimestamp()
+		row := metav1.TableRow{Cells: []any{m.GetName(), created.UTC().Format(time.RFC3339)}}
 		if row.Object, err = RowObject(o, opts); err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
@@ -81,7 +83,7 @@ func RowObject(obj runtime.Object, opts *metav1.TableOptions) (json.RawMessage, 
 		}
 		partial := metav1.PartialObjectMetadata{
 			TypeMeta:   metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1"},
-			ObjectMeta: *m,
+			ObjectMeta: *unstructured.ObjectMetaOf(m),
 		}
 		return json.Marshal(partial)
 	}

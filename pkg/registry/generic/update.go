@@ -9,6 +9,7 @@ import (
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	"kubecore.io/apimachinery/pkg/api/validation"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 	"kubecore.io/apimachinery/pkg/util/validation/field"
@@ -40,7 +41,7 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 	var (
 		creating  bool
 		toDelete  runtime.Object
-		oldForDel *metav1.ObjectMeta
+		oldForDel metav1.Object
 	)
 	tryUpdate := func(existing runtime.Object) (runtime.Object, error) {
 		creating, toDelete, oldForDel = false, nil, nil
@@ -59,7 +60,7 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 			if err := checkName(m, name); err != nil {
 				return nil, err
 			}
-			m.ResourceVersion = ""
+			m.SetResourceVersion("")
 			creating = true
 			if err := s.beforeCreate(ctx, obj, m); err != nil {
 				return nil, err
@@ -87,14 +88,14 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 			return nil, err
 		}
 		switch {
-		case m.ResourceVersion == "" && s.UpdateStrategy.AllowUnconditionalUpdate():
-			m.ResourceVersion = old.ResourceVersion
-		case m.ResourceVersion == "":
+		case m.GetResourceVersion() == "" && s.UpdateStrategy.AllowUnconditionalUpdate():
+			m.SetResourceVersion(old.GetResourceVersion())
+		case m.GetResourceVersion() == "":
 			kind := schema.GroupKind{Group: s.DefaultQualifiedResource.Group, Kind: s.DefaultQualifiedResource.Resource}
 			return nil, apierrors.NewInvalid(kind, name, field.ErrorList{
 				field.Invalid(field.NewPath("metadata", "resourceVersion"), 0, "must be specified for an update"),
 			})
-		case m.ResourceVersion != old.ResourceVersion:
+		case m.GetResourceVersion() != old.GetResourceVersion():
 			return nil, apierrors.NewConflict(s.DefaultQualifiedResource, name, errors.New(apierrors.OptimisticLockErrorMsg))
 		}
 		if err := s.beforeUpdate(ctx, obj, existing, m, old); err != nil {
@@ -137,43 +138,43 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 }
 
 // checkName fills an empty name from the URL and rejects another one.
-func checkName(m *metav1.ObjectMeta, name string) error {
-	switch m.Name {
+func checkName(m metav1.Object, name string) error {
+	switch m.GetName() {
 	case name:
 	case "":
-		m.Name = name
+		m.SetName(name)
 	default:
-		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.Name, name))
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), name))
 	}
 	return nil
 }
 
 // beforeUpdate keeps the metadata the server owns, runs the strategy and
 // validates the result against the stored object.
-func (s *Store) beforeUpdate(ctx context.Context, obj, existing runtime.Object, m, old *metav1.ObjectMeta) error {
+func (s *Store) beforeUpdate(ctx context.Context, obj, existing runtime.Object, m, old metav1.Object) error {
 	if err := s.ensureNamespace(ctx, m); err != nil {
 		return err
 	}
 	// Clients do not set the generation: the strategy bumps it.
-	m.Generation = old.Generation
+	m.SetGeneration(old.GetGeneration())
 	s.UpdateStrategy.PrepareForUpdate(ctx, obj, existing)
-	if m.UID == "" {
-		m.UID = old.UID
+	if m.GetUID() == "" {
+		m.SetUID(old.GetUID())
 	}
-	if !old.CreationTimestamp.IsZero() {
-		m.CreationTimestamp = old.CreationTimestamp
+	if created := old.GetCreationTimestamp(); !created.IsZero() {
+		m.SetCreationTimestamp(created)
 	}
 	// An update never removes or moves a deletion that has started.
-	if old.DeletionTimestamp != nil {
-		m.DeletionTimestamp = old.DeletionTimestamp
+	if t := old.GetDeletionTimestamp(); t != nil {
+		m.SetDeletionTimestamp(t)
 	}
-	if old.DeletionGracePeriodSeconds != nil && m.DeletionGracePeriodSeconds == nil {
-		m.DeletionGracePeriodSeconds = old.DeletionGracePeriodSeconds
+	if g := old.GetDeletionGracePeriodSeconds(); g != nil && m.GetDeletionGracePeriodSeconds() == nil {
+		m.SetDeletionGracePeriodSeconds(g)
 	}
-	errs := validation.ValidateObjectMetaUpdate(m, old, field.NewPath("metadata"))
+	errs := validation.ValidateObjectMetaUpdate(unstructured.ObjectMetaOf(m), unstructured.ObjectMetaOf(old), field.NewPath("metadata"))
 	errs = appendNew(errs, s.UpdateStrategy.ValidateUpdate(ctx, obj, existing))
 	if len(errs) > 0 {
-		return apierrors.NewInvalid(s.qualifiedKind(obj), m.Name, errs)
+		return apierrors.NewInvalid(s.qualifiedKind(obj), m.GetName(), errs)
 	}
 	s.UpdateStrategy.Canonicalize(obj)
 	for _, w := range s.UpdateStrategy.WarningsOnUpdate(ctx, obj, existing) {
@@ -202,20 +203,20 @@ func appendNew(errs, more field.ErrorList) field.ErrorList {
 
 // deleteDuringUpdate reports an update that removed the last finalizer of
 // an object marked for deletion whose grace period is over.
-func deleteDuringUpdate(m, old *metav1.ObjectMeta) bool {
-	return len(m.Finalizers) == 0 && len(old.Finalizers) > 0 &&
-		old.DeletionTimestamp != nil &&
-		old.DeletionGracePeriodSeconds != nil && *old.DeletionGracePeriodSeconds == 0
+func deleteDuringUpdate(m, old metav1.Object) bool {
+	g := old.GetDeletionGracePeriodSeconds()
+	return len(m.GetFinalizers()) == 0 && len(old.GetFinalizers()) > 0 &&
+		old.GetDeletionTimestamp() != nil && g != nil && *g == 0
 }
 
 // deleteWithoutFinalizers deletes the object an update emptied of
 // finalizers, provided it did not change since; it returns the object of
 // the update, as a PUT answers with an object.
-func (s *Store) deleteWithoutFinalizers(ctx context.Context, key, name string, obj runtime.Object, old *metav1.ObjectMeta, dryRun bool) (runtime.Object, bool, error) {
+func (s *Store) deleteWithoutFinalizers(ctx context.Context, key, name string, obj runtime.Object, old metav1.Object, dryRun bool) (runtime.Object, bool, error) {
 	if dryRun {
 		return obj, false, nil
 	}
-	uid, rv := old.UID, old.ResourceVersion
+	uid, rv := old.GetUID(), old.GetResourceVersion()
 	deleted, err := s.Storage.Delete(ctx, key, &storage.Preconditions{UID: &uid, ResourceVersion: &rv}, nil, nil)
 	switch {
 	case storage.IsNotFound(err):
@@ -260,7 +261,7 @@ func checkPreconditions(key string, p *storage.Preconditions, obj runtime.Object
 		if err != nil {
 			return storage.NewError(storage.ErrCodeInvalidObj, key, 0, err.Error())
 		}
-		uid, rv = string(m.UID), m.ResourceVersion
+		uid, rv = string(m.GetUID()), m.GetResourceVersion()
 	}
 	if p.UID != nil && string(*p.UID) != uid {
 		return storage.NewError(storage.ErrCodeResourceVersionConflicts, key, 0,

@@ -13,10 +13,16 @@ import (
 	"kubecore.io/kubecore/test/integration/framework"
 )
 
-// movesWithServer is whether a snapshot key is the kubernetes Service or
-// Endpoints, which the server points at its own port at every start.
+// movesWithServer is whether a snapshot key is one of the objects the
+// server points at its own address and port at every start.
 func movesWithServer(key string) bool {
-	return key == "v1/services/default/kubernetes" || key == "v1/endpoints/default/kubernetes"
+	switch key {
+	case "v1/services/default/kubernetes", "v1/endpoints/default/kubernetes",
+		"discovery.k8s.io/v1/endpointslices/default/kubernetes",
+		"v1/configmaps/kube-public/cluster-info": // names the server's URL for joining nodes
+		return true
+	}
+	return false
 }
 
 // serverPort is the port of s.URL.

@@ -38,6 +38,10 @@ type Options struct {
 	LeaseRenewInterval time.Duration
 	// Workers is the number of pods handled at once; default 16.
 	Workers int
+	// Finish, when set, is asked about each Running and Ready pod: a
+	// returned PodSucceeded or PodFailed ends the pod with that phase (its
+	// containers exit 0 or 1); any other answer keeps it running.
+	Finish func(pod *corev1.Pod) corev1.PodPhase
 }
 
 // Agent is a running fake node agent.
@@ -280,11 +284,18 @@ func (a *Agent) sync(ctx context.Context, key string) error {
 	if !ready {
 		a.queue.AddAfter(key, a.opts.ReadyAfter-now.Sub(started))
 	}
+	var cp *corev1.Pod
 	if pod.Status.Phase == corev1.PodRunning && isReady(pod) == ready {
-		return nil
+		phase := a.finish(pod, ready)
+		if phase == "" {
+			return nil
+		}
+		cp = pod.DeepCopy()
+		setFinished(cp, phase)
+	} else {
+		cp = pod.DeepCopy()
+		setRunning(cp, ready, nodeIP(idx), podIP(hash(pod.UID)), started)
 	}
-	cp := pod.DeepCopy()
-	setRunning(cp, ready, nodeIP(idx), podIP(hash(pod.UID)), started)
 	if _, err := a.client.CoreV1().Pods(ns).UpdateStatus(ctx, cp, metav1.UpdateOptions{}); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -345,5 +356,44 @@ func setRunning(p *corev1.Pod, ready bool, hostIP, ip string, started time.Time)
 			ContainerID: "fake://" + string(p.UID) + "/" + c.Name,
 			State:       corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: start}},
 		})
+	}
+}
+
+// finish returns the phase a running, ready pod ends with now (see
+// Options.Finish), "" to keep it running.
+func (a *Agent) finish(pod *corev1.Pod, ready bool) corev1.PodPhase {
+	if !ready || a.opts.Finish == nil {
+		return ""
+	}
+	if phase := a.opts.Finish(pod); phase == corev1.PodSucceeded || phase == corev1.PodFailed {
+		return phase
+	}
+	return ""
+}
+
+// setFinished writes the status of a pod whose containers all exited, with
+// code 0 for phase Succeeded and 1 for Failed.
+func setFinished(p *corev1.Pod, phase corev1.PodPhase) {
+	now := metav1.NewTime(time.Now())
+	code, reason := int32(0), "Completed"
+	if phase == corev1.PodFailed {
+		code, reason = 1, "Error"
+	}
+	p.Status.Phase = phase
+	for i := range p.Status.Conditions {
+		if t := p.Status.Conditions[i].Type; t == corev1.PodReady || t == corev1.ContainersReady {
+			p.Status.Conditions[i].Status, p.Status.Conditions[i].LastTransitionTime = corev1.ConditionFalse, now
+		}
+	}
+	for i := range p.Status.ContainerStatuses {
+		cs := &p.Status.ContainerStatuses[i]
+		started := now
+		if cs.State.Running != nil {
+			started = cs.State.Running.StartedAt
+		}
+		cs.Ready, cs.Started = false, new(bool)
+		cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+			ExitCode: code, Reason: reason, StartedAt: started, FinishedAt: now, ContainerID: cs.ContainerID,
+		}}
 	}
 }

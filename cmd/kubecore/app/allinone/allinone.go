@@ -145,7 +145,9 @@ func (c Config) Run(ctx context.Context) error {
 		}
 		serverURL := "https://" + addr.String()
 		components := []component{
-			{name: "controller-manager", user: "system:kube-controller-manager", run: runControllerManager},
+			{name: "controller-manager", user: "system:kube-controller-manager", run: func(ctx context.Context, kubeconfig string) error {
+				return runControllerManager(ctx, kubeconfig, filepath.Join(cc.dataDir, "pki"))
+			}},
 			{name: "scheduler", user: "system:kube-scheduler", run: runScheduler},
 			{name: "kubelet-" + cc.nodeName, user: "system:node:" + cc.nodeName, group: []string{"system:nodes"},
 				run: func(ctx context.Context, kubeconfig string) error {
@@ -202,10 +204,13 @@ func (cc *completedConfig) writeKubeconfigs(serverURL string, comps []component)
 	return paths, nil
 }
 
-func runControllerManager(ctx context.Context, kubeconfig string) error {
+// runControllerManager runs the controllers; kubelets joining with a
+// bootstrap token get their certificates from the CA of pkiDir.
+func runControllerManager(ctx context.Context, kubeconfig, pkiDir string) error {
 	o := controllermanager.NewOptions()
 	o.Kubeconfig = kubeconfig
 	o.LeaderElect = false // the only one: nobody to elect against
+	o.ClusterSigningCertFile, o.ClusterSigningKeyFile = pki.CACertPath(pkiDir), pki.CAKeyPath(pkiDir)
 	c, err := o.Complete()
 	if err != nil {
 		return err
@@ -246,6 +251,8 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&a.BindAddress, "bind-address", a.BindAddress, "IP address the API server serves on")
 	fs.IntVar(&a.SecurePort, "secure-port", a.SecurePort, "HTTPS port of the API server (0 picks a free one)")
 	fs.StringVar(&a.ServiceClusterIPRange, "service-cluster-ip-range", a.ServiceClusterIPRange, "CIDR service cluster IPs are allocated from")
+	a.AddProfilingFlag(fs)
+	a.Limits.AddFlags(fs)
 	k := o.Kubelet
 	fs.StringVar(&k.NodeName, "node-name", k.NodeName, "Name of the kubelet's Node (default: the host name)")
 	fs.StringVar(&k.Runtime, "runtime", k.Runtime, "The kubelet's container runtime: process (host processes) or fake (no processes)")

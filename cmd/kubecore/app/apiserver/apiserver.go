@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/url"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/klog/v2"
 
@@ -41,6 +43,10 @@ type Resources struct {
 	Authorizer authorizer.Authorizer
 	// Tokens authenticate bearer tokens, after client certificates.
 	Tokens []authenticator.Token
+	// Dynamic are the group versions of custom resources, served while
+	// their definitions are Established; ReadyChecks join /readyz.
+	Dynamic     *apiserver.DynamicGroups
+	ReadyChecks []apiserver.HealthCheck
 }
 
 // ResourcesFunc builds the storage of every served resource on an etcd
@@ -76,6 +82,10 @@ type Options struct {
 	// serving certificates are verified with; they are not verified
 	// otherwise (kubelets serve self-signed certificates).
 	KubeletCertificateAuthority string
+	// Limits are the request limits and the audit log.
+	Limits LimitOptions
+	// Profiling serves /debug/pprof/ (on by default, as in Kubernetes).
+	Profiling bool
 	// Resources installs the API (every built-in resource by default).
 	Resources ResourcesFunc
 }
@@ -89,6 +99,8 @@ func NewOptions() *Options {
 		SecurePort:                   6443,
 		ServiceClusterIPRange:        "10.96.0.0/12",
 		KubeletPreferredAddressTypes: addressTypeNames(node.DefaultPreferredAddressTypes()),
+		Limits:                       NewLimitOptions(),
+		Profiling:                    true,
 	}
 }
 
@@ -110,6 +122,12 @@ func controlPlane(serviceCIDR, pkiDir string) ResourcesFunc {
 		if err != nil {
 			return Resources{}, err
 		}
+		// Published in kube-public/cluster-info for joining nodes; Run
+		// makes the CA before, a pki dir without one publishes nothing.
+		caPEM, err := os.ReadFile(pki.CACertPath(pkiDir))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return Resources{}, fmt.Errorf("cluster CA: %w", err)
+		}
 		// The watch cache encodes events as the apiserver does, with a
 		// scheme equal to the one controlplane.New builds.
 		encScheme, err := controlplane.NewScheme()
@@ -123,6 +141,7 @@ func controlPlane(serviceCIDR, pkiDir string) ResourcesFunc {
 			ServiceAccountKey: saKey,
 			Kubelet:           kubelet,
 			Advertise:         advertise,
+			ClusterCA:         caPEM,
 		})
 		if err != nil {
 			return Resources{}, err
@@ -134,7 +153,15 @@ func controlPlane(serviceCIDR, pkiDir string) ResourcesFunc {
 		// The watch caches stop with the server, before etcd closes.
 		context.AfterFunc(ctx, in.Destroy)
 		go in.RunKubernetesService(ctx, controlplane.KubernetesServiceInterval)
-		return Resources{Scheme: in.Scheme, Groups: in.Groups, Authorizer: in.Authorizer(), Tokens: in.TokenAuthenticators()}, nil
+		go func() {
+			if err := in.RunAPIExtensions(ctx); err != nil {
+				klog.ErrorS(err, "Custom resources are not served")
+			}
+		}()
+		return Resources{
+			Scheme: in.Scheme, Groups: in.Groups, Authorizer: in.Authorizer(), Tokens: in.TokenAuthenticators(),
+			Dynamic: in.DynamicGroups(), ReadyChecks: []apiserver.HealthCheck{in.APIExtensionsReadyCheck()},
+		}, nil
 	}
 }
 
@@ -167,6 +194,7 @@ func (o *Options) Validate() error {
 			errs = append(errs, fmt.Errorf("--kubelet-preferred-address-types: %q is not one of %v", t, addressTypeNames(known)))
 		}
 	}
+	errs = append(errs, o.Limits.Validate()...)
 	return errors.Join(errs...)
 }
 
@@ -259,7 +287,7 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 			return fmt.Errorf("install resources: %w", err)
 		}
 	}
-	authn := authenticator.Union{authenticator.ClientCert{Roots: bundle.CAPool()}}
+	authn := authenticator.Union{authenticator.NewClientCert(bundle.CAPool())}
 	tokens := res.Tokens
 	if o.TokenAuthFile != "" {
 		static, err := tokenfile.Load(o.TokenAuthFile)
@@ -271,6 +299,8 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	if len(tokens) > 0 {
 		authn = append(authn, &authenticator.BearerToken{Tokens: tokens})
 	}
+	// Joining nodes read the cluster CA before they have credentials.
+	authn = append(authn, authenticator.Anonymous{Paths: []string{controlplane.ClusterInfoPath}})
 	// The advertised address, not the listener's: one bound to every
 	// address reports "[::]", which no client can verify a certificate for.
 	serverURL := "https://" + net.JoinHostPort(advertise.IP.String(), strconv.Itoa(advertise.Port))
@@ -286,12 +316,27 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 		Listener:       ln,
 		GetServingCert: serving.current,
 		ClientCA:       bundle.CAPool(),
+		Profiling:      o.Profiling,
 		ReadyChecks: []apiserver.HealthCheck{{Name: "etcd", Check: func(ctx context.Context) error {
 			ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			defer cancel()
 			_, err := client.Get(ctx, "/registry/health", clientv3.WithCountOnly())
 			return err
 		}}},
+	}
+	cfg.Dynamic = res.Dynamic
+	cfg.ReadyChecks = append(cfg.ReadyChecks, res.ReadyChecks...)
+	audit, err := o.Limits.apply(&cfg)
+	if err != nil {
+		return err
+	}
+	if audit != nil {
+		// After the server stopped: every request's event is queued.
+		defer func() {
+			if err := audit.Close(); err != nil {
+				klog.ErrorS(err, "Closing the audit log", "path", o.Limits.AuditLogPath)
+			}
+		}()
 	}
 	cc, err := cfg.Complete()
 	if err != nil {
@@ -417,5 +462,12 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "CSV file of static bearer tokens: token,user,uid,\"group1,group2\"")
 	fs.StringSliceVar(&o.KubeletPreferredAddressTypes, "kubelet-preferred-address-types", o.KubeletPreferredAddressTypes, "Node address types to reach kubelets by, in order of preference")
 	fs.StringVar(&o.KubeletCertificateAuthority, "kubelet-certificate-authority", o.KubeletCertificateAuthority, "CA bundle verifying kubelets' serving certificates (unset: not verified)")
+	o.AddProfilingFlag(fs)
+	o.Limits.AddFlags(fs)
 	return cmd
+}
+
+// AddProfilingFlag adds --profiling to fs (all-in-one shares it).
+func (o *Options) AddProfilingFlag(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.Profiling, "profiling", o.Profiling, "Serve Go's CPU, heap and other profiles at /debug/pprof/ to those allowed the path")
 }

@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
 
 	"kubecore.io/client/rest"
 	"kubecore.io/client/tools/clientcmd"
 
+	"kubecore.io/kubecore/pkg/controller/certificates"
 	"kubecore.io/kubecore/pkg/controller/localpath"
 	"kubecore.io/kubecore/pkg/controllermanager"
 )
@@ -40,6 +42,13 @@ type Options struct {
 	// LocalPathDir is where the local-path provisioner puts volumes on the
 	// nodes.
 	LocalPathDir string
+	// ClusterSigningCertFile and ClusterSigningKeyFile are the CA the
+	// csrsigning controller issues kubelet client certificates with;
+	// without them it does not run. ClusterSigningDuration is the longest
+	// validity it gives.
+	ClusterSigningCertFile string
+	ClusterSigningKeyFile  string
+	ClusterSigningDuration time.Duration
 
 	// Table is the controllers known; nil means controllermanager.Controllers().
 	Table map[string]controllermanager.InitFunc
@@ -65,6 +74,7 @@ func NewOptions() *Options {
 		NodeMonitorGracePeriod: 40 * time.Second,
 		NodeEvictionRate:       0.1,
 		LocalPathDir:           localpath.DefaultDir,
+		ClusterSigningDuration: certificates.DefaultSigningDuration,
 	}
 }
 
@@ -110,6 +120,12 @@ func (o *Options) Validate() error {
 	if o.NodeMonitorGracePeriod <= 0 {
 		errs = append(errs, fmt.Errorf("--node-monitor-grace-period %s must be positive", o.NodeMonitorGracePeriod))
 	}
+	if (o.ClusterSigningCertFile == "") != (o.ClusterSigningKeyFile == "") {
+		errs = append(errs, errors.New("--cluster-signing-cert-file and --cluster-signing-key-file go together"))
+	}
+	if o.ClusterSigningDuration <= 0 {
+		errs = append(errs, fmt.Errorf("--cluster-signing-duration %s must be positive", o.ClusterSigningDuration))
+	}
 	if o.NodeEvictionRate <= 0 {
 		errs = append(errs, fmt.Errorf("--node-eviction-rate %v must be positive", o.NodeEvictionRate))
 	}
@@ -153,13 +169,19 @@ func (o *Options) completeWith(rc *rest.Config) Config {
 	if rc.UserAgent == "" {
 		rc.UserAgent = rest.DefaultUserAgent() + "/controller-manager"
 	}
+	controllers := append([]string(nil), o.Controllers...)
+	if o.ClusterSigningCertFile == "" {
+		// Nothing to sign with: the signer is off, as in Kubernetes.
+		klog.InfoS("The csrsigning controller is off: no --cluster-signing-cert-file")
+		controllers = append(controllers, "-"+certificates.SignerName)
+	}
 	syncs := make(map[string]int, len(o.ConcurrentSyncs))
 	for k, v := range o.ConcurrentSyncs {
 		syncs[k] = v
 	}
 	return Config{completed: &controllermanager.Config{
 		RESTConfig:  rc,
-		Controllers: append([]string(nil), o.Controllers...),
+		Controllers: controllers,
 		Table:       o.Table,
 		LeaderElection: controllermanager.LeaderElection{
 			Enabled:       o.LeaderElect,
@@ -171,6 +193,9 @@ func (o *Options) completeWith(rc *rest.Config) Config {
 		NodeMonitorGracePeriod: o.NodeMonitorGracePeriod,
 		NodeEvictionRate:       o.NodeEvictionRate,
 		LocalPathDir:           o.LocalPathDir,
+		ClusterSigning: controllermanager.ClusterSigning{
+			CertFile: o.ClusterSigningCertFile, KeyFile: o.ClusterSigningKeyFile, Duration: o.ClusterSigningDuration,
+		},
 	}}
 }
 
@@ -220,6 +245,9 @@ func NewCommand() *cobra.Command {
 	fs.DurationVar(&o.NodeMonitorGracePeriod, "node-monitor-grace-period", o.NodeMonitorGracePeriod, "How long a node may go without renewing its Lease before it is marked unreachable")
 	fs.Float64Var(&o.NodeEvictionRate, "node-eviction-rate", o.NodeEvictionRate, "Nodes per second whose pods may be evicted")
 	fs.StringVar(&o.LocalPathDir, "local-path-dir", o.LocalPathDir, "Directory on each node under which local-path volumes are provisioned")
+	fs.StringVar(&o.ClusterSigningCertFile, "cluster-signing-cert-file", o.ClusterSigningCertFile, "PEM CA certificate the csrsigning controller issues kubelet client certificates with (without it, csrsigning is off)")
+	fs.StringVar(&o.ClusterSigningKeyFile, "cluster-signing-key-file", o.ClusterSigningKeyFile, "PEM key of --cluster-signing-cert-file")
+	fs.DurationVar(&o.ClusterSigningDuration, "cluster-signing-duration", o.ClusterSigningDuration, "Longest validity of the certificates csrsigning issues")
 	return cmd
 }
 

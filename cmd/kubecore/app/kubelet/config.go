@@ -29,6 +29,8 @@ type kubeletConfiguration struct {
 	KubeAPIQPS                *float32 `json:"kubeAPIQPS"`
 	KubeAPIBurst              *int     `json:"kubeAPIBurst"`
 	ContainerRuntimeEndpoint  string   `json:"containerRuntimeEndpoint"`
+	ContainerLogMaxSize       string   `json:"containerLogMaxSize"`
+	ContainerLogMaxFiles      *int32   `json:"containerLogMaxFiles"`
 	RegisterWithTaints        []struct {
 		Key    string `json:"key"`
 		Value  string `json:"value"`
@@ -97,6 +99,8 @@ func (o *Options) LoadConfigFile(path string, changed func(flag string) bool) er
 	str("tls-private-key-file", &o.TLSPrivateKeyFile, c.TLSPrivateKeyFile)
 	str("client-ca-file", &o.ClientCAFile, c.Authentication.X509.ClientCAFile)
 	str("container-runtime-endpoint", &o.ContainerRuntimeEndpoint, c.ContainerRuntimeEndpoint)
+	str("container-log-max-size", &o.ContainerLogMaxSize, c.ContainerLogMaxSize)
+	i32("container-log-max-files", &o.ContainerLogMaxFiles, c.ContainerLogMaxFiles)
 	if c.KubeAPIQPS != nil && !changed("kube-api-qps") {
 		o.QPS = *c.KubeAPIQPS
 	}

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	corev1 "kubecore.io/api/core/v1"
+	"kubecore.io/apimachinery/pkg/api/resource"
 	"kubecore.io/apimachinery/pkg/util/validation"
 	"kubecore.io/client/rest"
 	"kubecore.io/client/tools/clientcmd"
@@ -43,14 +44,26 @@ const DefaultContainerRuntimeEndpoint = "unix:///run/containerd/containerd.sock"
 // Options are the flags of `kubecore kubelet`.
 type Options struct {
 	Kubeconfig string
+	// Server, Token and CACertHash join a cluster with a bootstrap token:
+	// the kubelet gets its client certificate issued and writes its
+	// kubeconfig (see Bootstrap).
+	Server, Token, CACertHash string
 	// NodeName is the Node to register; the host name when empty.
 	NodeName string
+	// HostnameOverride is the Node's Hostname address (which the
+	// apiserver reaches the kubelet by, unless told to prefer another
+	// address type) and kubernetes.io/hostname label; the node name when
+	// empty.
+	HostnameOverride string
 	// RootDir holds pod directories and container logs.
 	RootDir string
 	// Runtime is process, cri or fake.
 	Runtime string
 	// ContainerRuntimeEndpoint is the CRI runtime's socket (--runtime cri).
 	ContainerRuntimeEndpoint string
+	// CgroupRoot is the cgroup the CRI runtime puts pods under;
+	// /kubepods when empty.
+	CgroupRoot string
 	// NodeIP is the node's InternalIP (and the pods' with host
 	// networking); the address of the default route when empty.
 	NodeIP string
@@ -76,6 +89,11 @@ type Options struct {
 	// QPS and Burst limit the client.
 	QPS   float32
 	Burst int
+	// ContainerLogMaxSize (a quantity such as 10Mi) is the size at which
+	// the process runtime rotates a container's log file, keeping
+	// ContainerLogMaxFiles files per container.
+	ContainerLogMaxSize  string
+	ContainerLogMaxFiles int32
 
 	// RESTConfig, when set, is used instead of Kubeconfig (all-in-one).
 	RESTConfig *rest.Config
@@ -108,15 +126,17 @@ type Options struct {
 func NewOptions() *Options {
 	return &Options{Runtime: RuntimeProcess, ContainerRuntimeEndpoint: DefaultContainerRuntimeEndpoint, MaxPods: 110, Address: "0.0.0.0", Port: 10250, QPS: 50, Burst: 100,
 		FileCheckFrequency: 5 * time.Second, HTTPCheckFrequency: 20 * time.Second,
-		NodeStatusUpdateFrequency: 10 * time.Second, NodeLeaseDurationSeconds: 40}
+		NodeStatusUpdateFrequency: 10 * time.Second, NodeLeaseDurationSeconds: 40,
+		ContainerLogMaxSize: "10Mi", ContainerLogMaxFiles: 5}
 }
 
 // Validate returns every problem with the options, on one line.
 func (o *Options) Validate() error {
 	var errs []string
-	if o.Kubeconfig == "" && o.RESTConfig == nil && o.StaticPodPath == "" && o.StaticPodURL == "" {
-		errs = append(errs, "--kubeconfig is required, unless the kubelet runs standalone with --pod-manifest-path or --manifest-url")
+	if o.Kubeconfig == "" && o.RESTConfig == nil && o.StaticPodPath == "" && o.StaticPodURL == "" && !o.joining() {
+		errs = append(errs, "--kubeconfig is required (or --server, --token and --ca-cert-hash to join), unless the kubelet runs standalone with --pod-manifest-path or --manifest-url")
 	}
+	errs = append(errs, o.validateJoin()...)
 	if o.RootDir == "" {
 		errs = append(errs, "--root-dir is required")
 	}
@@ -133,6 +153,11 @@ func (o *Options) Validate() error {
 		}
 	default:
 		errs = append(errs, fmt.Sprintf("--runtime %q is not one of process, cri, fake", o.Runtime))
+	}
+	if o.HostnameOverride != "" {
+		if msgs := validation.IsDNS1123Subdomain(o.HostnameOverride); len(msgs) > 0 {
+			errs = append(errs, fmt.Sprintf("--hostname-override %q: %s", o.HostnameOverride, strings.Join(msgs, ", ")))
+		}
 	}
 	if o.NodeIP != "" && net.ParseIP(o.NodeIP) == nil {
 		errs = append(errs, fmt.Sprintf("--node-ip %q is not an IP address", o.NodeIP))
@@ -161,10 +186,25 @@ func (o *Options) Validate() error {
 	if o.QPS < 0 || o.Burst < 0 {
 		errs = append(errs, "--kube-api-qps and --kube-api-burst must not be negative")
 	}
+	if _, err := o.containerLogMaxSize(); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if o.ContainerLogMaxFiles < 2 {
+		errs = append(errs, fmt.Sprintf("--container-log-max-files %d must be at least 2", o.ContainerLogMaxFiles))
+	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// containerLogMaxSize is --container-log-max-size in bytes.
+func (o *Options) containerLogMaxSize() (int64, error) {
+	q, err := resource.ParseQuantity(o.ContainerLogMaxSize)
+	if err != nil || q.Sign() <= 0 {
+		return 0, fmt.Errorf("--container-log-max-size %q must be a positive quantity such as 10Mi", o.ContainerLogMaxSize)
+	}
+	return q.Value(), nil
 }
 
 // parseLabels reads "key=value" entries.
@@ -272,7 +312,9 @@ func (o *Options) Complete() (Config, error) {
 		}
 		// Containers outlive the kubelet: a restarted one re-adopts them
 		// from the runtime's state files.
-		prt, err := process.New(process.Options{HostIP: ip, StateDir: filepath.Join(root, "runtime", "process"), ShimCommand: shim})
+		logMax, _ := o.containerLogMaxSize()
+		prt, err := process.New(process.Options{HostIP: ip, StateDir: filepath.Join(root, "runtime", "process"), ShimCommand: shim,
+			ContainerLogMaxSize: logMax, ContainerLogMaxFiles: int(o.ContainerLogMaxFiles)})
 		if err != nil {
 			return Config{}, err
 		}
@@ -280,7 +322,7 @@ func (o *Options) Complete() (Config, error) {
 	case RuntimeCRI:
 		// Containers outlive the kubelet too: a restarted one finds them
 		// through the runtime's sandbox and container lists.
-		crt, err := cri.New(context.Background(), cri.Options{Endpoint: o.ContainerRuntimeEndpoint, HostIP: ip})
+		crt, err := cri.New(context.Background(), cri.Options{Endpoint: o.ContainerRuntimeEndpoint, HostIP: ip, CgroupRoot: o.CgroupRoot})
 		if err != nil {
 			return Config{}, err
 		}
@@ -293,7 +335,7 @@ func (o *Options) Complete() (Config, error) {
 		return Config{}, err
 	}
 	return Config{completed: &kubelet.Config{
-		NodeName: name, Client: cs, Runtime: rt, RootDir: root, NodeIP: ip,
+		NodeName: name, Hostname: o.HostnameOverride, Client: cs, Runtime: rt, RootDir: root, NodeIP: ip,
 		NodeLabels: labels, RegisterWithTaints: taints, MaxPods: o.MaxPods,
 		KubeletPort:    o.Port,
 		StopPodsOnExit: o.StopPodsOnExit,
@@ -438,6 +480,9 @@ func NewCommand() *cobra.Command {
 					return err
 				}
 			}
+			if err := o.Bootstrap(cmd.Context()); err != nil {
+				return err
+			}
 			c, err := o.Complete()
 			if err != nil {
 				return err
@@ -447,11 +492,16 @@ func NewCommand() *cobra.Command {
 	}
 	cmd.AddCommand(newShimCommand())
 	fs := cmd.Flags()
-	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to a kubeconfig file with the API server and credentials")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to a kubeconfig file with the API server and credentials (with --token: where the kubeconfig is written, default ROOT_DIR/kubelet.kubeconfig)")
+	fs.StringVar(&o.Server, "server", o.Server, "URL of the API server to join, with --token and --ca-cert-hash")
+	fs.StringVar(&o.Token, "token", o.Token, "Bootstrap token (`kubecore token create`) with which the kubelet gets its client certificate")
+	fs.StringVar(&o.CACertHash, "ca-cert-hash", o.CACertHash, "sha256:<hex> of the cluster CA's public key, which the CA the server offers must match")
 	fs.StringVar(&o.NodeName, "node-name", o.NodeName, "Name of the Node to register (default: the host name)")
+	fs.StringVar(&o.HostnameOverride, "hostname-override", o.HostnameOverride, "The Node's Hostname address, by which the API server reaches the kubelet by default, and kubernetes.io/hostname label (default: the node name)")
 	fs.StringVar(&o.RootDir, "root-dir", o.RootDir, "Directory of pod volumes and container logs")
 	fs.StringVar(&o.Runtime, "runtime", o.Runtime, "Container runtime: process (host processes), cri (a CRI runtime such as containerd) or fake (no processes, for simulations)")
 	fs.StringVar(&o.ContainerRuntimeEndpoint, "container-runtime-endpoint", o.ContainerRuntimeEndpoint, "Socket of the CRI runtime, with --runtime cri")
+	fs.StringVar(&o.CgroupRoot, "cgroup-root", o.CgroupRoot, "Cgroup the pods' cgroups are made under, with --runtime cri (default: /kubepods)")
 	fs.StringVar(&o.NodeIP, "node-ip", o.NodeIP, "The node's InternalIP, also the pods' IP (default: the address of the default route)")
 	fs.StringSliceVar(&o.NodeLabels, "node-labels", o.NodeLabels, "Labels to add to the Node, key=value,...")
 	fs.StringSliceVar(&o.RegisterWithTaints, "register-with-taints", o.RegisterWithTaints, "Taints of the Node when registered, key=value:Effect,...")
@@ -470,6 +520,8 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&o.ConfigFile, "config", o.ConfigFile, "A kubelet.config.k8s.io/v1beta1 KubeletConfiguration file; flags given on the command line take precedence")
 	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "Requests per second to the API server (0: no limit)")
 	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "Burst of requests to the API server")
+	fs.StringVar(&o.ContainerLogMaxSize, "container-log-max-size", o.ContainerLogMaxSize, "Size at which a container's log file is rotated (process runtime)")
+	fs.Int32Var(&o.ContainerLogMaxFiles, "container-log-max-files", o.ContainerLogMaxFiles, "Log files kept per container, the live one included (at least 2)")
 	return cmd
 }
 

@@ -22,6 +22,7 @@ func TestValidate(t *testing.T) {
 		{"no kubeconfig", func(o *Options) { o.Kubeconfig = "" }, "--kubeconfig is required"},
 		{"no root dir", func(o *Options) { o.RootDir = "" }, "--root-dir is required"},
 		{"bad node name", func(o *Options) { o.NodeName = "Not_A_Name" }, "--node-name"},
+		{"bad hostname override", func(o *Options) { o.HostnameOverride = "no way" }, "--hostname-override \"no way\""},
 		{"unknown runtime", func(o *Options) { o.Runtime = "docker" }, `--runtime "docker"`},
 		{"cri endpoint not a unix socket", func(o *Options) { o.Runtime, o.ContainerRuntimeEndpoint = "cri", "tcp://1.2.3.4:5" }, "--container-runtime-endpoint"},
 		{"bad node ip", func(o *Options) { o.NodeIP = "1.2.3" }, "--node-ip"},
@@ -31,6 +32,9 @@ func TestValidate(t *testing.T) {
 		{"bad taint effect", func(o *Options) { o.RegisterWithTaints = []string{"k=v:Sometimes"} }, "effect \"Sometimes\""},
 		{"max pods", func(o *Options) { o.MaxPods = 0 }, "--max-pods"},
 		{"port", func(o *Options) { o.Port = 70000 }, "--port"},
+		{"log max size", func(o *Options) { o.ContainerLogMaxSize = "ten megs" }, "--container-log-max-size \"ten megs\""},
+		{"log max size zero", func(o *Options) { o.ContainerLogMaxSize = "0" }, "--container-log-max-size"},
+		{"log max files", func(o *Options) { o.ContainerLogMaxFiles = 1 }, "--container-log-max-files 1 must be at least 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := NewOptions()
@@ -83,6 +87,8 @@ staticPodPath: /etc/kubecore/manifests
 fileCheckFrequency: 2s
 nodeStatusUpdateFrequency: 4s
 maxPods: 50
+containerLogMaxSize: 1Mi
+containerLogMaxFiles: 3
 registerWithTaints:
 - key: dedicated
   value: infra
@@ -100,7 +106,7 @@ authentication:
 	}
 	if o.Port != 12345 || o.Address != "127.0.0.1" || o.ReadOnlyPort != 10255 || o.StaticPodPath != "/etc/kubecore/manifests" ||
 		o.FileCheckFrequency != 2*time.Second || o.NodeStatusUpdateFrequency != 4*time.Second || o.MaxPods != 50 ||
-		o.ClientCAFile != "/pki/ca.crt" || len(o.RegisterWithTaints) != 1 || o.RegisterWithTaints[0] != "dedicated=infra:NoSchedule" {
+		o.ClientCAFile != "/pki/ca.crt" || o.ContainerLogMaxSize != "1Mi" || o.ContainerLogMaxFiles != 3 || len(o.RegisterWithTaints) != 1 || o.RegisterWithTaints[0] != "dedicated=infra:NoSchedule" {
 		t.Errorf("options after the config file: %+v", o)
 	}
 	if err := os.WriteFile(path, []byte("kind: Pod\napiVersion: v1\n"), 0o644); err != nil {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -19,10 +20,13 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/client/rest"
 	"kubecore.io/client/tools/clientcmd"
 	"kubecore.io/client/typed"
+	"kubecore.io/client/util/cert"
 
 	"kubecore.io/kubecore/pkg/auth/authenticator/bootstrap"
+	"kubecore.io/kubecore/pkg/pki"
 )
 
 // DefaultGroup is the extra group of tokens made for joining nodes.
@@ -34,7 +38,10 @@ type Options struct {
 	TTL         time.Duration
 	Description string
 	Groups      []string
-	Now         func() time.Time
+	// PrintJoinCommand prints the kubelet command that joins a node with
+	// the new token instead of the token alone.
+	PrintJoinCommand bool
+	Now              func() time.Time
 }
 
 // NewOptions returns the defaults: a day-long token for joining nodes.
@@ -42,12 +49,38 @@ func NewOptions() *Options {
 	return &Options{TTL: 24 * time.Hour, Groups: []string{DefaultGroup}, Now: time.Now}
 }
 
-func (o *Options) client() (*typed.Clientset, error) {
+func (o *Options) client() (*typed.Clientset, *rest.Config, error) {
 	rc, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return typed.NewForConfig(rc)
+	cs, err := typed.NewForConfig(rc)
+	return cs, rc, err
+}
+
+// DefaultKubeletRootDir is the root dir the printed join command gives,
+// Kubernetes' default.
+const DefaultKubeletRootDir = "/var/lib/kubelet"
+
+// joinCommand is the kubelet command that joins a node to the server of
+// rc with token, pinning the CA of rc by its public key hash.
+func joinCommand(rc *rest.Config, token string) (string, error) {
+	caPEM := rc.TLSClientConfig.CAData
+	if len(caPEM) == 0 && rc.TLSClientConfig.CAFile != "" {
+		b, err := os.ReadFile(rc.TLSClientConfig.CAFile)
+		if err != nil {
+			return "", fmt.Errorf("cluster CA: %w", err)
+		}
+		caPEM = b
+	}
+	if len(caPEM) == 0 {
+		return "", errors.New("--print-join-command: the kubeconfig names no certificate authority to pin")
+	}
+	cas, err := cert.ParseCertsPEM(caPEM)
+	if err != nil {
+		return "", fmt.Errorf("cluster CA: %w", err)
+	}
+	return fmt.Sprintf("kubecore kubelet --server %s --token %s --ca-cert-hash %s --root-dir %s", rc.Host, token, pki.CACertHash(cas[0]), DefaultKubeletRootDir), nil
 }
 
 // alphabet of token ids and secrets.
@@ -64,7 +97,8 @@ func randomString(n int) (string, error) {
 	return string(b), nil
 }
 
-// Create makes a token and prints it, with the command that joins a node.
+// Create makes a token and prints it, or with PrintJoinCommand the command
+// that joins a node with it.
 func (o *Options) Create(ctx context.Context, out io.Writer) error {
 	if o.TTL < 0 {
 		return fmt.Errorf("--ttl %s must not be negative", o.TTL)
@@ -74,7 +108,7 @@ func (o *Options) Create(ctx context.Context, out io.Writer) error {
 			return fmt.Errorf("--groups: %q must start with %q", g, bootstrap.Group+":")
 		}
 	}
-	cs, err := o.client()
+	cs, rc, err := o.client()
 	if err != nil {
 		return err
 	}
@@ -106,14 +140,23 @@ func (o *Options) Create(ctx context.Context, out io.Writer) error {
 	if _, err := cs.CoreV1().Secrets(bootstrap.SecretNamespace).Create(ctx, s, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create bootstrap token: %w", err)
 	}
-	fmt.Fprintln(out, id+"."+secret)
+	token := id + "." + secret
+	if !o.PrintJoinCommand {
+		fmt.Fprintln(out, token)
+		return nil
+	}
+	join, err := joinCommand(rc, token)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, join)
 	return nil
 }
 
 // List prints the tokens, their expiry and groups; secrets are shown as
 // the token id only.
 func (o *Options) List(ctx context.Context, out io.Writer) error {
-	cs, err := o.client()
+	cs, _, err := o.client()
 	if err != nil {
 		return err
 	}
@@ -141,7 +184,7 @@ func (o *Options) Delete(ctx context.Context, out io.Writer, tokens []string) er
 	if len(tokens) == 0 {
 		return errors.New("name the tokens to delete (id or id.secret)")
 	}
-	cs, err := o.client()
+	cs, _, err := o.client()
 	if err != nil {
 		return err
 	}
@@ -178,6 +221,7 @@ func NewCommand() *cobra.Command {
 	create.Flags().DurationVar(&o.TTL, "ttl", o.TTL, "How long the token is valid (0: forever)")
 	create.Flags().StringVar(&o.Description, "description", o.Description, "What the token is for")
 	create.Flags().StringSliceVar(&o.Groups, "groups", o.Groups, "Extra groups of the token's user, each starting with system:bootstrappers:")
+	create.Flags().BoolVar(&o.PrintJoinCommand, "print-join-command", o.PrintJoinCommand, "Print the kubelet command that joins a node with the token (server, token and CA hash), not the token alone")
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List the bootstrap tokens",

@@ -1,7 +1,8 @@
 // Package node is the Node authorizer: a kubelet (user system:node:NAME in
 // group system:nodes) may read what the pods bound to its node need —
-// their secrets, config maps, claims and volumes — and write only its own
-// Node, its own Lease and the pods bound to it.
+// their secrets, config maps, claims and volumes — request tokens of their
+// service accounts, and write only its own Node, its own Lease and the
+// pods bound to it.
 package node
 
 import (
@@ -12,6 +13,7 @@ import (
 
 	corev1 "kubecore.io/api/core/v1"
 
+	"kubecore.io/kubecore/pkg/apirequest"
 	"kubecore.io/kubecore/pkg/auth/authorizer"
 )
 
@@ -38,11 +40,15 @@ type Authorizer struct {
 var _ authorizer.Authorizer = (*Authorizer)(nil)
 
 // NodeName returns the node of a kubelet's user, "" for other users.
-func NodeName(a authorizer.Attributes) string {
-	if a.User == nil || !slices.Contains(a.User.Groups, NodesGroup) {
+func NodeName(a authorizer.Attributes) string { return NodeOfUser(a.User) }
+
+// NodeOfUser returns the node of a kubelet's user (system:node:NAME in
+// system:nodes), "" for other users.
+func NodeOfUser(u *apirequest.UserInfo) string {
+	if u == nil || !slices.Contains(u.Groups, NodesGroup) {
 		return ""
 	}
-	name, ok := strings.CutPrefix(a.User.Name, NodeUserPrefix)
+	name, ok := strings.CutPrefix(u.Name, NodeUserPrefix)
 	if !ok {
 		return ""
 	}
@@ -90,6 +96,16 @@ func (z *Authorizer) Authorize(ctx context.Context, a authorizer.Attributes) (au
 			return authorizer.Allow, "", nil
 		}
 		return deny("node '%s' cannot %s pods/%s", node, r.Verb, r.Subresource)
+	case "/serviceaccounts":
+		if r.Subresource != "token" || r.Verb != "create" {
+			return authorizer.NoOpinion, "", nil
+		}
+		// The token's binding to one of these pods is checked at admission.
+		ok, err := z.referenced(ctx, node, "serviceaccounts", r.Namespace, r.Name)
+		if err != nil || ok {
+			return decision(ok), "", err
+		}
+		return deny("no relationship found between node '%s' and this object", node)
 	case "/services", "/endpoints", "/namespaces":
 		if isRead(r.Verb) {
 			return authorizer.Allow, "", nil
@@ -125,7 +141,9 @@ func (z *Authorizer) Authorize(ctx context.Context, a authorizer.Attributes) (au
 		}
 		return deny("no relationship found between node '%s' and this object", node)
 	case "certificates.k8s.io/certificatesigningrequests", "authentication.k8s.io/tokenreviews", "authorization.k8s.io/subjectaccessreviews":
-		if r.Verb == "create" || r.Resource == "certificatesigningrequests" && isRead(r.Verb) {
+		// The objects themselves only: a CSR's subresources (nodeclient,
+		// selfnodeclient, approval) are RBAC's to grant.
+		if r.Subresource == "" && (r.Verb == "create" || r.Resource == "certificatesigningrequests" && isRead(r.Verb)) {
 			return authorizer.Allow, "", nil
 		}
 	}
@@ -175,14 +193,19 @@ func (z *Authorizer) volumeUsed(ctx context.Context, node, pv string) (bool, err
 }
 
 // References lists the names of the objects of resource (secrets,
-// configmaps or persistentvolumeclaims) that pod uses: in volumes,
-// projected volumes, env, envFrom and image pull secrets.
+// configmaps, persistentvolumeclaims or serviceaccounts) that pod uses: in
+// volumes, projected volumes, env, envFrom and image pull secrets, or as
+// its service account.
 func References(pod *corev1.Pod, resource string) []string {
 	var out []string
 	add := func(name string) {
 		if name != "" && !slices.Contains(out, name) {
 			out = append(out, name)
 		}
+	}
+	if resource == "serviceaccounts" {
+		add(pod.Spec.ServiceAccountName)
+		return out
 	}
 	for _, v := range pod.Spec.Volumes {
 		switch resource {

@@ -46,7 +46,7 @@ func (g *fakeGraph) PersistentVolumeClaim(_ context.Context, ns, name string) (*
 
 func TestAuthorize(t *testing.T) {
 	web := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"}, Spec: corev1.PodSpec{
-		NodeName: "n1",
+		NodeName: "n1", ServiceAccountName: "web-sa",
 		Volumes: []corev1.Volume{
 			{Name: "cfg", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "web-config"}}}},
 			{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}},
@@ -54,7 +54,7 @@ func TestAuthorize(t *testing.T) {
 		Containers: []corev1.Container{{Name: "c", Env: []corev1.EnvVar{{Name: "PW", ValueFrom: &corev1.EnvVarSource{
 			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "db"}, Key: "pw"}}}}}},
 	}}
-	other := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "other"}, Spec: corev1.PodSpec{NodeName: "n2",
+	other := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "other"}, Spec: corev1.PodSpec{NodeName: "n2", ServiceAccountName: "other-sa",
 		Volumes: []corev1.Volume{{Name: "s", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "n2-only"}}}}}}
 	g := &fakeGraph{pods: []*corev1.Pod{web, other},
 		pvcs: []*corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "data"}, Spec: corev1.PersistentVolumeClaimSpec{VolumeName: "pv-1"}}}}
@@ -87,8 +87,13 @@ func TestAuthorize(t *testing.T) {
 		{"claim of own pod", kubelet, res("get", "", "persistentvolumeclaims", "", "ns", "data"), authorizer.Allow},
 		{"its volume", kubelet, res("get", "", "persistentvolumes", "", "", "pv-1"), authorizer.Allow},
 		{"another volume", kubelet, res("get", "", "persistentvolumes", "", "", "pv-2"), authorizer.Deny},
+		{"token of its pod's service account", kubelet, res("create", "", "serviceaccounts", "token", "ns", "web-sa"), authorizer.Allow},
+		{"token of another node's pod's service account", kubelet, res("create", "", "serviceaccounts", "token", "ns", "other-sa"), authorizer.Deny},
+		{"service accounts are RBAC's", kubelet, res("get", "", "serviceaccounts", "", "ns", "web-sa"), authorizer.NoOpinion},
 		{"own lease", kubelet, res("update", "coordination.k8s.io", "leases", "", LeaseNamespace, "n1"), authorizer.Allow},
 		{"another lease", kubelet, res("update", "coordination.k8s.io", "leases", "", LeaseNamespace, "n2"), authorizer.Deny},
+		{"create a CSR", kubelet, res("create", "certificates.k8s.io", "certificatesigningrequests", "", "", ""), authorizer.Allow},
+		{"CSR subresources are RBAC's", kubelet, res("create", "certificates.k8s.io", "certificatesigningrequests", "nodeclient", "", ""), authorizer.NoOpinion},
 		{"deployments are not its business", kubelet, res("list", "apps", "deployments", "", "", ""), authorizer.NoOpinion},
 		{"not a node", &apirequest.UserInfo{Name: "system:node:n1", Groups: []string{"system:authenticated"}}, res("patch", "", "nodes", "", "", "n1"), authorizer.NoOpinion},
 	}

@@ -174,10 +174,15 @@ func (r *REST) Delete(ctx context.Context, name string, validate rest.ValidateOb
 }
 
 // Lifecycle returns the namespace check of namespaced creates: the
-// namespace must exist and not be terminating.
+// namespace must exist and not be terminating. It reads the watch cache,
+// and etcd only for a namespace the cache does not have (yet).
 func (r *REST) Lifecycle() func(ctx context.Context, namespace string) error {
 	return func(ctx context.Context, namespace string) error {
-		obj, err := r.Storage.Get(ctx, r.KeyPrefix()+"/"+namespace, storage.GetOptions{})
+		key := r.KeyPrefix() + "/" + namespace
+		obj, err := r.Storage.Get(ctx, key, storage.GetOptions{ResourceVersion: "0"})
+		if storage.IsNotFound(err) {
+			obj, err = r.Storage.Get(ctx, key, storage.GetOptions{})
+		}
 		if err != nil {
 			if storage.IsNotFound(err) {
 				return apierrors.NewNotFound(r.DefaultQualifiedResource, namespace)

@@ -13,6 +13,7 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
+	"kubecore.io/kubecore/pkg/admission/noderestriction"
 	"kubecore.io/kubecore/pkg/apirequest"
 	"kubecore.io/kubecore/pkg/apis/core/validation"
 	"kubecore.io/kubecore/pkg/apis/strategy"
@@ -36,27 +37,78 @@ type Storage struct {
 type REST struct {
 	*generic.Store
 	priorities PriorityClassGetter
+	objects    AdmissionObjects
 }
 
-var _ rest.Creater = (*REST)(nil)
+var (
+	_ rest.Creater         = (*REST)(nil)
+	_ rest.GracefulDeleter = (*REST)(nil)
+)
 
 // Create implements rest.Creater: Priority admission resolves the pod's
-// priority from its PriorityClass before the Store creates it.
+// priority from its PriorityClass and ServiceAccount admission mounts its
+// API access volume before the Store creates it (DefaultTolerationSeconds
+// is in the strategy); NodeRestriction checks a kubelet's pod last.
 func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
-	if pod, ok := obj.(*corev1.Pod); ok && r.priorities != nil {
-		if err := admitPriority(ctx, r.priorities, pod); err != nil {
+	if pod, ok := obj.(*corev1.Pod); ok {
+		if r.priorities != nil {
+			if err := admitPriority(ctx, r.priorities, pod); err != nil {
+				return nil, err
+			}
+		}
+		if err := admitServiceAccount(ctx, r.objects, pod); err != nil {
 			return nil, err
 		}
 	}
-	return r.Store.Create(ctx, obj, createValidation, opts)
+	admitNode := func(ctx context.Context, obj runtime.Object) error {
+		if createValidation != nil {
+			if err := createValidation(ctx, obj); err != nil {
+				return err
+			}
+		}
+		pod, ok := obj.(*corev1.Pod)
+		if !ok || noderestriction.NodeOf(ctx) == "" {
+			return nil
+		}
+		nodeUID := ""
+		if r.objects != nil {
+			n, err := r.objects.Node(ctx, pod.Spec.NodeName)
+			if err != nil {
+				return apierrors.NewInternalError(err)
+			}
+			if n != nil {
+				nodeUID = string(n.UID)
+			}
+		}
+		return noderestriction.AdmitPodCreate(ctx, pod, nodeUID)
+	}
+	return r.Store.Create(ctx, obj, admitNode, opts)
+}
+
+// Delete implements rest.GracefulDeleter: NodeRestriction lets a kubelet
+// delete only the pods bound to its node.
+func (r *REST) Delete(ctx context.Context, name string, deleteValidation rest.ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	admitNode := func(ctx context.Context, obj runtime.Object) error {
+		if deleteValidation != nil {
+			if err := deleteValidation(ctx, obj); err != nil {
+				return err
+			}
+		}
+		if pod, ok := obj.(*corev1.Pod); ok {
+			return noderestriction.AdmitPodDelete(ctx, pod)
+		}
+		return nil
+	}
+	return r.Store.Delete(ctx, name, admitNode, opts)
 }
 
 // NewStorage returns the storage of pods. disruptions checks evictions
 // against disruption budgets; nil allows every eviction. priorities
 // resolves the PriorityClass of new pods; nil leaves their priority as
-// sent. kubelets finds the kubelet pods/log and pods/exec proxy to; nil
-// leaves those subresources out.
-func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, priorities PriorityClassGetter, kubelets KubeletConnectionGetter) (*Storage, error) {
+// sent. objects gives admission the service accounts and nodes; nil mounts
+// no API access volume. kubelets finds the kubelet pods/log and pods/exec
+// proxy to; nil leaves those subresources out.
+func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, priorities PriorityClassGetter, objects AdmissionObjects, kubelets KubeletConnectionGetter) (*Storage, error) {
 	s := NewStrategy()
 	store := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Pod{} },
@@ -75,7 +127,7 @@ func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, priori
 		return nil, err
 	}
 	st := &Storage{
-		Pod:      &REST{Store: store, priorities: priorities},
+		Pod:      &REST{Store: store, priorities: priorities, objects: objects},
 		Status:   strategy.NewStatusREST(store, NewStatusStrategy()),
 		Binding:  &BindingREST{store: store},
 		Eviction: &EvictionREST{store: store, disruptions: disruptions},
@@ -238,6 +290,9 @@ func (r *EvictionREST) Create(ctx context.Context, name string, obj runtime.Obje
 		return nil, err
 	}
 	pod := current.(*corev1.Pod)
+	if err := noderestriction.AdmitEviction(ctx, pod); err != nil {
+		return nil, err
+	}
 	if pod.DeletionTimestamp != nil {
 		// Already going: the eviction has nothing more to do.
 		return &metav1.Status{Status: metav1.StatusSuccess}, nil

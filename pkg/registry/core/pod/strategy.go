@@ -13,6 +13,7 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/util/validation/field"
 
+	"kubecore.io/kubecore/pkg/admission/noderestriction"
 	"kubecore.io/kubecore/pkg/apis/core/validation"
 	"kubecore.io/kubecore/pkg/apis/strategy"
 	"kubecore.io/kubecore/pkg/registry/rest"
@@ -35,6 +36,7 @@ func NewStrategy() Strategy {
 		PrepareCreate: func(_ context.Context, p *corev1.Pod) {
 			p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(&p.Spec)}
 			defaultServiceAccount(p)
+			defaultTolerations(p)
 		},
 		ValidateFunc: func(_ context.Context, p *corev1.Pod) field.ErrorList {
 			return validation.ValidatePod(p)
@@ -142,7 +144,7 @@ const DefaultServiceAccountName = "default"
 
 // mirrorPodAnnotation marks a kubelet's mirror of a static pod, which runs
 // with no service account.
-const mirrorPodAnnotation = "kubernetes.io/config.mirror"
+const mirrorPodAnnotation = noderestriction.MirrorPodAnnotation
 
 // defaultServiceAccount names the default service account in a pod that
 // names none (mirror pods excepted), and keeps the deprecated

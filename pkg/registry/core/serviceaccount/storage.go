@@ -1,5 +1,6 @@
-// Package serviceaccount serves serviceaccounts: the identities pods run as
-// through the generic Store.
+// Package serviceaccount serves serviceaccounts, the identities pods run
+// as, through the generic Store, and their token subresource, which issues
+// service account tokens (TokenRequest).
 package serviceaccount
 
 import (
@@ -24,8 +25,8 @@ func NewStrategy() *strategy.Strategy[*corev1.ServiceAccount] {
 		ValidateFunc: func(_ context.Context, obj *corev1.ServiceAccount) field.ErrorList {
 			return validation.ValidateServiceAccount(obj)
 		},
-		ValidateUpdateFunc: func(_ context.Context, obj, old *corev1.ServiceAccount) field.ErrorList {
-			return func(obj, _ *corev1.ServiceAccount) field.ErrorList { return validation.ValidateServiceAccount(obj) }(obj, old)
+		ValidateUpdateFunc: func(_ context.Context, obj, _ *corev1.ServiceAccount) field.ErrorList {
+			return validation.ValidateServiceAccount(obj)
 		},
 	}
 }

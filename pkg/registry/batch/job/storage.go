@@ -1,0 +1,106 @@
+// Package job serves jobs with their status subresource through the
+// generic Store; the strategy generates a Job's selector and pod labels
+// from its uid unless the Job asks for a manual selector.
+package job
+
+import (
+	"context"
+	"maps"
+
+	batchv1 "kubecore.io/api/batch/v1"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/util/validation/field"
+
+	"kubecore.io/kubecore/pkg/apis/batch/validation"
+	"kubecore.io/kubecore/pkg/apis/strategy"
+	"kubecore.io/kubecore/pkg/registry/generic"
+)
+
+// Storage is the storage of jobs and their status.
+type Storage struct {
+	Job    *REST
+	Status *strategy.StatusREST
+}
+
+// REST serves jobs.
+type REST struct{ *generic.Store }
+
+// NewStrategy returns the strategy of jobs: status only through /status,
+// generation bumped on spec changes, the selector generated on create.
+func NewStrategy() *strategy.Strategy[*batchv1.Job] {
+	return &strategy.Strategy[*batchv1.Job]{
+		Namespaced:        true,
+		StatusSubresource: true,
+		Generation:        true,
+		PrepareCreate:     func(_ context.Context, j *batchv1.Job) { GenerateSelector(j) },
+		ValidateFunc: func(_ context.Context, j *batchv1.Job) field.ErrorList {
+			return validation.ValidateJob(j)
+		},
+		ValidateUpdateFunc: func(_ context.Context, j, old *batchv1.Job) field.ErrorList {
+			return validation.ValidateJobUpdate(j, old)
+		},
+	}
+}
+
+// GenerateSelector labels the template of a Job without manualSelector
+// with the Job's uid and name (prefixed and legacy keys, unless set) and
+// selects its pods by the prefixed uid label, as Kubernetes does: a
+// selector or labels the user set otherwise fail validation for not
+// matching. A Job without labels of its own takes the template's, as
+// Kubernetes shows them.
+func GenerateSelector(j *batchv1.Job) {
+	if j.Spec.ManualSelector == nil || !*j.Spec.ManualSelector {
+		uid := string(j.UID)
+		if j.Spec.Template.Labels == nil {
+			j.Spec.Template.Labels = map[string]string{}
+		}
+		l := j.Spec.Template.Labels
+		for k, v := range map[string]string{
+			batchv1.LegacyControllerUIDLabel: uid, batchv1.ControllerUIDLabel: uid,
+			batchv1.LegacyJobNameLabel: j.Name, batchv1.JobNameLabel: j.Name,
+		} {
+			if _, ok := l[k]; !ok {
+				l[k] = v
+			}
+		}
+		if j.Spec.Selector == nil {
+			j.Spec.Selector = &metav1.LabelSelector{}
+		}
+		if j.Spec.Selector.MatchLabels == nil {
+			j.Spec.Selector.MatchLabels = map[string]string{}
+		}
+		if _, ok := j.Spec.Selector.MatchLabels[batchv1.ControllerUIDLabel]; !ok {
+			j.Spec.Selector.MatchLabels[batchv1.ControllerUIDLabel] = uid
+		}
+	}
+	if len(j.Labels) == 0 && len(j.Spec.Template.Labels) > 0 {
+		j.Labels = maps.Clone(j.Spec.Template.Labels)
+	}
+}
+
+// NewStatusStrategy returns the strategy of jobs/status.
+func NewStatusStrategy() *strategy.StatusStrategy[*batchv1.Job] {
+	return &strategy.StatusStrategy[*batchv1.Job]{
+		Namespaced: true,
+		ValidateStatus: func(_ context.Context, j, old *batchv1.Job) field.ErrorList {
+			return validation.ValidateJobStatusUpdate(j, old)
+		},
+	}
+}
+
+// NewStorage returns the storage of jobs.
+func NewStorage(opts generic.StoreOptions) (*Storage, error) {
+	store, err := strategy.NewStore(opts, strategy.Resource[*batchv1.Job]{
+		Resource:   batchv1.Resource("jobs"),
+		Singular:   batchv1.Resource("job"),
+		NewObj:     func() runtime.Object { return &batchv1.Job{} },
+		NewList:    func() runtime.Object { return &batchv1.JobList{} },
+		Categories: []string{"all"},
+		Strategy:   NewStrategy(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Storage{Job: &REST{Store: store}, Status: strategy.NewStatusREST(store, NewStatusStrategy())}, nil
+}
