@@ -34,7 +34,7 @@ func benchPod(ns, name string) *corev1.Pod {
 }
 
 // clientset returns an unthrottled client of s.
-func clientset(b *testing.B, s *framework.APIServer) *typed.Clientset {
+func clientset(b testing.TB, s *framework.APIServer) *typed.Clientset {
 	b.Helper()
 	rc, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
 	if err != nil {
