@@ -339,6 +339,9 @@ func writeTolerations(w *prefixWriter, level int, title string, tolerations []co
 		w.write(level0, "<none>\n")
 		return
 	}
+	// By key, as kubectl prints them.
+	tolerations = slices.Clone(tolerations)
+	slices.SortStableFunc(tolerations, func(a, b corev1.Toleration) int { return strings.Compare(a.Key, b.Key) })
 	for i, t := range tolerations {
 		if i > 0 {
 			w.write(level, "\t")
