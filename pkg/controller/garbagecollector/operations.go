@@ -99,14 +99,15 @@ func (gc *GarbageCollector) processAttemptToDelete(ctx context.Context, key stri
 		policy = metav1.DeletePropagationForeground
 	}
 	logger.V(2).Info("Deleting object whose owners are gone", "propagationPolicy", policy)
-	// The preconditions make sure nothing changed since the decision;
-	// a conflict means it did, and the change's event brings it back.
+	// The preconditions make sure nothing changed since the decision; a
+	// conflict means something did (often only the status, which brings
+	// no new work from the graph): the error makes the runner look again.
 	uid, rv := n.id.uid, live.ResourceVersion
 	err = gc.md.Resource(n.id.gvr).Namespace(n.id.namespace).Delete(ctx, n.id.name, metav1.DeleteOptions{
 		Preconditions:     &metav1.Preconditions{UID: &uid, ResourceVersion: &rv},
 		PropagationPolicy: &policy,
 	})
-	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete %s %s/%s: %w", n.id.gvr.Resource, n.id.namespace, n.id.name, err)
 	}
 	return nil

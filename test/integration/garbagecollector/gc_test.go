@@ -352,3 +352,63 @@ func TestClusterScopedOwner(t *testing.T) {
 		return apierrors.IsNotFound(err), nil
 	})
 }
+
+// TestDependentChangingWhileCollected: a dependent that changes between
+// the collector's look at it and its delete (as a kubelet updates a pod's
+// status) is still collected: the delete's precondition fails, and the
+// collector looks again rather than waiting for an event that brings it
+// no new work.
+func TestDependentChangingWhileCollected(t *testing.T) {
+	cs, ns := setup(t)
+	ctx := context.Background()
+	owner, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 20
+	for i := range n {
+		dep := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("dep-", i), OwnerReferences: []metav1.OwnerReference{ref("ConfigMap", "v1", owner.Name, owner.UID)}}}
+		if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, dep, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Keep changing the dependents' data while the owner goes.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			for k := 0; ; k++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				patch := fmt.Sprintf(`{"data":{"k":"%d"}}`, k)
+				if _, err := cs.CoreV1().ConfigMaps(ns).Patch(ctx, fmt.Sprint("dep-", i), types.MergePatchType, []byte(patch), metav1.PatchOptions{}); apierrors.IsNotFound(err) {
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
+	}
+	defer func() { close(stop); wg.Wait() }()
+	if err := cs.CoreV1().ConfigMaps(ns).Delete(ctx, owner.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.WaitFor(t, 30*time.Second, "the changing dependents to be collected", func() (bool, error) {
+		l, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		left := 0
+		for _, cm := range l.Items {
+			if len(cm.OwnerReferences) > 0 {
+				left++
+			}
+		}
+		if left > 0 {
+			return false, fmt.Errorf("%d dependents left", left)
+		}
+		return true, nil
+	})
+}
