@@ -226,7 +226,11 @@ func (s *Server) withBodyLimit(h http.Handler) http.Handler {
 
 // withTimeout ends non-watch requests after RequestTimeout with a 504
 // Timeout Status. The handler writes into a buffer that is copied out when
-// it finishes in time; a panic in it is re-raised for the recovery filter.
+// it finishes in time, so that a late handler's half answer never reaches
+// the client; a body past streamAfter (a list of thousands of objects)
+// goes out as it is written instead, and such a response ends when its
+// handler does. A panic in the handler is re-raised for the recovery
+// filter.
 func (s *Server) withTimeout(h http.Handler) http.Handler {
 	timeout := s.cfg.RequestTimeout
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -237,7 +241,7 @@ func (s *Server) withTimeout(h http.Handler) http.Handler {
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
-		tw := &timeoutWriter{header: http.Header{}}
+		tw := &timeoutWriter{w: w, header: http.Header{}}
 		done := make(chan struct{})
 		panicked := make(chan any, 1)
 		go func() {
@@ -256,17 +260,20 @@ func (s *Server) withTimeout(h http.Handler) http.Handler {
 		case <-done:
 			tw.mu.Lock()
 			defer tw.mu.Unlock()
-			dst := w.Header()
-			for k, v := range tw.header {
-				dst[k] = v
-			}
-			if tw.code == 0 {
-				tw.code = http.StatusOK
-			}
-			w.WriteHeader(tw.code)
-			_, _ = w.Write(tw.buf.Bytes())
+			tw.commitLocked()
 		case <-ctx.Done():
 			tw.mu.Lock()
+			if tw.committed {
+				// Part of the answer is out: it can only end with the
+				// handler, whose context is done now.
+				tw.mu.Unlock()
+				select {
+				case p := <-panicked:
+					panic(p)
+				case <-done:
+				}
+				return
+			}
 			defer tw.mu.Unlock()
 			tw.timedOut = true
 			writeError(w, apierrors.NewTimeoutError(fmt.Sprintf("request did not complete within requested timeout - %s", ctx.Err()), 0))
@@ -274,13 +281,19 @@ func (s *Server) withTimeout(h http.Handler) http.Handler {
 	})
 }
 
-// timeoutWriter buffers a response until the handler finishes in time.
+// streamAfter is the body size past which a response is written through.
+const streamAfter = 256 << 10
+
+// timeoutWriter buffers a response until the handler finishes in time, or
+// until its body outgrows streamAfter.
 type timeoutWriter struct {
-	mu       sync.Mutex
-	header   http.Header
-	buf      bytes.Buffer
-	code     int
-	timedOut bool
+	mu        sync.Mutex
+	w         http.ResponseWriter
+	header    http.Header
+	buf       bytes.Buffer
+	code      int
+	timedOut  bool
+	committed bool
 }
 
 func (t *timeoutWriter) Header() http.Header { return t.header }
@@ -302,7 +315,29 @@ func (t *timeoutWriter) Write(b []byte) (int, error) {
 	if t.code == 0 {
 		t.code = http.StatusOK
 	}
-	return t.buf.Write(b)
+	if !t.committed && t.buf.Len()+len(b) <= streamAfter {
+		return t.buf.Write(b)
+	}
+	t.commitLocked()
+	return t.w.Write(b)
+}
+
+// commitLocked sends the status, the headers and the buffered body.
+func (t *timeoutWriter) commitLocked() {
+	if t.committed {
+		return
+	}
+	t.committed = true
+	dst := t.w.Header()
+	for k, v := range t.header {
+		dst[k] = v
+	}
+	if t.code == 0 {
+		t.code = http.StatusOK
+	}
+	t.w.WriteHeader(t.code)
+	_, _ = t.w.Write(t.buf.Bytes())
+	t.buf.Reset()
 }
 
 // metricVerb is the verb label Kubernetes' request metrics use.
