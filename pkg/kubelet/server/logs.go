@@ -173,25 +173,31 @@ type logSequence struct {
 // openLogSequence opens the oldest file of the log at path; nil when the
 // container has written nothing yet.
 func openLogSequence(path string) (*logSequence, error) {
-	s := &logSequence{path: path}
-	if err := s.openFirst(kruntime.LogFiles(path)); err != nil || s.f == nil {
+	f, err := openFirst(kruntime.LogFiles(path))
+	if err != nil || f == nil {
 		return nil, err
 	}
-	return s, nil
+	return &logSequence{path: path, f: f}, nil
 }
 
-// openFirst opens the first of files that still exists.
-func (s *logSequence) openFirst(files []string) error {
+// openFirst opens the first of files that still exists (nil if none).
+func openFirst(files []string) (*os.File, error) {
 	for _, name := range files {
 		f, err := os.Open(name)
 		if errors.Is(err, os.ErrNotExist) {
 			continue // rotated away meanwhile
 		}
-		if err != nil {
-			return err
+		return f, err
+	}
+	return nil, nil
+}
+
+// firstExisting returns the file info of the first of files that exists.
+func firstExisting(files []string) os.FileInfo {
+	for _, name := range files {
+		if st, err := os.Stat(name); err == nil {
+			return st
 		}
-		s.f = f
-		return nil
 	}
 	return nil
 }
@@ -204,28 +210,45 @@ func (s *logSequence) live() bool {
 	return err1 == nil && err2 == nil && os.SameFile(cur, at)
 }
 
-// next moves to the file written after the one being read: the file
-// after it in a fresh listing, or, if it was removed (the oldest of too
-// many), the oldest left. It tells whether there was one to move to.
+// filesAfter lists the files written after cur: those after it in a fresh
+// listing, or, if it was removed (the oldest of too many), all left.
+func (s *logSequence) filesAfter(cur os.FileInfo) []string {
+	files := kruntime.LogFiles(s.path)
+	for i, name := range files {
+		if st, err := os.Stat(name); err == nil && os.SameFile(st, cur) {
+			return files[i+1:]
+		}
+	}
+	return files
+}
+
+// next moves to the file written after the one being read. It tells
+// whether there was one to move to.
 func (s *logSequence) next() (bool, error) {
 	cur, err := s.f.Stat()
 	if err != nil {
 		return false, err
 	}
-	files := kruntime.LogFiles(s.path)
-	after := files
-	for i, name := range files {
-		if st, err := os.Stat(name); err == nil && os.SameFile(st, cur) {
-			after = files[i+1:]
-			break
+	for {
+		f, err := openFirst(s.filesAfter(cur))
+		if err != nil || f == nil {
+			return false, err
 		}
+		// The live file's name opens a newer file if the writer rotated
+		// between the listing and the open: a fresh listing must agree,
+		// or the file in between would be skipped.
+		opened, err := f.Stat()
+		if err != nil {
+			_ = f.Close()
+			return false, err
+		}
+		if want := firstExisting(s.filesAfter(cur)); want != nil && os.SameFile(want, opened) {
+			_ = s.f.Close()
+			s.f = f
+			return true, nil
+		}
+		_ = f.Close()
 	}
-	old := s.f
-	if err := s.openFirst(after); err != nil || s.f == old {
-		return false, err
-	}
-	_ = old.Close()
-	return true, nil
 }
 
 func (s *logSequence) Close() error { return s.f.Close() }
