@@ -33,6 +33,10 @@ type Strategy[T runtime.Object] struct {
 	CreateOnUpdate bool
 	// ConditionalUpdate refuses a PUT without resourceVersion.
 	ConditionalUpdate bool
+	// OrphanByDefault: a delete that names no propagation orphans the
+	// dependents (batch/v1 Jobs keep this old default) instead of
+	// deleting them in the background.
+	OrphanByDefault bool
 
 	// PrepareCreate and PrepareUpdate clear or keep what clients may not
 	// set, after the status and generation rules.
@@ -48,10 +52,20 @@ type Strategy[T runtime.Object] struct {
 }
 
 var (
-	_ rest.CreateStrategy = (*Strategy[*metav1.Status])(nil)
-	_ rest.UpdateStrategy = (*Strategy[*metav1.Status])(nil)
-	_ rest.DeleteStrategy = (*Strategy[*metav1.Status])(nil)
+	_ rest.CreateStrategy                  = (*Strategy[*metav1.Status])(nil)
+	_ rest.UpdateStrategy                  = (*Strategy[*metav1.Status])(nil)
+	_ rest.DeleteStrategy                  = (*Strategy[*metav1.Status])(nil)
+	_ rest.GarbageCollectionDeleteStrategy = (*Strategy[*metav1.Status])(nil)
 )
+
+// DefaultGarbageCollectionPolicy implements
+// rest.GarbageCollectionDeleteStrategy.
+func (s *Strategy[T]) DefaultGarbageCollectionPolicy(context.Context) metav1.DeletionPropagation {
+	if s.OrphanByDefault {
+		return metav1.DeletePropagationOrphan
+	}
+	return metav1.DeletePropagationBackground
+}
 
 // NamespaceScoped implements rest.CreateStrategy.
 func (s *Strategy[T]) NamespaceScoped() bool { return s.Namespaced }

@@ -256,6 +256,36 @@ func TestTTLAndOrphans(t *testing.T) {
 	})
 }
 
+// TestDeleteOrphansByDefault: batch/v1 keeps Kubernetes' old default, a
+// Job deleted without a propagation policy leaves its pods behind, owned
+// by nobody.
+func TestDeleteOrphansByDefault(t *testing.T) {
+	e := start(t, fast)
+	e.create(t, e.newJob("left", "run", ptr[int32](2), ptr[int32](2)))
+	framework.WaitFor(t, 20*time.Second, "2 running pods", func() (bool, error) {
+		j, err := e.cs.BatchV1().Jobs(e.ns).Get(e.ctx, "left", metav1.GetOptions{})
+		return err == nil && j.Status.Ready != nil && *j.Status.Ready == 2, err
+	})
+	if err := e.cs.BatchV1().Jobs(e.ns).Delete(e.ctx, "left", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.WaitFor(t, 30*time.Second, "the job gone and its pods orphaned", func() (bool, error) {
+		if _, err := e.cs.BatchV1().Jobs(e.ns).Get(e.ctx, "left", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return false, err
+		}
+		pods, err := e.cs.CoreV1().Pods(e.ns).List(e.ctx, metav1.ListOptions{LabelSelector: "job-name=left"})
+		if err != nil {
+			return false, err
+		}
+		for _, p := range pods.Items {
+			if len(p.OwnerReferences) > 0 || p.DeletionTimestamp != nil {
+				return false, nil
+			}
+		}
+		return len(pods.Items) == 2, nil
+	})
+}
+
 // TestValidation refuses bad Jobs with 422 and the field path.
 func TestValidation(t *testing.T) {
 	e := start(t, fast)

@@ -27,12 +27,14 @@ type Storage struct {
 type REST struct{ *generic.Store }
 
 // NewStrategy returns the strategy of jobs: status only through /status,
-// generation bumped on spec changes, the selector generated on create.
+// generation bumped on spec changes, the selector generated on create, and
+// a delete that names no propagation orphaning the pods (batch/v1 default).
 func NewStrategy() *strategy.Strategy[*batchv1.Job] {
 	return &strategy.Strategy[*batchv1.Job]{
 		Namespaced:        true,
 		StatusSubresource: true,
 		Generation:        true,
+		OrphanByDefault:   true,
 		PrepareCreate:     func(_ context.Context, j *batchv1.Job) { GenerateSelector(j) },
 		ValidateFunc: func(_ context.Context, j *batchv1.Job) field.ErrorList {
 			return validation.ValidateJob(j)
