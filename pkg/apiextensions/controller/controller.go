@@ -188,15 +188,17 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	if crd.DeletionTimestamp != nil {
 		return c.finalize(ctx, crd)
 	}
-	crd, err = c.updateStatus(ctx, crd)
-	if err != nil {
+	want := c.withStatus(crd)
+	if !validation.IsEstablished(want) {
+		c.unserve(name)
+		return c.writeStatus(ctx, crd, want)
+	}
+	// Served before the status says Established: a client that waits for
+	// the condition finds the resource there.
+	if err := c.serve(want); err != nil {
 		return err
 	}
-	if !validation.IsEstablished(crd) {
-		c.unserve(name)
-		return nil
-	}
-	return c.serve(crd)
+	return c.writeStatus(ctx, crd, want)
 }
 
 // namesOf lists every name a definition holds in its group.
@@ -253,9 +255,9 @@ func (c *Controller) acceptNames(crd *apiextensionsv1.CustomResourceDefinition) 
 	}
 }
 
-// updateStatus sets the accepted names and the NamesAccepted and
-// Established conditions, and returns the definition as stored.
-func (c *Controller) updateStatus(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition) (*apiextensionsv1.CustomResourceDefinition, error) {
+// withStatus returns crd with its accepted names and its NamesAccepted and
+// Established conditions brought up to date.
+func (c *Controller) withStatus(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
 	out := crd.DeepCopy()
 	now := metav1.NewTime(c.now().Truncate(time.Second))
 	names, accepted := c.acceptNames(crd)
@@ -274,14 +276,18 @@ func (c *Controller) updateStatus(ctx context.Context, crd *apiextensionsv1.Cust
 		established = *validation.FindCondition(crd, apiextensionsv1.Established)
 	}
 	validation.SetCondition(out, established, now)
-	if statusEqual(out, crd) {
-		return crd, nil
+	return out
+}
+
+// writeStatus stores want's status when it differs from crd's.
+func (c *Controller) writeStatus(ctx context.Context, crd, want *apiextensionsv1.CustomResourceDefinition) error {
+	if statusEqual(want, crd) {
+		return nil
 	}
-	obj, _, err := c.crds.Status.Update(ctx, crd.Name, statusUpdate{out}, nil, nil, false, &metav1.UpdateOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("update status of %s: %w", crd.Name, err)
+	if _, _, err := c.crds.Status.Update(ctx, crd.Name, statusUpdate{want}, nil, nil, false, &metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("update status of %s: %w", crd.Name, err)
 	}
-	return obj.(*apiextensionsv1.CustomResourceDefinition), nil
+	return nil
 }
 
 func statusEqual(a, b *apiextensionsv1.CustomResourceDefinition) bool {
