@@ -16,6 +16,8 @@ import (
 	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/typed"
 	"kubecore.io/client/util/workqueue"
+
+	"kubecore.io/kubecore/pkg/apis/core/helper"
 )
 
 // Name is the controller's name in the controller-manager and its queue.
@@ -101,7 +103,7 @@ func (c *Controller) sync(ctx context.Context, namespace string) error {
 	if err != nil {
 		return err
 	}
-	if ns.DeletionTimestamp != nil || ns.Status.Phase == corev1.NamespaceTerminating {
+	if helper.NamespaceTerminating(ns) {
 		return nil
 	}
 	cms := c.client.CoreV1().ConfigMaps(namespace)

@@ -15,6 +15,8 @@ import (
 	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/typed"
 	"kubecore.io/client/util/workqueue"
+
+	"kubecore.io/kubecore/pkg/apis/core/helper"
 )
 
 // Name is the controller's name in the controller-manager and its queue.
@@ -86,7 +88,7 @@ func (c *Controller) sync(ctx context.Context, namespace string) error {
 	if err != nil {
 		return err
 	}
-	if ns.DeletionTimestamp != nil || ns.Status.Phase == corev1.NamespaceTerminating {
+	if helper.NamespaceTerminating(ns) {
 		return nil
 	}
 	if _, err := c.accounts.Namespaced(namespace).Get(DefaultName); err == nil {

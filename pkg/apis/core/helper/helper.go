@@ -189,3 +189,9 @@ func TolerationsTolerateTaint(tolerations []corev1.Toleration, t *corev1.Taint) 
 func DoNotScheduleTaints(t *corev1.Taint) bool {
 	return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
 }
+
+// NamespaceTerminating reports whether ns is being deleted: nothing new may
+// be created in it, and controllers stop filling it.
+func NamespaceTerminating(ns *corev1.Namespace) bool {
+	return ns.DeletionTimestamp != nil || ns.Status.Phase == corev1.NamespaceTerminating
+}

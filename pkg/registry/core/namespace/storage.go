@@ -15,6 +15,7 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/util/validation/field"
 
+	"kubecore.io/kubecore/pkg/apis/core/helper"
 	"kubecore.io/kubecore/pkg/apis/core/validation"
 	"kubecore.io/kubecore/pkg/apis/strategy"
 	"kubecore.io/kubecore/pkg/registry/generic"
@@ -195,7 +196,7 @@ func (r *REST) Lifecycle() func(ctx context.Context, namespace string) error {
 				ns, _ = e.DeepCopyObject().(*corev1.Namespace)
 			}
 		}
-		if ns != nil && (ns.DeletionTimestamp != nil || ns.Status.Phase == corev1.NamespaceTerminating) {
+		if ns != nil && helper.NamespaceTerminating(ns) {
 			return apierrors.NewForbidden(corev1.Resource("namespaces"), namespace,
 				fmt.Errorf("unable to create new content in namespace %s because it is being terminated", namespace))
 		}
