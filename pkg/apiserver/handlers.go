@@ -143,7 +143,10 @@ func (e *endpoint) list(w http.ResponseWriter, r *http.Request, ns, _ string) {
 		writeError(w, err)
 		return
 	}
-	if items != nil && e.s.writeEncodedList(w, obj, items) {
+	if items != nil && items.Complete {
+		if err := e.s.writeEncodedList(w, obj, items); err != nil {
+			writeError(w, apierrors.NewInternalError(err))
+		}
 		return
 	}
 	e.s.writeObject(ctx, w, http.StatusOK, obj, out, e.table, tableOptions(r))

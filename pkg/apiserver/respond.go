@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -185,43 +184,32 @@ func notFoundPath() error {
 	}}
 }
 
-// writeEncodedList writes list as JSON with its items' shared encodings
-// from the watch cache (items), instead of encoding thousands of objects
-// again: the list's envelope is encoded and the items' bytes written after
-// it. It reports false, writing nothing, when they do not fit the list.
-func (s *Server) writeEncodedList(w http.ResponseWriter, list runtime.Object, items *storage.EncodedItems) bool {
-	if !items.Complete {
-		return false
-	}
-	lv := reflect.ValueOf(list)
-	if lv.Kind() != reflect.Pointer || lv.Elem().Kind() != reflect.Struct {
-		return false
-	}
-	field := lv.Elem().FieldByName("Items")
-	if !field.IsValid() || field.Kind() != reflect.Slice || field.Len() != len(items.Items) {
-		return false
-	}
-	envelope := reflect.New(lv.Elem().Type())
-	envelope.Elem().Set(lv.Elem())
-	envelope.Elem().FieldByName("Items").SetZero()
-	head, err := s.encode(envelope.Interface().(runtime.Object))
+// writeEncodedList writes list as JSON with the shared encodings of its
+// items from the watch cache, instead of encoding thousands of objects
+// again: the list's envelope (which has no items of its own) is encoded and
+// the items' bytes streamed after it.
+func (s *Server) writeEncodedList(w http.ResponseWriter, list runtime.Object, items *storage.EncodedItems) error {
+	head, err := s.encode(list)
 	if err != nil {
-		return false
+		return err
 	}
 	head, ok := bytes.CutSuffix(head, []byte(`"items":null}`))
 	if !ok {
-		return false
+		head, ok = bytes.CutSuffix(head, []byte(`"items":[]}`))
+	}
+	if !ok {
+		return fmt.Errorf("the encoding of %T does not end with its items", list)
 	}
 	const open, end = `"items":[`, "]}\n"
 	size := len(head) + len(open) + len(end) + max(len(items.Items)-1, 0) // the commas
-	parts := make([][]byte, len(items.Items))
+	bodies := make([][]byte, len(items.Items))
 	for i, e := range items.Items {
-		item, ok, err := e.ItemJSON()
-		if err != nil || !ok {
-			return false
+		body, err := e.ItemBody()
+		if err != nil {
+			return err
 		}
-		parts[i] = item
-		size += len(item)
+		bodies[i] = body
+		size += 1 + len(body) // and its opening brace
 	}
 	// Streamed, not joined: a list of thousands of pods is megabytes that
 	// would otherwise be allocated and copied once more per request.
@@ -231,13 +219,14 @@ func (s *Server) writeEncodedList(w http.ResponseWriter, list runtime.Object, it
 	bw := bufio.NewWriterSize(w, 64<<10)
 	_, _ = bw.Write(head)
 	_, _ = bw.WriteString(open)
-	for i, p := range parts {
+	for i, body := range bodies {
 		if i > 0 {
 			_ = bw.WriteByte(',')
 		}
-		_, _ = bw.Write(p)
+		_ = bw.WriteByte('{')
+		_, _ = bw.Write(body)
 	}
 	_, _ = bw.WriteString(end)
 	_ = bw.Flush()
-	return true
+	return nil
 }

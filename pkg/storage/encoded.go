@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"sync"
 
 	"kubecore.io/apimachinery/pkg/runtime"
@@ -51,38 +52,51 @@ func Unwrap(obj runtime.Object) runtime.Object {
 	return obj
 }
 
-// ItemJSON is the object's JSON as a list item: without the leading
-// "kind" and "apiVersion" that JSON (an event's object) carries, as
-// Kubernetes writes list items. ok is false when the encoding does not
-// start with them in that order; the caller then encodes the list itself.
-func (e *EncodedObject) ItemJSON() (item []byte, ok bool, err error) {
+// ItemBody is the object's JSON as a list item less its opening brace:
+// the item is "{" followed by these bytes, which are shared and must not be
+// modified. Kubernetes writes list items without the "kind" and
+// "apiVersion" an event's object carries; they are left out when the
+// encoding starts with them in that order, kept otherwise.
+func (e *EncodedObject) ItemBody() ([]byte, error) {
 	data, err := e.JSON()
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
+	if body, ok := withoutTypeMeta(data); ok {
+		return body, nil
+	}
+	if len(data) == 0 || data[0] != '{' {
+		return nil, fmt.Errorf("the encoding of %T is not a JSON object", e.object)
+	}
+	return data[1:], nil
+}
+
+// withoutTypeMeta returns what follows the leading "kind" and
+// "apiVersion" members of an object's JSON, and its separating comma.
+func withoutTypeMeta(data []byte) ([]byte, bool) {
 	rest, found := bytes.CutPrefix(data, []byte(`{"kind":"`))
 	if !found {
-		return nil, false, nil
+		return nil, false
 	}
 	i := bytes.IndexByte(rest, '"')
 	if i < 0 {
-		return nil, false, nil
+		return nil, false
 	}
 	rest, found = bytes.CutPrefix(rest[i+1:], []byte(`,"apiVersion":"`))
 	if !found {
-		return nil, false, nil
+		return nil, false
 	}
 	if i = bytes.IndexByte(rest, '"'); i < 0 {
-		return nil, false, nil
+		return nil, false
 	}
 	rest = rest[i+1:]
 	switch {
 	case bytes.HasPrefix(rest, []byte(",")):
-		return append([]byte{'{'}, rest[1:]...), true, nil
+		return rest[1:], true
 	case bytes.HasPrefix(rest, []byte("}")):
-		return []byte("{}"), true, nil
+		return rest, true
 	}
-	return nil, false, nil
+	return nil, false
 }
 
 // EncodedItems collects, for one list request, the shared encodings of the
@@ -91,6 +105,8 @@ func (e *EncodedObject) ItemJSON() (item []byte, ok bool, err error) {
 type EncodedItems struct {
 	Items []*EncodedObject
 	// Complete is set when every item of the list came with its encoding.
+	// The list the Store returns then has no items of its own: the caller
+	// writes them from these encodings.
 	Complete bool
 }
 

@@ -360,12 +360,16 @@ func (s *Store) List(ctx context.Context, opts *rest.ListOptions) (runtime.Objec
 		return nil, interpretStorageError(err, verbList, s.DefaultQualifiedResource, "")
 	}
 	list := s.NewListFunc()
-	items := make([]runtime.Object, len(page.Items))
-	for i, it := range page.Items {
-		items[i] = owned(it)
-	}
-	if err := setListItems(list, items); err != nil {
-		return nil, apierrors.NewInternalError(err)
+	// A caller writing the items from their shared encodings wants none
+	// here: thousands of objects would be copied for nothing.
+	if encoded, ok := storage.EncodedItemsFrom(ctx); !ok || !encoded.Complete {
+		items := make([]runtime.Object, len(page.Items))
+		for i, it := range page.Items {
+			items[i] = owned(it)
+		}
+		if err := setListItems(list, items); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
 	}
 	lm, err := listMeta(list)
 	if err != nil {
