@@ -121,7 +121,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, ctx.Err()
 	}
 	s.client = v3client.New(e.Server)
-	klog.V(2).InfoS("Embedded etcd ready", "dataDir", cfg.DataDir, "clientURLs", s.ClientURLs())
+	klog.InfoS("Embedded etcd ready", "dataDir", cfg.DataDir, "clientURLs", s.ClientURLs())
 	return s, nil
 }
 

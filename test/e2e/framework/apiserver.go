@@ -515,3 +515,22 @@ func WaitFor(ctx context.Context, timeout time.Duration, cond func() bool) bool 
 		}
 	}
 }
+
+// embeddedEtcdLine is the line the server logs once its embedded etcd
+// member serves; its first client URL is what EmbeddedEtcdURL returns.
+var embeddedEtcdLine = regexp.MustCompile(`"Embedded etcd ready".*clientURLs=\["([^"]+)"`)
+
+// EmbeddedEtcdURL returns the loopback client URL of the server's embedded
+// etcd member, from the server's log, for tests that watch etcd beside the
+// apiserver.
+func (s *APIServer) EmbeddedEtcdURL() (string, error) {
+	b, err := os.ReadFile(s.LogPath)
+	if err != nil {
+		return "", err
+	}
+	all := embeddedEtcdLine.FindAllSubmatch(b, -1)
+	if len(all) == 0 {
+		return "", fmt.Errorf("no embedded etcd client URL in %s", s.LogPath)
+	}
+	return string(all[len(all)-1][1]), nil
+}
