@@ -27,8 +27,12 @@ const (
 	// a relist; older revisions get 410 Expired.
 	DefaultEventRingSize = 1000
 	// DefaultWatcherBuffer is how many events a watcher may lag behind the
-	// cache before it is cut off.
-	DefaultWatcherBuffer = 100
+	// cache before it is cut off: seconds of a burst of pod writes, so
+	// that a client busy for a moment keeps its watch (a cut-off one
+	// re-watches, from etcd once the ring has moved past it). A watcher's
+	// queue holds pointers to the events the ring shares and grows only
+	// while it lags.
+	DefaultWatcherBuffer = 10000
 	// DefaultWaitTimeout bounds how long a read waits for the cache to
 	// reach a resourceVersion.
 	DefaultWaitTimeout = 3 * time.Second

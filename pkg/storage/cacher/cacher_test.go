@@ -390,6 +390,26 @@ func TestSlowWatcherIsCutOff(t *testing.T) {
 	}
 }
 
+// A watcher that does not read for a while, but within its buffer, keeps
+// its watch: it gets every event, in order, once it reads again.
+func TestLaggingWatcherKeepsItsWatch(t *testing.T) {
+	under := newEtcdStorage(t)
+	c := newTestCacher(t, under, func(cfg *Config) { cfg.WatcherBuffer = 300 })
+	ctx := ctxT(t)
+	w, err := c.Watch(ctx, "/pods", storage.ListOptions{ResourceVersion: "0", Recursive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	const n = 250
+	want := make([]string, n)
+	for i := range n {
+		mustCreate(t, c, newPod("a", fmt.Sprintf("p%03d", i), "", nil))
+		want[i] = fmt.Sprintf("ADDED a/p%03d", i)
+	}
+	expectEvents(t, w, want...)
+}
+
 // killableStorage lets a test end the cache's underlying watch with a 410.
 type killableStorage struct {
 	storage.Interface

@@ -14,9 +14,10 @@ import (
 	"kubecore.io/kubecore/pkg/storage"
 )
 
-// watcher is one watch served from the cache. The dispatcher puts events
-// into input without ever blocking (a full input cuts the watcher off); the
-// watcher's goroutine filters them with its predicate and writes result.
+// watcher is one watch served from the cache. The dispatcher queues events
+// for it without ever blocking; a watcher that falls more than
+// Config.WatcherBuffer events behind is cut off. Its goroutine filters the
+// queued events with its predicate and writes result.
 type watcher struct {
 	c         *Cacher
 	key       string // watched key, or prefix when recursive (no trailing slash)
@@ -25,12 +26,16 @@ type watcher struct {
 	progress  bool
 	field     string // the indexed field it is registered under, if any
 	value     string
+	removed   bool // unregistered; guarded by c.mu
 
-	input  chan *event
+	qmu    sync.Mutex
+	queue  []*event      // dispatched, not yet taken; guarded by qmu
+	closed bool          // no event comes after the queue; guarded by qmu
+	wake   chan struct{} // signalled (capacity 1) when queue or closed change
+
 	result chan watch.Event
 	done   chan struct{}
 	once   sync.Once
-	closed bool // input is closed; guarded by c.mu
 
 	lastRV uint64 // the revision of the last event or bookmark sent
 }
@@ -72,7 +77,7 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 	key = strings.TrimSuffix(key, "/")
 	w := &watcher{
 		c: c, key: key, recursive: opts.Recursive, pred: opts.Predicate, progress: opts.ProgressNotify,
-		input:  make(chan *event, c.cfg.WatcherBuffer),
+		wake:   make(chan struct{}, 1),
 		result: make(chan watch.Event),
 		done:   make(chan struct{}),
 	}
@@ -141,14 +146,14 @@ func removeFrom(m map[string]map[*watcher]struct{}, k string, w *watcher) {
 	}
 }
 
-// removeLocked unregisters w and closes its input: the watcher delivers
+// removeLocked unregisters w and closes its queue: the watcher delivers
 // what it holds, then closes its result channel.
 func (c *Cacher) removeLocked(w *watcher) {
-	if w.closed {
+	if w.removed {
 		return
 	}
-	w.closed = true
-	close(w.input)
+	w.removed = true
+	w.close()
 	delete(c.watchers, w)
 	switch {
 	case w.field != "":
@@ -194,12 +199,49 @@ func (c *Cacher) dispatchLocked(e *event) {
 
 func (c *Cacher) sendAllLocked(set map[*watcher]struct{}, e *event) {
 	for w := range set {
-		select {
-		case w.input <- e:
-		default:
+		if !w.push(e, c.cfg.WatcherBuffer) {
 			c.removeLocked(w)
 		}
 	}
+}
+
+// push queues e unless limit events already wait.
+func (w *watcher) push(e *event, limit int) bool {
+	w.qmu.Lock()
+	ok := !w.closed && len(w.queue) < limit
+	if ok {
+		w.queue = append(w.queue, e)
+	}
+	w.qmu.Unlock()
+	if ok {
+		w.signal()
+	}
+	return ok
+}
+
+// close tells the watcher that nothing follows what it has queued.
+func (w *watcher) close() {
+	w.qmu.Lock()
+	w.closed = true
+	w.qmu.Unlock()
+	w.signal()
+}
+
+func (w *watcher) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the queued events, handing the queue spare (emptied) for
+// the next ones, and whether the watcher is closed with nothing left.
+func (w *watcher) take(spare []*event) ([]*event, bool) {
+	w.qmu.Lock()
+	defer w.qmu.Unlock()
+	batch := w.queue
+	w.queue = spare[:0]
+	return batch, w.closed && len(batch) == 0
 }
 
 // bookmarks sends a bookmark to every watcher that asked for them each
@@ -217,11 +259,8 @@ func (c *Cacher) bookmarks(ctx context.Context) {
 		if c.ready {
 			e := &event{typ: watch.Bookmark, rv: c.rv}
 			for w := range c.watchers {
-				if w.progress && !w.closed {
-					select {
-					case w.input <- e:
-					default:
-					}
+				if w.progress {
+					w.push(e, c.cfg.WatcherBuffer)
 				}
 			}
 		}
@@ -242,12 +281,27 @@ func (w *watcher) run(ctx context.Context, initial []*entry, replay []*event) {
 			return
 		}
 	}
+	var batch []*event
 	for {
-		select {
-		case e, ok := <-w.input:
-			if !ok || !w.process(ctx, e) {
+		var closed bool
+		if batch, closed = w.take(batch); closed {
+			return
+		}
+		for i, e := range batch {
+			if !w.process(ctx, e) {
 				return
 			}
+			batch[i] = nil // the ring, not this buffer, keeps events
+		}
+		took := len(batch) > 0
+		if cap(batch) > maxSpareQueue {
+			batch = nil // a burst is over: do not keep its buffer
+		}
+		if took {
+			continue // more may have come, or the end
+		}
+		select {
+		case <-w.wake:
 		case <-w.done:
 			return
 		case <-ctx.Done():
@@ -255,6 +309,9 @@ func (w *watcher) run(ctx context.Context, initial []*entry, replay []*event) {
 		}
 	}
 }
+
+// maxSpareQueue is the largest emptied queue a watcher keeps for reuse.
+const maxSpareQueue = 1024
 
 func (w *watcher) send(ctx context.Context, ev watch.Event) bool {
 	select {
