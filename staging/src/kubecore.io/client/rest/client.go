@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/runtime/protobuf"
 )
 
 // Client-go's customary client-side limits, for callers that want them; a
@@ -53,6 +54,9 @@ type RateLimiter interface {
 	Wait(ctx context.Context) error
 }
 
+// contentTypeJSON is the media type of JSON bodies.
+const contentTypeJSON = "application/json"
+
 // Client sends requests to one group version of one API server (or, with an
 // empty APIPath, to absolute paths such as discovery's). It is safe for
 // concurrent use; share one per group version and server.
@@ -68,6 +72,7 @@ type Client struct {
 	accept      string
 	retry       retryPolicy
 	decoder     ObjectDecoder
+	protobuf    *protobuf.Serializer // nil: JSON only
 
 	mu       sync.RWMutex
 	warnings WarningHandler
@@ -91,6 +96,9 @@ type ClientOptions struct {
 	// runtime.Serializer of a scheme knowing every type watched; a request's
 	// WatchObject wins over it.
 	Decoder runtime.Decoder
+	// Protobuf encodes and decodes Kubernetes' protobuf when the config's
+	// ContentType asks for it; without it the client speaks JSON.
+	Protobuf *protobuf.Serializer
 }
 
 // RESTClientFor returns a Client for the group version of the core API
@@ -133,11 +141,22 @@ func NewClient(config *Config, opts ClientOptions) (*Client, error) {
 	if opts.Decoder != nil {
 		c.decoder = SchemeDecoder(opts.Decoder)
 	}
+	if c.contentType == protobuf.ContentType {
+		// Bodies that are not objects of a protobuf kind stay JSON, and
+		// all of them without a serializer (a dynamic or metadata client).
+		c.contentType = ""
+		if opts.Protobuf != nil {
+			c.protobuf = opts.Protobuf
+			if c.accept == "" {
+				c.accept = protobuf.ContentType + ", " + contentTypeJSON
+			}
+		}
+	}
 	if c.contentType == "" {
-		c.contentType = "application/json"
+		c.contentType = contentTypeJSON
 	}
 	if c.accept == "" {
-		c.accept = "application/json"
+		c.accept = contentTypeJSON
 	}
 	if c.limiter == nil && config.QPS > 0 {
 		c.limiter = NewTokenBucket(config.QPS, config.Burst)

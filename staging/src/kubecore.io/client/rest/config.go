@@ -87,9 +87,14 @@ type Config struct {
 
 // ContentConfig says what a client sends and accepts.
 type ContentConfig struct {
-	// AcceptContentTypes is the Accept header; empty means application/json.
+	// AcceptContentTypes is the Accept header; empty means application/json,
+	// or protobuf with JSON as the fallback when ContentType is protobuf.
 	AcceptContentTypes string
 	// ContentType is the type of request bodies; empty means application/json.
+	// Kubernetes' protobuf (protobuf.ContentType), as its components use, is
+	// honoured by clients given ClientOptions.Protobuf: objects of kinds
+	// with a protobuf encoding are sent, read and watched in it, everything
+	// else in JSON.
 	ContentType string
 }
 

@@ -7,13 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"path"
 	"strings"
 	"time"
 
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/runtime/protobuf"
 )
 
 // Queryer is an options type that travels as query parameters, such as
@@ -37,12 +40,14 @@ type Request struct {
 	suffix       string
 	absPath      string
 
-	params  url.Values
-	headers http.Header
-	body    []byte
-	hasBody bool
-	timeout time.Duration
-	decoder ObjectDecoder
+	params    url.Values
+	headers   http.Header
+	body      []byte
+	bodyType  string // the body's media type when not the client's default
+	hasBody   bool
+	timeout   time.Duration
+	decoder   ObjectDecoder
+	newObject func() runtime.Object // WatchObject's, for protobuf streams
 }
 
 func newRequest(c *Client, verb string) *Request {
@@ -161,9 +166,18 @@ func (r *Request) SetHeader(name string, values ...string) *Request {
 }
 
 // Body sets the request body: []byte and string are sent as they are, an
-// io.Reader is read now, anything else (a runtime.Object, an options struct)
-// is encoded as JSON.
+// io.Reader is read now, an object of a protobuf kind is encoded in
+// protobuf when the client speaks it, anything else (a runtime.Object, an
+// options struct) as JSON.
 func (r *Request) Body(obj any) *Request {
+	if o, ok := obj.(runtime.Object); ok && r.c.protobuf != nil && r.c.protobuf.Supports(o) {
+		b, err := runtime.Encode(r.c.protobuf, o)
+		if err != nil {
+			return r.setErr(fmt.Errorf("encode request body %T: %w", obj, err))
+		}
+		r.body, r.bodyType, r.hasBody = b, protobuf.ContentType, true
+		return r
+	}
 	switch t := obj.(type) {
 	case []byte:
 		r.body = t
@@ -252,7 +266,7 @@ func (r *Request) Do(ctx context.Context) Result {
 	if err != nil {
 		return Result{err: r.transportError(ctx, fmt.Errorf("read response body: %w", err))}
 	}
-	res := Result{body: body, statusCode: resp.StatusCode, contentType: resp.Header.Get("Content-Type")}
+	res := Result{body: body, statusCode: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), protobuf: r.c.protobuf}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		res.err = r.responseError(resp, body)
 	}
@@ -316,6 +330,7 @@ type Result struct {
 	body        []byte
 	statusCode  int
 	contentType string
+	protobuf    *protobuf.Serializer // decodes a protobuf body
 	err         error
 }
 
@@ -343,6 +358,9 @@ func (res Result) Into(obj runtime.Object) error {
 	if len(res.body) == 0 {
 		return fmt.Errorf("0-length response with status code: %d and content type: %s", res.statusCode, res.contentType)
 	}
+	if res.protobuf != nil && isProtobuf(res.contentType) {
+		return res.intoFromProtobuf(obj)
+	}
 	if status, ok := decodeStatus(res.body); ok {
 		if status.Status == statusFailure {
 			return statusError(status, res.statusCode)
@@ -355,6 +373,32 @@ func (res Result) Into(obj runtime.Object) error {
 		return fmt.Errorf("decode response into %T: %w", obj, err)
 	}
 	return nil
+}
+
+// intoFromProtobuf is Into for a protobuf body, a Status included.
+func (res Result) intoFromProtobuf(obj runtime.Object) error {
+	if _, ok := obj.(*metav1.Status); !ok {
+		if kind, err := protobuf.KindOf(res.body); err == nil && kind.Kind == "Status" {
+			status := &metav1.Status{}
+			if err := runtime.DecodeInto(res.protobuf, res.body, status); err != nil {
+				return fmt.Errorf("decode response Status: %w", err)
+			}
+			if status.Status == statusFailure {
+				return statusError(status, res.statusCode)
+			}
+			return nil
+		}
+	}
+	if err := runtime.DecodeInto(res.protobuf, res.body, obj); err != nil {
+		return fmt.Errorf("decode response into %T: %w", obj, err)
+	}
+	return nil
+}
+
+// isProtobuf tells whether a Content-Type is Kubernetes' protobuf.
+func isProtobuf(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == protobuf.ContentType
 }
 
 // maxErrorBody bounds how much of an error response is read.

@@ -78,7 +78,11 @@ func (r *Request) send(ctx context.Context) (*http.Response, error) {
 			req.Header.Set("Accept", r.c.accept)
 		}
 		if r.hasBody && req.Header.Get("Content-Type") == "" {
-			req.Header.Set("Content-Type", r.c.contentType)
+			ct := r.bodyType
+			if ct == "" {
+				ct = r.c.contentType
+			}
+			req.Header.Set("Content-Type", ct)
 		}
 		resp, err := r.c.httpClient.Do(req)
 		if err != nil {

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/runtime/protobuf"
 	"kubecore.io/apimachinery/pkg/watch"
 )
 
@@ -41,7 +43,25 @@ func SchemeDecoder(d runtime.Decoder) ObjectDecoder {
 // used.
 func (r *Request) WatchObject(newObject func() runtime.Object) *Request {
 	r.decoder = NewFuncDecoder(newObject)
+	r.newObject = newObject
 	return r
+}
+
+// protobufDecoder decodes enveloped protobuf objects into fresh
+// newObject() values or, without newObject, into the types s's scheme
+// registers for their kinds.
+func protobufDecoder(s *protobuf.Serializer, newObject func() runtime.Object) ObjectDecoder {
+	return func(data []byte) (runtime.Object, error) {
+		if newObject == nil {
+			obj, _, err := s.Decode(data, nil, nil)
+			return obj, err
+		}
+		obj := newObject()
+		if err := runtime.DecodeInto(s, data, obj); err != nil {
+			return nil, err
+		}
+		return obj, nil
+	}
 }
 
 // Watch sends the request as a watch (watch=true is added unless a
@@ -80,21 +100,26 @@ func (r *Request) Watch(ctx context.Context) (*StreamWatcher, error) {
 		result: make(chan watch.Event),
 		done:   make(chan struct{}),
 	}
+	if r.c.protobuf != nil && isProtobuf(resp.Header.Get("Content-Type")) {
+		w.protobuf = r.c.protobuf
+		w.decode = protobufDecoder(r.c.protobuf, r.newObject)
+	}
 	go w.receive()
 	return w, nil
 }
 
-// StreamWatcher is a watch decoding a chunked JSON stream of
-// metav1.WatchEvents.
+// StreamWatcher is a watch decoding a stream of metav1.WatchEvents: chunked
+// JSON, or Kubernetes' length-prefixed protobuf frames.
 type StreamWatcher struct {
-	body   io.ReadCloser
-	cancel context.CancelFunc
-	ctx    context.Context
-	decode ObjectDecoder
-	where  string
-	result chan watch.Event
-	done   chan struct{}
-	once   sync.Once
+	body     io.ReadCloser
+	cancel   context.CancelFunc
+	ctx      context.Context
+	decode   ObjectDecoder
+	protobuf *protobuf.Serializer // set for a protobuf stream
+	where    string
+	result   chan watch.Event
+	done     chan struct{}
+	once     sync.Once
 
 	mu  sync.Mutex
 	err error
@@ -147,10 +172,12 @@ func (w *StreamWatcher) stopping() bool {
 func (w *StreamWatcher) receive() {
 	defer close(w.result)
 	defer w.Stop()
-	dec := json.NewDecoder(w.body)
+	next := w.jsonEvents()
+	if w.protobuf != nil {
+		next = w.protobufEvents()
+	}
 	for {
-		var wire metav1.WatchEvent
-		err := dec.Decode(&wire)
+		wire, err := next()
 		if err != nil {
 			if w.stopping() || errors.Is(err, io.EOF) {
 				return
@@ -171,6 +198,22 @@ func (w *StreamWatcher) receive() {
 	}
 }
 
+// protobufEvents returns the reader of a protobuf stream's events.
+func (w *StreamWatcher) protobufEvents() func() (metav1.WatchEvent, error) {
+	r := bufio.NewReader(w.body)
+	return func() (metav1.WatchEvent, error) { return w.protobuf.ReadWatchEvent(r) }
+}
+
+// jsonEvents returns the reader of a JSON stream's events.
+func (w *StreamWatcher) jsonEvents() func() (metav1.WatchEvent, error) {
+	dec := json.NewDecoder(w.body)
+	return func() (metav1.WatchEvent, error) {
+		var wire metav1.WatchEvent
+		err := dec.Decode(&wire)
+		return wire, err
+	}
+}
+
 // event decodes one wire event.
 func (w *StreamWatcher) event(wire *metav1.WatchEvent) (watch.Event, error) {
 	t := watch.EventType(wire.Type)
@@ -183,7 +226,13 @@ func (w *StreamWatcher) event(wire *metav1.WatchEvent) (watch.Event, error) {
 		return watch.Event{Type: t, Object: obj}, nil
 	case watch.Error:
 		status := &metav1.Status{}
-		if err := json.Unmarshal(wire.Object, status); err != nil {
+		var err error
+		if w.protobuf != nil {
+			err = runtime.DecodeInto(w.protobuf, wire.Object, status)
+		} else {
+			err = json.Unmarshal(wire.Object, status)
+		}
+		if err != nil {
 			return watch.Event{}, fmt.Errorf("decode ERROR event: %w", err)
 		}
 		return watch.Event{Type: t, Object: status}, nil

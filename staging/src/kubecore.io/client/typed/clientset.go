@@ -20,6 +20,7 @@ import (
 	rbacv1 "kubecore.io/api/rbac/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime/protobuf"
 	"kubecore.io/client/rest"
 )
 
@@ -52,6 +53,13 @@ func NewForConfig(config *rest.Config) (*Clientset, error) {
 		return nil, fmt.Errorf("transport for server %s: %w", server, err)
 	}
 	opts := rest.ClientOptions{HTTPClient: &http.Client{Transport: rt}}
+	if config.ContentType == protobuf.ContentType {
+		scheme, err := NewScheme()
+		if err != nil {
+			return nil, err
+		}
+		opts.Protobuf = protobuf.NewSerializer(scheme)
+	}
 	if config.QPS > 0 {
 		opts.RateLimiter = rest.NewTokenBucket(config.QPS, config.Burst)
 	}

@@ -185,7 +185,8 @@ func BuiltinResources() []ResourceInfo {
 }
 
 // NewScheme returns a scheme knowing every built-in kind (and meta/v1's
-// Status), e.g. for rest.ClientOptions.Decoder.
+// Status and DeleteOptions, the bodies a client reads and sends besides
+// objects), e.g. for rest.ClientOptions.Decoder.
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
@@ -198,6 +199,6 @@ func NewScheme() (*runtime.Scheme, error) {
 			return nil, err
 		}
 	}
-	s.AddUnversionedTypes(metav1.Unversioned, &metav1.Status{})
+	s.AddUnversionedTypes(metav1.Unversioned, &metav1.Status{}, &metav1.DeleteOptions{})
 	return s, nil
 }

@@ -122,6 +122,20 @@ func (s *Serializer) kindOf(obj runtime.Object) (schema.GroupVersionKind, error)
 	return gvks[0], nil
 }
 
+// KindOf returns the apiVersion and kind an enveloped object's envelope
+// names, without decoding the object.
+func KindOf(data []byte) (schema.GroupVersionKind, error) {
+	env, err := parseEnvelope(data)
+	if err != nil {
+		return schema.GroupVersionKind{}, err
+	}
+	gv, err := schema.ParseGroupVersion(env.apiVersion)
+	if err != nil {
+		return schema.GroupVersionKind{}, err
+	}
+	return gv.WithKind(env.kind), nil
+}
+
 // envelope is a decoded runtime.Unknown.
 type envelope struct {
 	apiVersion, kind string
@@ -266,9 +280,15 @@ func (s *Serializer) AppendWatchEvent(dst []byte, eventType string, obj runtime.
 	if err != nil {
 		return dst, err
 	}
+	return s.AppendEncodedWatchEvent(dst, eventType, object)
+}
+
+// AppendEncodedWatchEvent is AppendWatchEvent for an object already
+// encoded in its envelope (Encode), as a server shares among watchers.
+func (s *Serializer) AppendEncodedWatchEvent(dst []byte, eventType string, object []byte) ([]byte, error) {
 	start := len(dst)
 	frame := append(dst, 0, 0, 0, 0)
-	frame, err = s.codec.Append(frame, &metav1.WatchEvent{Type: eventType, Object: object})
+	frame, err := s.codec.Append(frame, &metav1.WatchEvent{Type: eventType, Object: object})
 	if err != nil {
 		return dst, err
 	}
@@ -281,23 +301,8 @@ func (s *Serializer) AppendWatchEvent(dst []byte, eventType string, obj runtime.
 // scheme; an ERROR event's metav1.Status, which schemes do not register,
 // too.
 func (s *Serializer) DecodeWatchEvent(r io.Reader) (string, runtime.Object, error) {
-	var size [4]byte
-	if _, err := io.ReadFull(r, size[:]); err != nil {
-		return "", nil, err
-	}
-	n := binary.BigEndian.Uint32(size[:])
-	if n > maxFrameSize {
-		return "", nil, fmt.Errorf("watch event of %d bytes exceeds the limit of %d", n, maxFrameSize)
-	}
-	frame := make([]byte, n)
-	if _, err := io.ReadFull(r, frame); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return "", nil, fmt.Errorf("read watch event: %w", err)
-	}
-	var ev metav1.WatchEvent
-	if err := s.codec.Unmarshal(frame, &ev); err != nil {
+	ev, err := s.ReadWatchEvent(r)
+	if err != nil {
 		return "", nil, err
 	}
 	var into runtime.Object
@@ -309,4 +314,30 @@ func (s *Serializer) DecodeWatchEvent(r io.Reader) (string, runtime.Object, erro
 		return "", nil, fmt.Errorf("decode the object of a %s event: %w", ev.Type, err)
 	}
 	return ev.Type, obj, nil
+}
+
+// ReadWatchEvent reads one event of a watch stream from r, leaving its
+// object enveloped for the caller to decode (Decode). It returns io.EOF at
+// the end of the stream.
+func (s *Serializer) ReadWatchEvent(r io.Reader) (metav1.WatchEvent, error) {
+	var size [4]byte
+	if _, err := io.ReadFull(r, size[:]); err != nil {
+		return metav1.WatchEvent{}, err
+	}
+	n := binary.BigEndian.Uint32(size[:])
+	if n > maxFrameSize {
+		return metav1.WatchEvent{}, fmt.Errorf("watch event of %d bytes exceeds the limit of %d", n, maxFrameSize)
+	}
+	frame := make([]byte, n)
+	if _, err := io.ReadFull(r, frame); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return metav1.WatchEvent{}, fmt.Errorf("read watch event: %w", err)
+	}
+	var ev metav1.WatchEvent
+	if err := s.codec.Unmarshal(frame, &ev); err != nil {
+		return metav1.WatchEvent{}, err
+	}
+	return ev, nil
 }
