@@ -97,12 +97,27 @@ func (s *Server) writeProtobuf(w http.ResponseWriter, code int, obj runtime.Obje
 
 // appendProtobufEvent appends one frame of a protobuf watch stream to buf;
 // an object that cannot be encoded becomes an ERROR event with its Status.
+// A shared object is encoded once for all its watchers.
 func (s *Server) appendProtobufEvent(buf []byte, ev watch.Event) ([]byte, error) {
-	out, err := s.protobuf.AppendWatchEvent(buf, string(ev.Type), withStatusKind(storage.Unwrap(ev.Object)))
+	var out []byte
+	var err error
+	if e, ok := ev.Object.(*storage.EncodedObject); ok {
+		var object []byte
+		if object, err = e.Protobuf(s.encodeProtobuf); err == nil {
+			out, err = s.protobuf.AppendEncodedWatchEvent(buf, string(ev.Type), object)
+		}
+	} else {
+		out, err = s.protobuf.AppendWatchEvent(buf, string(ev.Type), withStatusKind(ev.Object))
+	}
 	if err != nil {
 		return s.protobuf.AppendWatchEvent(buf, string(watch.Error), statusOf(err))
 	}
 	return out, nil
+}
+
+// encodeProtobuf encodes obj in its protobuf envelope.
+func (s *Server) encodeProtobuf(obj runtime.Object) ([]byte, error) {
+	return runtime.Encode(s.protobuf, obj)
 }
 
 // requestMediaType is the media type of the request body; none means JSON.

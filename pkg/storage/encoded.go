@@ -19,6 +19,11 @@ type EncodedObject struct {
 	once   sync.Once
 	data   []byte
 	err    error
+
+	// The protobuf encoding, for the clients that ask for it.
+	pbOnce sync.Once
+	pb     []byte
+	pbErr  error
 }
 
 var _ runtime.Object = (*EncodedObject)(nil)
@@ -33,6 +38,13 @@ func NewEncodedObject(obj runtime.Object, encode func(runtime.Object) ([]byte, e
 func (e *EncodedObject) JSON() ([]byte, error) {
 	e.once.Do(func() { e.data, e.err = e.encode(e.object) })
 	return e.data, e.err
+}
+
+// Protobuf returns the object in Kubernetes' protobuf envelope, computing
+// it with encode on the first call.
+func (e *EncodedObject) Protobuf(encode func(runtime.Object) ([]byte, error)) ([]byte, error) {
+	e.pbOnce.Do(func() { e.pb, e.pbErr = encode(e.object) })
+	return e.pb, e.pbErr
 }
 
 // Unwrap returns the wrapped object; callers must not modify it.
