@@ -12,6 +12,7 @@ import (
 	appsv1 "kubecore.io/api/apps/v1"
 	corev1 "kubecore.io/api/core/v1"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime/protobuf"
 	"kubecore.io/apimachinery/pkg/types"
 	"kubecore.io/apimachinery/pkg/util/intstr"
 	"kubecore.io/client/informers"
@@ -61,21 +62,29 @@ func setupWith(t testing.TB, o options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The components speak protobuf, as they do by default; the test's
+	// own client JSON, as a user's.
+	crc := rest.CopyConfig(rc)
+	crc.ContentType = protobuf.ContentType
+	components, err := typed.NewForConfig(crc)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	nodes := make([]string, max(o.nodes, 3))
 	for i := range nodes {
 		nodes[i] = fmt.Sprint("n", i+1)
 	}
-	agent, err := fakenode.Start(ctx, client, fakenode.Options{Nodes: nodes, Bind: !o.scheduler, ReadyAfter: o.readyAfter, Workers: 32})
+	agent, err := fakenode.Start(ctx, components, fakenode.Options{Nodes: nodes, Bind: !o.scheduler, ReadyAfter: o.readyAfter, Workers: 32})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = agent.Stop() })
 	if o.scheduler {
 		sctx, scancel := context.WithCancel(ctx)
-		factory := informers.NewSharedInformerFactory(client)
-		sched, err := scheduler.New(sctx, scheduler.Config{Client: client, Informers: factory})
+		factory := informers.NewSharedInformerFactory(components)
+		sched, err := scheduler.New(sctx, scheduler.Config{Client: components, Informers: factory})
 		if err != nil {
 			scancel()
 			t.Fatal(err)
@@ -94,7 +103,7 @@ func setupWith(t testing.TB, o options) *env {
 	mctx, mcancel := context.WithCancel(ctx)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- controllermanager.Config{RESTConfig: rc, Controllers: append([]string{"deployment", "replicaset"}, o.controllers...)}.Run(mctx)
+		errc <- controllermanager.Config{RESTConfig: crc, Controllers: append([]string{"deployment", "replicaset"}, o.controllers...)}.Run(mctx)
 	}()
 	t.Cleanup(func() {
 		mcancel()

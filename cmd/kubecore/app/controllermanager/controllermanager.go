@@ -16,6 +16,7 @@ import (
 	"kubecore.io/client/rest"
 	"kubecore.io/client/tools/clientcmd"
 
+	"kubecore.io/kubecore/cmd/kubecore/app/options"
 	"kubecore.io/kubecore/pkg/controller/certificates"
 	"kubecore.io/kubecore/pkg/controller/localpath"
 	"kubecore.io/kubecore/pkg/controllermanager"
@@ -34,6 +35,8 @@ type Options struct {
 	// KubeAPIQPS and KubeAPIBurst limit the requests to the API server.
 	KubeAPIQPS   float32
 	KubeAPIBurst int
+	// KubeAPIContentType is the encoding of those requests.
+	KubeAPIContentType string
 	// ConcurrentSyncs is the workers of each controller by name.
 	ConcurrentSyncs map[string]int
 	// NodeMonitorGracePeriod and NodeEvictionRate tune node lifecycle.
@@ -67,6 +70,7 @@ func NewOptions() *Options {
 		LeaderElectRetryPeriod:   le.RetryPeriod,
 		KubeAPIQPS:               1000,
 		KubeAPIBurst:             2000,
+		KubeAPIContentType:       options.DefaultContentType,
 		ConcurrentSyncs: map[string]int{
 			"replicaset": 5, "deployment": 5, "statefulset": 5,
 			"garbagecollector": 20, "namespace": 10,
@@ -111,6 +115,9 @@ func (o *Options) Validate() error {
 	}
 	if o.KubeAPIBurst < 0 {
 		errs = append(errs, fmt.Errorf("--kube-api-burst %d must not be negative", o.KubeAPIBurst))
+	}
+	if err := options.ValidateContentType(o.KubeAPIContentType); err != nil {
+		errs = append(errs, err)
 	}
 	for name, n := range o.ConcurrentSyncs {
 		if n < 1 {
@@ -165,7 +172,7 @@ func (o *Options) CompleteWithRESTConfig(rc *rest.Config) (Config, error) {
 
 func (o *Options) completeWith(rc *rest.Config) Config {
 	rc = rest.CopyConfig(rc)
-	rc.QPS, rc.Burst = o.KubeAPIQPS, o.KubeAPIBurst
+	rc.QPS, rc.Burst, rc.ContentType = o.KubeAPIQPS, o.KubeAPIBurst, o.KubeAPIContentType
 	if rc.UserAgent == "" {
 		rc.UserAgent = rest.DefaultUserAgent() + "/controller-manager"
 	}
@@ -236,6 +243,7 @@ func NewCommand() *cobra.Command {
 	fs.DurationVar(&o.LeaderElectRetryPeriod, "leader-elect-retry-period", o.LeaderElectRetryPeriod, "Pause between attempts to acquire or renew the Lease")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Requests per second to the API server (0: no limit)")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of requests to the API server")
+	options.AddContentTypeFlag(fs, &o.KubeAPIContentType)
 	for _, name := range controllermanager.KnownControllers(o.table()) {
 		if _, ok := o.ConcurrentSyncs[name]; !ok {
 			continue

@@ -21,6 +21,7 @@ import (
 	"kubecore.io/client/tools/clientcmd"
 	"kubecore.io/client/typed"
 
+	"kubecore.io/kubecore/cmd/kubecore/app/options"
 	"kubecore.io/kubecore/pkg/kubelet"
 	"kubecore.io/kubecore/pkg/kubelet/runtime/fake"
 )
@@ -38,13 +39,15 @@ type Options struct {
 	// much.
 	QPS   float32
 	Burst int
+	// ContentType is the client's encoding, as a kubelet's.
+	ContentType string
 	// RESTConfig, when set, is used instead of Kubeconfig (tests).
 	RESTConfig *rest.Config
 }
 
 // NewOptions returns the defaults.
 func NewOptions() *Options {
-	return &Options{Count: 10, NamePrefix: "hollow-node-", QPS: 50, Burst: 100}
+	return &Options{Count: 10, NamePrefix: "hollow-node-", QPS: 50, Burst: 100, ContentType: options.DefaultContentType}
 }
 
 // Validate checks the options.
@@ -55,6 +58,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Count <= 0 {
 		errs = append(errs, fmt.Errorf("--count %d must be positive", o.Count))
+	}
+	if err := options.ValidateContentType(o.ContentType); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
@@ -81,7 +87,7 @@ func (o *Options) Complete() (*Config, error) {
 		rc = c
 	}
 	rc = rest.CopyConfig(rc)
-	rc.QPS, rc.Burst = o.QPS*float32(o.Count), o.Burst*o.Count
+	rc.QPS, rc.Burst, rc.ContentType = o.QPS*float32(o.Count), o.Burst*o.Count, o.ContentType
 	rc.UserAgent = rest.DefaultUserAgent() + "/hollow-node"
 	cs, err := typed.NewForConfig(rc)
 	if err != nil {
@@ -204,5 +210,6 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&o.RootDir, "root-dir", o.RootDir, "Directory of the nodes' root dirs (default: a temp dir, removed at exit)")
 	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "Requests per second of each node, as a kubelet's; the shared client allows --count times as many (0: no limit)")
 	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "Burst of each node; the shared client allows --count times as many")
+	options.AddContentTypeFlag(fs, &o.ContentType)
 	return cmd
 }

@@ -28,6 +28,7 @@ type kubeletConfiguration struct {
 	TLSPrivateKeyFile         string   `json:"tlsPrivateKeyFile"`
 	KubeAPIQPS                *float32 `json:"kubeAPIQPS"`
 	KubeAPIBurst              *int     `json:"kubeAPIBurst"`
+	ContentType               string   `json:"contentType"`
 	ContainerRuntimeEndpoint  string   `json:"containerRuntimeEndpoint"`
 	ContainerLogMaxSize       string   `json:"containerLogMaxSize"`
 	ContainerLogMaxFiles      *int32   `json:"containerLogMaxFiles"`
@@ -101,6 +102,7 @@ func (o *Options) LoadConfigFile(path string, changed func(flag string) bool) er
 	str("container-runtime-endpoint", &o.ContainerRuntimeEndpoint, c.ContainerRuntimeEndpoint)
 	str("container-log-max-size", &o.ContainerLogMaxSize, c.ContainerLogMaxSize)
 	i32("container-log-max-files", &o.ContainerLogMaxFiles, c.ContainerLogMaxFiles)
+	str("kube-api-content-type", &o.ContentType, c.ContentType)
 	if c.KubeAPIQPS != nil && !changed("kube-api-qps") {
 		o.QPS = *c.KubeAPIQPS
 	}

@@ -23,6 +23,7 @@ import (
 	"kubecore.io/client/tools/clientcmd"
 	"kubecore.io/client/typed"
 
+	"kubecore.io/kubecore/cmd/kubecore/app/options"
 	"kubecore.io/kubecore/pkg/kubelet"
 	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
 	"kubecore.io/kubecore/pkg/kubelet/runtime/cri"
@@ -86,9 +87,10 @@ type Options struct {
 	// ClientCAFile verifies the certificates of the server's clients; the
 	// CA of the kubeconfig's cluster when empty.
 	ClientCAFile string
-	// QPS and Burst limit the client.
-	QPS   float32
-	Burst int
+	// QPS and Burst limit the client; ContentType is its encoding.
+	QPS         float32
+	Burst       int
+	ContentType string
 	// ContainerLogMaxSize (a quantity such as 10Mi) is the size at which
 	// the process runtime rotates a container's log file, keeping
 	// ContainerLogMaxFiles files per container.
@@ -124,7 +126,7 @@ type Options struct {
 
 // NewOptions returns the defaults.
 func NewOptions() *Options {
-	return &Options{Runtime: RuntimeProcess, ContainerRuntimeEndpoint: DefaultContainerRuntimeEndpoint, MaxPods: 110, Address: "0.0.0.0", Port: 10250, QPS: 50, Burst: 100,
+	return &Options{Runtime: RuntimeProcess, ContainerRuntimeEndpoint: DefaultContainerRuntimeEndpoint, MaxPods: 110, Address: "0.0.0.0", Port: 10250, QPS: 50, Burst: 100, ContentType: options.DefaultContentType,
 		FileCheckFrequency: 5 * time.Second, HTTPCheckFrequency: 20 * time.Second,
 		NodeStatusUpdateFrequency: 10 * time.Second, NodeLeaseDurationSeconds: 40,
 		ContainerLogMaxSize: "10Mi", ContainerLogMaxFiles: 5}
@@ -185,6 +187,9 @@ func (o *Options) Validate() error {
 	}
 	if o.QPS < 0 || o.Burst < 0 {
 		errs = append(errs, "--kube-api-qps and --kube-api-burst must not be negative")
+	}
+	if err := options.ValidateContentType(o.ContentType); err != nil {
+		errs = append(errs, err.Error())
 	}
 	if _, err := o.containerLogMaxSize(); err != nil {
 		errs = append(errs, err.Error())
@@ -275,7 +280,7 @@ func (o *Options) Complete() (Config, error) {
 		rc = c
 	}
 	if rc != nil {
-		rc.QPS, rc.Burst = o.QPS, o.Burst
+		rc.QPS, rc.Burst, rc.ContentType = o.QPS, o.Burst, o.ContentType
 		if rc.UserAgent == "" {
 			rc.UserAgent = rest.DefaultUserAgent() + "/kubelet"
 		}
@@ -520,6 +525,7 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&o.ConfigFile, "config", o.ConfigFile, "A kubelet.config.k8s.io/v1beta1 KubeletConfiguration file; flags given on the command line take precedence")
 	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "Requests per second to the API server (0: no limit)")
 	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "Burst of requests to the API server")
+	options.AddContentTypeFlag(fs, &o.ContentType)
 	fs.StringVar(&o.ContainerLogMaxSize, "container-log-max-size", o.ContainerLogMaxSize, "Size at which a container's log file is rotated (process runtime)")
 	fs.Int32Var(&o.ContainerLogMaxFiles, "container-log-max-files", o.ContainerLogMaxFiles, "Log files kept per container, the live one included (at least 2)")
 	return cmd

@@ -35,6 +35,8 @@ func TestValidate(t *testing.T) {
 		{"log max size", func(o *Options) { o.ContainerLogMaxSize = "ten megs" }, "--container-log-max-size \"ten megs\""},
 		{"log max size zero", func(o *Options) { o.ContainerLogMaxSize = "0" }, "--container-log-max-size"},
 		{"log max files", func(o *Options) { o.ContainerLogMaxFiles = 1 }, "--container-log-max-files 1 must be at least 2"},
+		{"json to the API server", func(o *Options) { o.ContentType = "application/json" }, ""},
+		{"unknown content type", func(o *Options) { o.ContentType = "application/yaml" }, `--kube-api-content-type "application/yaml"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := NewOptions()
@@ -89,6 +91,7 @@ nodeStatusUpdateFrequency: 4s
 maxPods: 50
 containerLogMaxSize: 1Mi
 containerLogMaxFiles: 3
+contentType: application/json
 registerWithTaints:
 - key: dedicated
   value: infra
@@ -106,7 +109,7 @@ authentication:
 	}
 	if o.Port != 12345 || o.Address != "127.0.0.1" || o.ReadOnlyPort != 10255 || o.StaticPodPath != "/etc/kubecore/manifests" ||
 		o.FileCheckFrequency != 2*time.Second || o.NodeStatusUpdateFrequency != 4*time.Second || o.MaxPods != 50 ||
-		o.ClientCAFile != "/pki/ca.crt" || o.ContainerLogMaxSize != "1Mi" || o.ContainerLogMaxFiles != 3 || len(o.RegisterWithTaints) != 1 || o.RegisterWithTaints[0] != "dedicated=infra:NoSchedule" {
+		o.ClientCAFile != "/pki/ca.crt" || o.ContainerLogMaxSize != "1Mi" || o.ContainerLogMaxFiles != 3 || o.ContentType != "application/json" || len(o.RegisterWithTaints) != 1 || o.RegisterWithTaints[0] != "dedicated=infra:NoSchedule" {
 		t.Errorf("options after the config file: %+v", o)
 	}
 	if err := os.WriteFile(path, []byte("kind: Pod\napiVersion: v1\n"), 0o644); err != nil {

@@ -26,6 +26,7 @@ import (
 	"kubecore.io/client/tools/leaderelection"
 	"kubecore.io/client/typed"
 
+	"kubecore.io/kubecore/cmd/kubecore/app/options"
 	"kubecore.io/kubecore/pkg/scheduler"
 )
 
@@ -42,6 +43,7 @@ type Options struct {
 	// an event per pod.
 	QPS                      float32
 	Burst                    int
+	ContentType              string // of the requests, --kube-api-content-type
 	PercentageOfNodesToScore int32
 	// MetricsBindAddress serves /metrics and /healthz over HTTP; empty
 	// disables it.
@@ -67,6 +69,7 @@ func NewOptions() *Options {
 		RetryPeriod:    2 * time.Second,
 		QPS:            5000,
 		Burst:          10000,
+		ContentType:    options.DefaultContentType,
 	}
 }
 
@@ -95,6 +98,9 @@ func (o *Options) Validate() error {
 	}
 	if o.QPS < 0 || o.Burst < 0 {
 		errs = append(errs, errors.New("--kube-api-qps and --kube-api-burst must not be negative"))
+	}
+	if err := options.ValidateContentType(o.ContentType); err != nil {
+		errs = append(errs, err)
 	}
 	if o.PercentageOfNodesToScore < 0 || o.PercentageOfNodesToScore > 100 {
 		errs = append(errs, fmt.Errorf("--percentage-of-nodes-to-score %d is not in [0, 100]", o.PercentageOfNodesToScore))
@@ -133,7 +139,7 @@ func (o *Options) Complete() (Config, error) {
 		}
 		c.rest = rc
 	}
-	c.rest.QPS, c.rest.Burst = o.QPS, o.Burst
+	c.rest.QPS, c.rest.Burst, c.rest.ContentType = o.QPS, o.Burst, o.ContentType
 	if c.Identity == "" {
 		host, err := os.Hostname()
 		if err != nil {
@@ -282,6 +288,7 @@ func NewCommand() *cobra.Command {
 	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", o.RetryPeriod, "How long to wait between attempts to acquire or renew the lease")
 	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "Requests per second to the API server (0: no limit)")
 	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "Burst of requests to the API server")
+	options.AddContentTypeFlag(fs, &o.ContentType)
 	fs.Int32Var(&o.PercentageOfNodesToScore, "percentage-of-nodes-to-score", o.PercentageOfNodesToScore, "Share of nodes to find feasible before scoring in big clusters (0: adaptive)")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "host:port serving /metrics and /healthz over HTTP (empty: off)")
 	return cmd

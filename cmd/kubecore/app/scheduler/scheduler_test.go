@@ -19,6 +19,7 @@ func TestValidate(t *testing.T) {
 		{"renew deadline shorter than retry", func(o *Options) { o.LeaderElect, o.RetryPeriod = true, 20*time.Second }, "--leader-elect-renew-deadline"},
 		{"percentage out of range", func(o *Options) { o.PercentageOfNodesToScore = 101 }, "--percentage-of-nodes-to-score"},
 		{"bad metrics address", func(o *Options) { o.MetricsBindAddress = "nope" }, "--metrics-bind-address"},
+		{"unknown content type", func(o *Options) { o.ContentType = "text/plain" }, "--kube-api-content-type"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := NewOptions()
