@@ -7,6 +7,7 @@
 package cronjob
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -385,7 +386,7 @@ func (c *Controller) cleanupHistory(ctx context.Context, cj *batchv1.CronJob, jo
 		if h.limit == nil || len(h.jobs) <= int(*h.limit) {
 			continue
 		}
-		slices.SortFunc(h.jobs, func(a, b *batchv1.Job) int { return startTime(a).Compare(startTime(b)) })
+		slices.SortFunc(h.jobs, olderFirst)
 		for _, j := range h.jobs[:len(h.jobs)-int(*h.limit)] {
 			if j.DeletionTimestamp != nil {
 				continue
@@ -399,6 +400,16 @@ func (c *Controller) cleanupHistory(ctx context.Context, cj *batchv1.CronJob, jo
 }
 
 // startTime orders finished Jobs: by start, else by creation.
+// olderFirst orders Jobs by start time, then, for those started in the
+// same second (the times' precision), by name: a CronJob's Job names
+// carry their scheduled minute.
+func olderFirst(a, b *batchv1.Job) int {
+	if c := startTime(a).Compare(startTime(b)); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Name, b.Name)
+}
+
 func startTime(j *batchv1.Job) time.Time {
 	if j.Status.StartTime != nil {
 		return j.Status.StartTime.Time

@@ -280,6 +280,28 @@ func TestHistoryLimits(t *testing.T) {
 	}
 }
 
+// Jobs that started within the same second (a catch-up, or a clock that
+// jumped) are told apart by their scheduled minute: the older goes.
+func TestHistoryLimitsSameSecond(t *testing.T) {
+	for range 10 { // the lister's order varies
+		f, c := newFake(t, newCronJob("* * * * *", batchv1.AllowConcurrent), "2026-11-24T12:01:00Z")
+		var names []string
+		for i := 1; i <= 5; i++ {
+			now := fmt.Sprintf("2026-11-24T12:%02d:00Z", i)
+			f.step(t, c, now)
+			names = append(names, "tick-"+minute(now))
+		}
+		for _, name := range names {
+			f.finish(t, name, batchv1.JobComplete, "2026-11-24T12:05:00Z")
+		}
+		f.step(t, c, "2026-11-24T12:05:30Z")
+		// Keep 3: the last three scheduled.
+		if got := f.jobNames(); !slices.Equal(got, names[2:]) {
+			t.Fatalf("jobs %v, want %v", got, names[2:])
+		}
+	}
+}
+
 func TestMostRecentSchedule(t *testing.T) {
 	sched, err := cron.Parse("*/15 * * * *")
 	if err != nil {
