@@ -20,61 +20,88 @@ import (
 const benchNodes = 100
 
 // BenchmarkDeployment2000 measures, from the creation of a Deployment of
-// 2,000 replicas, the time until its 2,000 pods exist, until the scheduler
-// has bound them all to 100 hollow nodes, and until the fake node agent has
-// made them all Ready.
+// 2,000 replicas, the time until its 2,000 pods exist and until the
+// scheduler has bound them all to 100 nodes. As the issue sets the targets,
+// the nodes are hollow Node objects: nothing runs the pods. A second run
+// adds the fake node agent, which runs them (three writes per pod instead
+// of two, at the same time), and measures until all are Ready too.
 func BenchmarkDeployment2000(b *testing.B) {
-	const replicas = 2000
 	for range b.N {
-		b.StopTimer()
-		e := setupWith(b, options{nodes: benchNodes, scheduler: true})
-		var mu sync.Mutex
-		var createdAt, boundAt, readyAt time.Time
-		created, bound, ready := map[string]bool{}, map[string]bool{}, map[string]bool{}
-		// Each event looks at its own pod: the observer must keep up with
-		// 6,000 events without delaying the timestamps it takes.
-		e.podEvents(b, func(p *corev1.Pod) {
-			mu.Lock()
-			defer mu.Unlock()
-			now := time.Now()
-			created[p.Name] = true
-			if p.Spec.NodeName != "" {
-				bound[p.Name] = true
-			}
-			if isReady(p) {
-				ready[p.Name] = true
-			}
-			for _, m := range []struct {
-				seen map[string]bool
-				at   *time.Time
-			}{{created, &createdAt}, {bound, &boundAt}, {ready, &readyAt}} {
-				if m.at.IsZero() && len(m.seen) >= replicas {
-					*m.at = now
-				}
-			}
-		})
-		b.StartTimer()
-		start := time.Now()
-		if _, err := e.client.AppsV1().Deployments(e.ns).Create(e.ctx, newDeployment(e.ns, "big", replicas, "v1"), metav1.CreateOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		framework.WaitFor(b, 5*time.Minute, "2,000 ready pods", func() (bool, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			return !readyAt.IsZero(), nil
-		})
-		e.waitComplete(b, "big", 2*time.Minute)
-		b.StopTimer()
-		mu.Lock()
-		createdSecs, boundSecs, readySecs := createdAt.Sub(start).Seconds(), boundAt.Sub(start).Seconds(), readyAt.Sub(start).Seconds()
-		mu.Unlock()
-		b.ReportMetric(createdSecs, "s-to-created")
-		b.ReportMetric(boundSecs, "s-to-bound")
-		b.ReportMetric(readySecs, "s-to-ready")
-		figure.Print("controllers: Deployment of 2000 replicas, all pods created", createdSecs, "s", "<= 2", createdSecs <= 2)
-		figure.Print("controllers: Deployment of 2000 replicas, all bound (scheduler)", boundSecs, "s", "<= 3", boundSecs <= 3)
-		figure.Print("controllers: Deployment of 2000 replicas, all Ready (fake agent)", readySecs, "s", "none set", true)
+		hollow := deploy2000(b, options{nodes: benchNodes, scheduler: true, nodesOnly: true})
+		figure.Print("controllers: Deployment of 2000 replicas, all pods created", hollow.created, "s", "<= 2", hollow.created <= 2)
+		figure.Print("controllers: Deployment of 2000 replicas, all bound (scheduler, hollow nodes)", hollow.bound, "s", "<= 3", hollow.bound <= 3)
+		agent := deploy2000(b, options{nodes: benchNodes, scheduler: true})
+		figure.Print("controllers: with the fake node agent running the pods, all created", agent.created, "s", "none set", true)
+		figure.Print("controllers: with the fake node agent running the pods, all bound", agent.bound, "s", "none set", true)
+		figure.Print("controllers: with the fake node agent running the pods, all Ready", agent.ready, "s", "none set", true)
+		b.ReportMetric(hollow.created, "s-to-created")
+		b.ReportMetric(hollow.bound, "s-to-bound")
+		b.ReportMetric(agent.ready, "s-to-ready")
 	}
+}
+
+// deployTimes are the seconds from a Deployment's creation until all its
+// pods were seen created, bound, and Ready (0 when no agent runs them).
+type deployTimes struct{ created, bound, ready float64 }
+
+// deploy2000 creates a Deployment of 2,000 replicas in a new environment
+// set up with o, and times it until all pods are bound or, with the fake
+// agent, Ready. Only that part is timed.
+func deploy2000(b *testing.B, o options) deployTimes {
+	const replicas = 2000
+	b.StopTimer()
+	defer b.StopTimer()
+	e := setupWith(b, o)
+	var mu sync.Mutex
+	var createdAt, boundAt, readyAt time.Time
+	created, bound, ready := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	// Each event looks at its own pod: the observer must keep up with
+	// 6,000 events without delaying the timestamps it takes.
+	e.podEvents(b, func(p *corev1.Pod) {
+		mu.Lock()
+		defer mu.Unlock()
+		now := time.Now()
+		created[p.Name] = true
+		if p.Spec.NodeName != "" {
+			bound[p.Name] = true
+		}
+		if isReady(p) {
+			ready[p.Name] = true
+		}
+		for _, m := range []struct {
+			seen map[string]bool
+			at   *time.Time
+		}{{created, &createdAt}, {bound, &boundAt}, {ready, &readyAt}} {
+			if m.at.IsZero() && len(m.seen) >= replicas {
+				*m.at = now
+			}
+		}
+	})
+	done := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if o.nodesOnly {
+			return !boundAt.IsZero()
+		}
+		return !readyAt.IsZero()
+	}
+	b.StartTimer()
+	start := time.Now()
+	if _, err := e.client.AppsV1().Deployments(e.ns).Create(e.ctx, newDeployment(e.ns, "big", replicas, "v1"), metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	framework.WaitFor(b, 5*time.Minute, "2,000 pods bound (or Ready)", func() (bool, error) { return done(), nil })
+	b.StopTimer()
+	if !o.nodesOnly {
+		e.waitComplete(b, "big", 2*time.Minute)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	t := deployTimes{created: createdAt.Sub(start).Seconds(), bound: boundAt.Sub(start).Seconds()}
+	if !o.nodesOnly {
+		t.ready = readyAt.Sub(start).Seconds()
+	}
+	return t
 }
 
 // BenchmarkRollingUpdate1000 rolls a Deployment of 1,000 Ready replicas to

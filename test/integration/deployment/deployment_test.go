@@ -51,6 +51,9 @@ type options struct {
 	nodes int
 	// scheduler runs the scheduler; otherwise the agent binds pods.
 	scheduler bool
+	// nodesOnly makes the agent's nodes hollow Node objects: it runs no
+	// pods.
+	nodesOnly bool
 	// controllers are run besides deployment and replicaset.
 	controllers []string
 }
@@ -76,7 +79,7 @@ func setupWith(t testing.TB, o options) *env {
 	for i := range nodes {
 		nodes[i] = fmt.Sprint("n", i+1)
 	}
-	agent, err := fakenode.Start(ctx, components, fakenode.Options{Nodes: nodes, Bind: !o.scheduler, ReadyAfter: o.readyAfter, Workers: 32})
+	agent, err := fakenode.Start(ctx, components, fakenode.Options{Nodes: nodes, Bind: !o.scheduler, ReadyAfter: o.readyAfter, Workers: 32, NodesOnly: o.nodesOnly})
 	if err != nil {
 		t.Fatal(err)
 	}

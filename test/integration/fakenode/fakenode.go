@@ -42,6 +42,9 @@ type Options struct {
 	// returned PodSucceeded or PodFailed ends the pod with that phase (its
 	// containers exit 0 or 1); any other answer keeps it running.
 	Finish func(pod *corev1.Pod) corev1.PodPhase
+	// NodesOnly registers the nodes and renews their Leases but leaves the
+	// pods alone: hollow Node objects, for a scheduler to fill.
+	NodesOnly bool
 }
 
 // Agent is a running fake node agent.
@@ -89,6 +92,17 @@ func Start(ctx context.Context, client *typed.Clientset, opts Options) (*Agent, 
 		}
 	}
 	ctx, a.cancel = context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	if opts.LeaseRenewInterval > 0 {
+		wg.Go(func() { a.heartbeat(ctx) })
+	}
+	if opts.NodesOnly {
+		go func() {
+			defer close(a.done)
+			wg.Wait()
+		}()
+		return a, nil
+	}
 	factory := informers.NewSharedInformerFactory(client)
 	inf, err := informers.Pods(factory)
 	if err != nil {
@@ -106,10 +120,6 @@ func Start(ctx context.Context, client *typed.Clientset, opts Options) (*Agent, 
 	}
 	a.pods = inf.Lister()
 	factory.Start(ctx)
-	var wg sync.WaitGroup
-	if opts.LeaseRenewInterval > 0 {
-		wg.Go(func() { a.heartbeat(ctx) })
-	}
 	go func() {
 		defer close(a.done)
 		a.err = controller.Run(ctx, "fake-node-agent", opts.Workers, a.queue, a.sync, reg.HasSynced)
