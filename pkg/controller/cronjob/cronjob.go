@@ -399,7 +399,6 @@ func (c *Controller) cleanupHistory(ctx context.Context, cj *batchv1.CronJob, jo
 	return nil
 }
 
-// startTime orders finished Jobs: by start, else by creation.
 // olderFirst orders Jobs by start time, then, for those started in the
 // same second (the times' precision), by name: a CronJob's Job names
 // carry their scheduled minute.
@@ -410,6 +409,7 @@ func olderFirst(a, b *batchv1.Job) int {
 	return cmp.Compare(a.Name, b.Name)
 }
 
+// startTime is when a Job started, else when it was created.
 func startTime(j *batchv1.Job) time.Time {
 	if j.Status.StartTime != nil {
 		return j.Status.StartTime.Time

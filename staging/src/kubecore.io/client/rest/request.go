@@ -358,10 +358,11 @@ func (res Result) Into(obj runtime.Object) error {
 	if len(res.body) == 0 {
 		return fmt.Errorf("0-length response with status code: %d and content type: %s", res.statusCode, res.contentType)
 	}
+	decode, statusOf := res.jsonDecode, decodeStatus
 	if res.protobuf != nil && isProtobuf(res.contentType) {
-		return res.intoFromProtobuf(obj)
+		decode, statusOf = res.protobufDecode, res.protobufStatus
 	}
-	if status, ok := decodeStatus(res.body); ok {
+	if status, ok := statusOf(res.body); ok {
 		if status.Status == statusFailure {
 			return statusError(status, res.statusCode)
 		}
@@ -369,30 +370,28 @@ func (res Result) Into(obj runtime.Object) error {
 			return nil
 		}
 	}
-	if err := json.Unmarshal(res.body, obj); err != nil {
+	if err := decode(obj); err != nil {
 		return fmt.Errorf("decode response into %T: %w", obj, err)
 	}
 	return nil
 }
 
-// intoFromProtobuf is Into for a protobuf body, a Status included.
-func (res Result) intoFromProtobuf(obj runtime.Object) error {
-	if _, ok := obj.(*metav1.Status); !ok {
-		if kind, err := protobuf.KindOf(res.body); err == nil && kind.Kind == "Status" {
-			status := &metav1.Status{}
-			if err := runtime.DecodeInto(res.protobuf, res.body, status); err != nil {
-				return fmt.Errorf("decode response Status: %w", err)
-			}
-			if status.Status == statusFailure {
-				return statusError(status, res.statusCode)
-			}
-			return nil
-		}
+func (res Result) jsonDecode(obj runtime.Object) error { return json.Unmarshal(res.body, obj) }
+
+func (res Result) protobufDecode(obj runtime.Object) error {
+	return runtime.DecodeInto(res.protobuf, res.body, obj)
+}
+
+// protobufStatus is decodeStatus for a protobuf body.
+func (res Result) protobufStatus(body []byte) (*metav1.Status, bool) {
+	if kind, err := protobuf.KindOf(body); err != nil || kind.Kind != "Status" {
+		return nil, false
 	}
-	if err := runtime.DecodeInto(res.protobuf, res.body, obj); err != nil {
-		return fmt.Errorf("decode response into %T: %w", obj, err)
+	status := &metav1.Status{}
+	if err := runtime.DecodeInto(res.protobuf, body, status); err != nil {
+		return nil, false
 	}
-	return nil
+	return status, true
 }
 
 // isProtobuf tells whether a Content-Type is Kubernetes' protobuf.
