@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"kubecore.io/client/dynamic"
-	"kubecore.io/kubecore/pkg/kubectl/jsonpath"
+	"kubecore.io/client/util/jsonpath"
 )
 
 // Column is one custom column: a header and the path of its value.

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"kubecore.io/client/dynamic"
-	"kubecore.io/kubecore/pkg/kubectl/jsonpath"
+	"kubecore.io/client/util/jsonpath"
 )
 
 // ResourcePrinter prints one object (a List prints its items as one list).

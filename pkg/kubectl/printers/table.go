@@ -12,7 +12,7 @@ import (
 
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/client/dynamic"
-	"kubecore.io/kubecore/pkg/kubectl/jsonpath"
+	"kubecore.io/client/util/jsonpath"
 )
 
 // NewTabWriter returns the column writer kubectl prints tables with: at

@@ -14,8 +14,8 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/watch"
 	"kubecore.io/client/dynamic"
+	"kubecore.io/client/util/jsonpath"
 	"kubecore.io/kubecore/pkg/kubectl/cmdutil"
-	"kubecore.io/kubecore/pkg/kubectl/jsonpath"
 	"kubecore.io/kubecore/pkg/kubectl/resource"
 )
 
