@@ -4,10 +4,13 @@ package controllermanager
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	corev1 "kubecore.io/api/core/v1"
+	"kubecore.io/client/discovery"
 	"kubecore.io/client/informers"
+	"kubecore.io/client/metadata"
 	"kubecore.io/client/rest"
 	"kubecore.io/client/tools/record"
 	"kubecore.io/client/typed"
@@ -82,17 +85,50 @@ func (cc ControllerContext) Recorder(component string) record.EventRecorder {
 	return cc.EventBroadcaster.NewRecorder(scheme, corev1.EventSource{Component: component})
 }
 
-// informerController is a controller built from the client and the shared
-// informers alone, whose Run takes the number of workers.
-type informerController interface {
+// Clients is the client of every controller: the typed client set, and
+// the metadata and discovery clients of the controllers that work on every
+// resource. It satisfies each controller's narrow Client interface.
+type Clients struct {
+	*typed.Clientset
+	MetadataClient  *metadata.Client
+	DiscoveryClient *discovery.Client
+}
+
+// Metadata returns the client of objects' metadata, of every resource.
+func (c Clients) Metadata() *metadata.Client { return c.MetadataClient }
+
+// Discovery returns the discovery client.
+func (c Clients) Discovery() *discovery.Client { return c.DiscoveryClient }
+
+// Clients returns the clients a controller is built with.
+func (cc ControllerContext) Clients() (Clients, error) {
+	md, err := metadata.NewForConfig(cc.RESTConfig)
+	if err != nil {
+		return Clients{}, fmt.Errorf("metadata client: %w", err)
+	}
+	disco, err := discovery.NewForConfig(cc.RESTConfig)
+	if err != nil {
+		return Clients{}, fmt.Errorf("discovery client: %w", err)
+	}
+	return Clients{Clientset: cc.Client, MetadataClient: md, DiscoveryClient: disco}, nil
+}
+
+// runner is a built controller: Run takes the number of workers.
+type runner interface {
 	Run(ctx context.Context, workers int) error
 }
 
-// startInformerController returns the InitFunc of the informerController
-// that newFunc builds, run with the workers configured for name.
-func startInformerController[C informerController](name string, newFunc func(*typed.Clientset, *informers.SharedInformerFactory) (C, error)) InitFunc {
+// start returns the InitFunc of the controller build makes from the
+// clients and the context (its informer factory and settings), run with
+// the workers configured for name. Every controller is built the same
+// way: New(client, factory[, options]).
+func start[C runner](name string, build func(Clients, ControllerContext) (C, error)) InitFunc {
 	return func(_ context.Context, cc ControllerContext) (RunFunc, error) {
-		c, err := newFunc(cc.Client, cc.InformerFactory)
+		clients, err := cc.Clients()
+		if err != nil {
+			return nil, err
+		}
+		c, err := build(clients, cc)
 		if err != nil {
 			return nil, err
 		}

@@ -1,17 +1,16 @@
 package controllermanager
 
 import (
-	"context"
 	"fmt"
 	"os"
 
 	"kubecore.io/kubecore/pkg/controller/rootcacert"
 )
 
-// startRootCACertPublisher publishes the CA the manager trusts the API
+// newRootCACertPublisher publishes the CA the manager trusts the API
 // server with (its kubeconfig's), as Kubernetes does without
 // --root-ca-file.
-func startRootCACertPublisher(_ context.Context, cc ControllerContext) (RunFunc, error) {
+func newRootCACertPublisher(cl Clients, cc ControllerContext) (*rootcacert.Controller, error) {
 	tls := cc.RESTConfig.TLSClientConfig
 	ca := tls.CAData
 	if len(ca) == 0 && tls.CAFile != "" {
@@ -20,10 +19,5 @@ func startRootCACertPublisher(_ context.Context, cc ControllerContext) (RunFunc,
 			return nil, fmt.Errorf("root CA publisher: %w", err)
 		}
 	}
-	c, err := rootcacert.New(cc.Client, cc.InformerFactory, ca)
-	if err != nil {
-		return nil, err
-	}
-	workers := cc.Workers(rootcacert.Name)
-	return func(ctx context.Context) error { return c.Run(ctx, workers) }, nil
+	return rootcacert.New(cl, cc.InformerFactory, rootcacert.Options{CA: ca})
 }

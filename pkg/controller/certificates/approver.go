@@ -10,7 +10,6 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
-	"kubecore.io/client/controller"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/typed"
 
@@ -32,30 +31,28 @@ const BootstrappersGroup = "system:bootstrappers"
 // of another shape are left pending for a person.
 type Approver struct {
 	queued
-	client *typed.Clientset
-	runner controller.Runner
+	client ApproverClient
 }
 
-// NewApprover returns an approver fed by the factory's informers.
-func NewApprover(client *typed.Clientset, factory *informers.SharedInformerFactory) (*Approver, error) {
-	q, err := newQueued(factory, ApproverName)
-	if err != nil {
-		return nil, err
-	}
-	return &Approver{queued: q, client: client}, nil
+// ApproverClient is what the approver asks of the API server;
+// *typed.Clientset satisfies it.
+type ApproverClient interface {
+	CertificatesV1() typed.CertificatesV1
+	AuthorizationV1() typed.AuthorizationV1
 }
 
-// Run runs workers until ctx ends, once the informer has synced.
-func (a *Approver) Run(ctx context.Context, workers int) error {
-	return a.runner.Run(ctx, ApproverName, workers, a.queue, a.sync, a.synced)
+// NewApprover returns an approver working through client, fed by the
+// informers of factory.
+func NewApprover(client ApproverClient, factory *informers.SharedInformerFactory) (*Approver, error) {
+	a := &Approver{client: client}
+	q, err := newQueued(factory, ApproverName, a.sync)
+	a.queued = q
+	return a, err
 }
 
 func (a *Approver) sync(ctx context.Context, name string) error {
-	c, err := a.lister.Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	c, err := a.get(name)
+	if c == nil || err != nil {
 		return err
 	}
 	if len(c.Status.Certificate) > 0 || hasCondition(c, certificatesv1.CertificateApproved) || hasCondition(c, certificatesv1.CertificateDenied) ||

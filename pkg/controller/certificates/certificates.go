@@ -11,11 +11,11 @@ import (
 	"strings"
 
 	certificatesv1 "kubecore.io/api/certificates/v1"
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+	"kubecore.io/client/controller"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/tools/cache"
-	"kubecore.io/client/typed"
 	"kubecore.io/client/util/cert"
-	"kubecore.io/client/util/workqueue"
 )
 
 // The identity of kubelets' client certificates.
@@ -26,32 +26,27 @@ const (
 
 type csr = certificatesv1.CertificateSigningRequest
 
-// queued is what both controllers are made of: the requests' lister and
-// a queue of request names that every add and update feeds.
+// queued is what both controllers are made of: a Controller whose queue
+// of request names every add and update feeds, and the requests' lister.
 type queued struct {
+	*controller.Controller
 	lister cache.Lister[*csr]
-	queue  workqueue.TypedRateLimitingInterface[string]
-	synced func() bool
 }
 
-func newQueued(factory *informers.SharedInformerFactory, name string) (queued, error) {
-	inf, err := informers.For[*csr](factory, typed.CertificateSigningRequestsResource().GroupVersionResource)
-	if err != nil {
-		return queued{}, fmt.Errorf("%s controller: %w", name, err)
+func newQueued(factory *informers.SharedInformerFactory, name string, sync controller.SyncFunc) (queued, error) {
+	c := controller.New(name, sync)
+	inf := controller.Informer(c, factory, informers.CertificateSigningRequests)
+	controller.Watch(c, inf, controller.Upserts(controller.KeyOf[*csr]))
+	return queued{Controller: c, lister: inf.Lister()}, c.Err()
+}
+
+// get returns the named request, nil when it is gone.
+func (q queued) get(name string) (*csr, error) {
+	c, err := q.lister.Get(name)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
 	}
-	q := queued{
-		lister: inf.Lister(),
-		queue:  workqueue.NewTypedRateLimitingQueueWithConfig[string](nil, workqueue.TypedRateLimitingQueueConfig[string]{Name: name}),
-	}
-	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs[*csr]{
-		AddFunc:    func(c *csr, _ bool) { q.queue.Add(c.Name) },
-		UpdateFunc: func(_, c *csr) { q.queue.Add(c.Name) },
-	})
-	if err != nil {
-		return queued{}, fmt.Errorf("%s controller: %w", name, err)
-	}
-	q.synced = reg.HasSynced
-	return q, nil
+	return c, err
 }
 
 // hasCondition reports whether c has a true condition of type t.

@@ -14,7 +14,6 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
-	"kubecore.io/client/controller"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/typed"
 	"kubecore.io/client/util/cert"
@@ -49,13 +48,18 @@ type SignerConfig struct {
 // a Failed condition instead.
 type Signer struct {
 	queued
-	client *typed.Clientset
+	client SignerClient
 	cfg    SignerConfig
-	runner controller.Runner
+}
+
+// SignerClient is what the signer asks of the API server;
+// *typed.Clientset satisfies it.
+type SignerClient interface {
+	CertificatesV1() typed.CertificatesV1
 }
 
 // NewSigner returns a signer fed by the factory's informers.
-func NewSigner(client *typed.Clientset, factory *informers.SharedInformerFactory, cfg SignerConfig) (*Signer, error) {
+func NewSigner(client SignerClient, factory *informers.SharedInformerFactory, cfg SignerConfig) (*Signer, error) {
 	if cfg.CACert == nil || cfg.CAKey == nil {
 		return nil, fmt.Errorf("%s controller: the CA certificate and key are required", SignerName)
 	}
@@ -71,24 +75,15 @@ func NewSigner(client *typed.Clientset, factory *informers.SharedInformerFactory
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	q, err := newQueued(factory, SignerName)
-	if err != nil {
-		return nil, err
-	}
-	return &Signer{queued: q, client: client, cfg: cfg}, nil
-}
-
-// Run runs workers until ctx ends, once the informer has synced.
-func (s *Signer) Run(ctx context.Context, workers int) error {
-	return s.runner.Run(ctx, SignerName, workers, s.queue, s.sync, s.synced)
+	s := &Signer{client: client, cfg: cfg}
+	q, err := newQueued(factory, SignerName, s.sync)
+	s.queued = q
+	return s, err
 }
 
 func (s *Signer) sync(ctx context.Context, name string) error {
-	c, err := s.lister.Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	c, err := s.get(name)
+	if c == nil || err != nil {
 		return err
 	}
 	if c.Spec.SignerName != certificatesv1.KubeAPIServerClientKubeletSignerName || len(c.Status.Certificate) > 0 ||

@@ -21,10 +21,10 @@ import (
 	"kubecore.io/apimachinery/pkg/labels"
 	"kubecore.io/apimachinery/pkg/types"
 	"kubecore.io/client/controller"
+	"kubecore.io/client/informers"
 	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/tools/record"
 	"kubecore.io/client/typed"
-	"kubecore.io/client/util/workqueue"
 
 	"k8s.io/klog/v2"
 
@@ -55,8 +55,16 @@ type CronJobClient interface {
 	UpdateStatus(ctx context.Context, cj *batchv1.CronJob, opts metav1.UpdateOptions) (*batchv1.CronJob, error)
 }
 
+// Client is what the controller asks of the API server; *typed.Clientset
+// satisfies it.
+type Client interface {
+	BatchV1() typed.BatchV1
+}
+
 // Options tune a Controller.
 type Options struct {
+	// Recorder records the controller's Events; nil means none.
+	Recorder record.EventRecorder
 	// Now reads the clock the schedules are evaluated against; nil means
 	// time.Now. Tests move a fake clock.
 	Now func() time.Time
@@ -64,41 +72,28 @@ type Options struct {
 
 // Controller is the CronJob controller.
 type Controller struct {
+	*controller.Controller
 	jobs      func(namespace string) JobClient
 	cronJobs  func(namespace string) CronJobClient
 	recorder  record.EventRecorder
 	cjLister  cache.Lister[*batchv1.CronJob]
 	jobLister cache.Lister[*batchv1.Job]
-	synced    []func() bool
-	queue     workqueue.TypedRateLimitingInterface[string]
 	now       func() time.Time
-	runner    controller.Runner
 }
 
 // New returns a CronJob controller working through client, fed by the
-// given informers; recorder records its Events.
-func New(client *typed.Clientset, cjInformer *cache.Informer[*batchv1.CronJob], jobInformer *cache.Informer[*batchv1.Job], recorder record.EventRecorder, opts Options) (*Controller, error) {
+// informers of factory.
+func New(client Client, factory *informers.SharedInformerFactory, opts Options) (*Controller, error) {
 	c := newController(
 		func(ns string) JobClient { return client.BatchV1().Jobs(ns) },
 		func(ns string) CronJobClient { return client.BatchV1().CronJobs(ns) },
-		recorder, cjInformer.Lister(), jobInformer.Lister(), opts)
-	cjReg, err := cjInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[*batchv1.CronJob]{
-		AddFunc:    func(cj *batchv1.CronJob, _ bool) { c.enqueue(cj) },
-		UpdateFunc: func(_, cj *batchv1.CronJob) { c.enqueue(cj) },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("cronjob controller: %w", err)
-	}
-	jobReg, err := jobInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[*batchv1.Job]{
-		AddFunc:    func(j *batchv1.Job, _ bool) { c.enqueueOwner(j) },
-		UpdateFunc: func(_, j *batchv1.Job) { c.enqueueOwner(j) },
-		DeleteFunc: c.enqueueOwner,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("cronjob controller: %w", err)
-	}
-	c.synced = []func() bool{cjReg.HasSynced, jobReg.HasSynced}
-	return c, nil
+		opts.Recorder, cache.Lister[*batchv1.CronJob]{}, cache.Lister[*batchv1.Job]{}, opts)
+	cjInformer := controller.Informer(c.Controller, factory, informers.CronJobs)
+	jobInformer := controller.Informer(c.Controller, factory, informers.Jobs)
+	c.cjLister, c.jobLister = cjInformer.Lister(), jobInformer.Lister()
+	controller.Watch(c, cjInformer, controller.Upserts(controller.KeyOf[*batchv1.CronJob]))
+	controller.Watch(c, jobInformer, controller.Owned[*batchv1.CronJob, *batchv1.Job]{Kind: controllerKind.GroupKind(), Owners: c.cjLister}.Handler(c))
+	return c, c.Err()
 }
 
 func newController(jobs func(string) JobClient, cronJobs func(string) CronJobClient, recorder record.EventRecorder,
@@ -106,31 +101,16 @@ func newController(jobs func(string) JobClient, cronJobs func(string) CronJobCli
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Controller{
+	c := &Controller{
 		jobs:      jobs,
 		cronJobs:  cronJobs,
 		recorder:  recorder,
 		cjLister:  cjLister,
 		jobLister: jobLister,
-		queue:     workqueue.NewTypedRateLimitingQueueWithConfig[string](nil, workqueue.TypedRateLimitingQueueConfig[string]{Name: Name}),
 		now:       opts.Now,
 	}
-}
-
-// Run runs workers until ctx ends, once the informers have synced.
-func (c *Controller) Run(ctx context.Context, workers int) error {
-	return c.runner.Run(ctx, Name, workers, c.queue, c.sync, c.synced...)
-}
-
-func (c *Controller) enqueue(cj *batchv1.CronJob) {
-	c.queue.Add(cache.ObjectKey(cj.Namespace, cj.Name))
-}
-
-func (c *Controller) enqueueOwner(j *batchv1.Job) {
-	ref := metav1.GetControllerOf(j)
-	if cj, ok := controller.ResolveControllerRef(ref, controllerKind.GroupKind(), c.cjLister.Namespaced(j.Namespace).Get); ok {
-		c.enqueue(cj)
-	}
+	c.Controller = controller.New(Name, c.sync)
+	return c
 }
 
 // finishedType returns the condition that finished j, "" if it runs.
@@ -193,7 +173,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		}
 	}
 	if requeueAfter > 0 {
-		c.queue.AddAfter(key, requeueAfter)
+		c.Queue().AddAfter(key, requeueAfter)
 	}
 	return nil
 }

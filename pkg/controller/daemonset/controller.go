@@ -21,7 +21,6 @@ import (
 	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/tools/record"
 	"kubecore.io/client/typed"
-	"kubecore.io/client/util/workqueue"
 
 	"k8s.io/klog/v2"
 
@@ -51,8 +50,17 @@ const DefaultMaxRequestsInFlight = 64
 // controllerKind is the kind of the owner references the controller sets.
 var controllerKind = appsv1.SchemeGroupVersion.WithKind("DaemonSet")
 
+// Client is what the controller asks of the API server; *typed.Clientset
+// satisfies it.
+type Client interface {
+	CoreV1() typed.CoreV1
+	AppsV1() typed.AppsV1
+}
+
 // Options tune a Controller; the zero value gives the defaults.
 type Options struct {
+	// Recorder records the controller's Events; nil means none.
+	Recorder record.EventRecorder
 	// PodControl creates and deletes pods; nil means through the client,
 	// with Events.
 	PodControl podcontrol.Interface
@@ -68,7 +76,8 @@ type Options struct {
 
 // Controller is the DaemonSet controller.
 type Controller struct {
-	client     *typed.Clientset
+	*controller.Controller
+	client     Client
 	podControl podcontrol.Interface
 	recorder   record.EventRecorder
 	opts       Options
@@ -83,16 +92,13 @@ type Controller struct {
 	creations *controller.Expectations
 	deletions *controller.UIDTrackingExpectations
 	failed    *backoff
-
-	queue  workqueue.TypedRateLimitingInterface[string]
-	runner controller.Runner
 }
 
-// New returns a DaemonSet controller over the informers of factory;
-// recorder (nil for none) receives its Events.
-func New(cs *typed.Clientset, factory *informers.SharedInformerFactory, recorder record.EventRecorder, opts Options) (*Controller, error) {
+// New returns a DaemonSet controller working through client, fed by the
+// informers of factory.
+func New(client Client, factory *informers.SharedInformerFactory, opts Options) (*Controller, error) {
 	if opts.PodControl == nil {
-		opts.PodControl = podcontrol.PodControl{Pods: func(ns string) podcontrol.PodWriter { return cs.CoreV1().Pods(ns) }, Recorder: recorder}
+		opts.PodControl = podcontrol.PodControl{Pods: func(ns string) podcontrol.PodWriter { return client.CoreV1().Pods(ns) }, Recorder: opts.Recorder}
 	}
 	if opts.BurstReplicas <= 0 {
 		opts.BurstReplicas = DefaultBurstReplicas
@@ -104,156 +110,68 @@ func New(cs *typed.Clientset, factory *informers.SharedInformerFactory, recorder
 		opts.Now = time.Now
 	}
 	c := &Controller{
-		client:     cs,
+		client:     client,
 		podControl: opts.PodControl,
-		recorder:   recorder,
+		recorder:   opts.Recorder,
 		opts:       opts,
 		creations:  controller.NewExpectations(nil),
 		deletions:  controller.NewUIDTrackingExpectations(nil),
 		failed:     newBackoff(failedPodInitialBackoff, failedPodMaxBackoff),
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: Name}),
 	}
-	var err error
-	if c.sets, err = informers.For[*appsv1.DaemonSet](factory, appsv1.SchemeGroupVersion.WithResource("daemonsets")); err != nil {
-		return nil, fmt.Errorf("daemonset controller: %w", err)
-	}
-	if c.pods, err = informers.Pods(factory); err != nil {
-		return nil, fmt.Errorf("daemonset controller: %w", err)
-	}
-	if c.nodes, err = informers.Nodes(factory); err != nil {
-		return nil, fmt.Errorf("daemonset controller: %w", err)
-	}
-	if c.revisions, err = informers.ControllerRevisions(factory); err != nil {
-		return nil, fmt.Errorf("daemonset controller: %w", err)
-	}
-	if _, err := c.sets.AddEventHandler(cache.ResourceEventHandlerFuncs[*appsv1.DaemonSet]{
-		AddFunc:    func(ds *appsv1.DaemonSet, _ bool) { c.enqueue(ds) },
-		UpdateFunc: func(_, ds *appsv1.DaemonSet) { c.enqueue(ds) },
-		DeleteFunc: c.deleteDaemonSet,
-	}); err != nil {
-		return nil, fmt.Errorf("daemonset controller: %w", err)
-	}
-	if _, err := c.pods.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Pod]{
-		AddFunc:    func(p *corev1.Pod, _ bool) { c.addPod(p) },
-		UpdateFunc: c.updatePod,
-		DeleteFunc: c.deletePod,
-	}); err != nil {
-		return nil, fmt.Errorf("daemonset controller: %w", err)
-	}
-	if _, err := c.nodes.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Node]{
-		AddFunc:    func(n *corev1.Node, _ bool) { c.nodeChanged(nil, n) },
-		UpdateFunc: c.nodeChanged,
-		DeleteFunc: func(n *corev1.Node) { c.nodeChanged(n, nil) },
-	}); err != nil {
-		return nil, fmt.Errorf("daemonset controller: %w", err)
-	}
-	return c, nil
+	c.Controller = controller.New(Name, c.sync)
+	c.sets = controller.Informer(c.Controller, factory, informers.DaemonSets)
+	c.pods = controller.Informer(c.Controller, factory, informers.Pods)
+	c.nodes = controller.Informer(c.Controller, factory, informers.Nodes)
+	c.revisions = controller.Informer(c.Controller, factory, informers.ControllerRevisions)
+	c.AddSynced(c.revisions.HasSynced)
+	controller.Watch(c, c.sets, controller.Handler[*appsv1.DaemonSet]{
+		Add:    controller.KeyOf[*appsv1.DaemonSet],
+		Update: func(_, ds *appsv1.DaemonSet) []string { return controller.KeyOf(ds) },
+		Delete: func(ds *appsv1.DaemonSet) []string {
+			key := controller.KeyOf(ds)
+			c.creations.DeleteExpectations(key[0])
+			c.deletions.DeleteExpectations(key[0])
+			return key
+		},
+	})
+	controller.Watch(c, c.pods, controller.Owned[*appsv1.DaemonSet, *corev1.Pod]{
+		Kind:         controllerKind.GroupKind(),
+		Owners:       c.sets.Lister(),
+		Expectations: observed{c},
+		Adopters: func(pod *corev1.Pod) []string {
+			sets, _ := c.sets.Lister().Namespaced(pod.Namespace).List(labels.Everything())
+			return controller.SelectorKeys(sets, func(ds *appsv1.DaemonSet) *metav1.LabelSelector { return ds.Spec.Selector }, pod)
+		},
+		RequeueAfter: func(ds *appsv1.DaemonSet, old, cur *corev1.Pod) time.Duration {
+			return podcontrol.AvailableAfter(ds.Spec.MinReadySeconds, old, cur)
+		},
+	}.Handler(c))
+	controller.Watch(c, c.nodes, controller.Handler[*corev1.Node]{
+		Add:    func(n *corev1.Node) []string { return c.nodeChanged(nil, n) },
+		Update: c.nodeChanged,
+		Delete: func(n *corev1.Node) []string { return c.nodeChanged(n, nil) },
+	})
+	return c, c.Err()
 }
 
-// Run syncs DaemonSets with workers goroutines until ctx ends.
-func (c *Controller) Run(ctx context.Context, workers int) error {
-	return c.runner.Run(ctx, Name, workers, c.queue, c.sync, c.sets.HasSynced, c.pods.HasSynced, c.nodes.HasSynced, c.revisions.HasSynced)
-}
+// observed reports the pods the informer sees to the expectations they
+// answer: creations and uid-tracked deletions.
+type observed struct{ c *Controller }
 
-// Runner returns the counters of the controller's workers.
-func (c *Controller) Runner() *controller.Runner { return &c.runner }
+var _ controller.ObservedExpectations = observed{}
 
-func (c *Controller) enqueue(ds *appsv1.DaemonSet) {
-	c.queue.Add(cache.ObjectKey(ds.Namespace, ds.Name))
-}
-
-func (c *Controller) deleteDaemonSet(ds *appsv1.DaemonSet) {
-	key := cache.ObjectKey(ds.Namespace, ds.Name)
-	c.creations.DeleteExpectations(key)
-	c.deletions.DeleteExpectations(key)
-	c.queue.Add(key)
-}
-
-// owner returns the DaemonSet controlling pod, if it is one we know.
-func (c *Controller) owner(pod *corev1.Pod) (*appsv1.DaemonSet, bool) {
-	return controller.ResolveControllerRef(metav1.GetControllerOf(pod), controllerKind.GroupKind(), c.sets.Lister().Namespaced(pod.Namespace).Get)
-}
-
-// enqueueAdopters enqueues the DaemonSets whose selector matches an
-// orphan pod.
-func (c *Controller) enqueueAdopters(pod *corev1.Pod) {
-	sets, _ := c.sets.Lister().Namespaced(pod.Namespace).List(labels.Everything())
-	for _, ds := range sets {
-		sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
-		if err == nil && !sel.Empty() && sel.Matches(labels.Set(pod.Labels)) {
-			c.enqueue(ds)
-		}
-	}
-}
-
-func (c *Controller) addPod(pod *corev1.Pod) {
-	if pod.DeletionTimestamp != nil {
-		// A restarted controller sees a pod being deleted as an add.
-		c.deletePod(pod)
-		return
-	}
-	if metav1.GetControllerOf(pod) == nil {
-		c.enqueueAdopters(pod)
-		return
-	}
-	if ds, ok := c.owner(pod); ok {
-		key := cache.ObjectKey(ds.Namespace, ds.Name)
-		c.creations.CreationObserved(key)
-		c.queue.Add(key)
-	}
-}
-
-func (c *Controller) updatePod(old, cur *corev1.Pod) {
-	if old.ResourceVersion == cur.ResourceVersion {
-		return // a resync
-	}
-	if cur.DeletionTimestamp != nil {
-		// A graceful deletion counts when it starts.
-		c.deletePod(cur)
-		return
-	}
-	curRef, oldRef := metav1.GetControllerOf(cur), metav1.GetControllerOf(old)
-	if oldRef != nil && (curRef == nil || curRef.UID != oldRef.UID) {
-		if ds, ok := c.owner(old); ok {
-			c.enqueue(ds)
-		}
-	}
-	if curRef == nil {
-		if oldRef != nil || !labels.Equals(old.Labels, cur.Labels) {
-			c.enqueueAdopters(cur)
-		}
-		return
-	}
-	ds, ok := c.owner(cur)
-	if !ok {
-		return
-	}
-	c.enqueue(ds)
-	// A pod that just became ready becomes available minReadySeconds
-	// later: look again then.
-	if ds.Spec.MinReadySeconds > 0 && !podcontrol.IsPodReady(old) && podcontrol.IsPodReady(cur) {
-		c.queue.AddAfter(cache.ObjectKey(ds.Namespace, ds.Name), time.Duration(ds.Spec.MinReadySeconds)*time.Second+time.Second)
-	}
-}
-
-func (c *Controller) deletePod(pod *corev1.Pod) {
-	if metav1.GetControllerOf(pod) == nil {
-		return
-	}
-	if ds, ok := c.owner(pod); ok {
-		key := cache.ObjectKey(ds.Namespace, ds.Name)
-		c.deletions.DeletionObservedUID(key, pod.UID)
-		c.queue.Add(key)
-	}
+func (o observed) CreationObserved(key string) { o.c.creations.CreationObserved(key) }
+func (o observed) DeletionObservedUID(key string, uid types.UID) {
+	o.c.deletions.DeletionObservedUID(key, uid)
 }
 
 // nodeChanged enqueues the DaemonSets whose decision for the node changes
 // (old is nil for a new node, cur for a deleted one).
-func (c *Controller) nodeChanged(old, cur *corev1.Node) {
+func (c *Controller) nodeChanged(old, cur *corev1.Node) []string {
 	if old != nil && cur != nil && old.ResourceVersion == cur.ResourceVersion {
-		return
+		return nil
 	}
+	var keys []string
 	sets, _ := c.sets.Lister().List(labels.Everything())
 	for _, ds := range sets {
 		p, err := newPlacement(ds)
@@ -268,9 +186,10 @@ func (c *Controller) nodeChanged(old, cur *corev1.Node) {
 			after.run, after.keep = p.decide(cur)
 		}
 		if before != after {
-			c.enqueue(ds)
+			keys = append(keys, controller.KeyOf(ds)...)
 		}
 	}
+	return keys
 }
 
 func (c *Controller) event(ds *appsv1.DaemonSet, eventType, reason, format string, args ...any) {
@@ -361,7 +280,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return errors.Join(actErr, err)
 	}
 	if ds.Spec.MinReadySeconds > 0 && status.NumberReady != status.NumberAvailable {
-		c.queue.AddAfter(key, time.Duration(ds.Spec.MinReadySeconds)*time.Second)
+		c.Queue().AddAfter(key, time.Duration(ds.Spec.MinReadySeconds)*time.Second)
 	}
 	return actErr
 }
@@ -378,7 +297,7 @@ func (c *Controller) act(ctx context.Context, key string, ds *appsv1.DaemonSet, 
 	}
 	pl := manage(ds, decisions, byNode, hash, now, failed)
 	if pl.retryAfter > 0 {
-		c.queue.AddAfter(key, pl.retryAfter)
+		c.Queue().AddAfter(key, pl.retryAfter)
 	}
 	if !pl.empty() || ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType {
 		return c.syncNodes(ctx, key, ds, hash, pl)
@@ -401,10 +320,7 @@ func (c *Controller) claimPods(ctx context.Context, ds *appsv1.DaemonSet, select
 	if err != nil {
 		return nil, err
 	}
-	patch := func(ctx context.Context, ns, name string, data []byte) error {
-		_, err := c.client.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{})
-		return err
-	}
+	patch := podcontrol.PatchPod(c.client.CoreV1())
 	pods, err := controller.NewRefManager[*corev1.Pod](ds, controllerKind, selector, patch, canAdopt).Claim(ctx, all)
 	if err != nil {
 		return nil, fmt.Errorf("claim pods of %s/%s: %w", ds.Namespace, ds.Name, err)

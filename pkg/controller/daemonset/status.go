@@ -2,16 +2,13 @@ package daemonset
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"slices"
 	"time"
 
 	appsv1 "kubecore.io/api/apps/v1"
 	corev1 "kubecore.io/api/core/v1"
-	apierrors "kubecore.io/apimachinery/pkg/api/errors"
-	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
-	"kubecore.io/client/util/retry"
+	"kubecore.io/client/controller"
 
 	"kubecore.io/kubecore/pkg/controller/podcontrol"
 )
@@ -64,31 +61,9 @@ func (c *Controller) updateStatus(ctx context.Context, ds *appsv1.DaemonSet, sta
 	if reflect.DeepEqual(ds.Status, status) {
 		return nil
 	}
-	client := c.client.AppsV1().DaemonSets(ds.Namespace)
-	cur := ds.DeepCopy()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur.Status = status
-		_, err := client.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
-		if !apierrors.IsConflict(err) {
-			return err
-		}
-		fresh, getErr := client.Get(ctx, ds.Name, metav1.GetOptions{})
-		if getErr != nil {
-			return getErr
-		}
-		if fresh.UID != ds.UID {
-			return nil
-		}
-		if fresh.Generation != ds.Generation {
-			// The spec changed under us: what was counted is stale, the
-			// next sync counts it afresh.
-			return nil
-		}
-		cur = fresh
-		return err
-	})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("update status of daemonset %s/%s: %w", ds.Namespace, ds.Name, err)
-	}
-	return nil
+	return controller.UpdateStatus(ctx, c.client.AppsV1().DaemonSets(ds.Namespace), "daemonset", ds,
+		func(d *appsv1.DaemonSet) { d.Status = status },
+		// The spec changed under us: what was counted is stale, the next
+		// sync counts it afresh.
+		func(fresh *appsv1.DaemonSet) bool { return fresh.Generation != ds.Generation })
 }

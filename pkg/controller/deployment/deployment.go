@@ -14,10 +14,10 @@ import (
 	"kubecore.io/apimachinery/pkg/labels"
 	"kubecore.io/apimachinery/pkg/types"
 	"kubecore.io/client/controller"
+	"kubecore.io/client/informers"
 	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/tools/record"
 	"kubecore.io/client/typed"
-	"kubecore.io/client/util/workqueue"
 
 	"k8s.io/klog/v2"
 )
@@ -48,127 +48,85 @@ type ReplicaSetClient interface {
 	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
 }
 
+// Client is what the controller asks of the API server; *typed.Clientset
+// satisfies it.
+type Client interface {
+	AppsV1() typed.AppsV1
+}
+
 // Options tune a Controller; the zero value gives the defaults.
 type Options struct {
+	// Recorder records the controller's Events; nil means none.
+	Recorder record.EventRecorder
 	// Now reads the clock (progress deadlines); nil means time.Now.
 	Now func() time.Time
 }
 
 // Controller is the Deployment controller.
 type Controller struct {
+	*controller.Controller
 	deployments func(ns string) DeploymentClient
 	replicaSets func(ns string) ReplicaSetClient
 	dLister     cache.Lister[*appsv1.Deployment]
 	rsLister    cache.Lister[*appsv1.ReplicaSet]
 	podLister   cache.Lister[*corev1.Pod]
 	recorder    record.EventRecorder
-	synced      []func() bool
-	queue       workqueue.TypedRateLimitingInterface[string]
 	now         func() time.Time
-	runner      controller.Runner
 }
 
 // New returns a Deployment controller working through client, fed by the
-// given informers; recorder records its Events.
-func New(client *typed.Clientset, dInformer *cache.Informer[*appsv1.Deployment], rsInformer *cache.Informer[*appsv1.ReplicaSet],
-	podInformer *cache.Informer[*corev1.Pod], recorder record.EventRecorder, opts Options) (*Controller, error) {
+// informers of factory.
+func New(client Client, factory *informers.SharedInformerFactory, opts Options) (*Controller, error) {
 	c := newController(
 		func(ns string) DeploymentClient { return client.AppsV1().Deployments(ns) },
 		func(ns string) ReplicaSetClient { return client.AppsV1().ReplicaSets(ns) },
-		dInformer.Lister(), rsInformer.Lister(), podInformer.Lister(), recorder, opts)
-	dReg, err := dInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[*appsv1.Deployment]{
-		AddFunc:    func(d *appsv1.Deployment, _ bool) { c.enqueue(d) },
-		UpdateFunc: func(_, d *appsv1.Deployment) { c.enqueue(d) },
-		DeleteFunc: c.enqueue,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("deployment controller: %w", err)
-	}
-	rsReg, err := rsInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[*appsv1.ReplicaSet]{
-		AddFunc:    func(rs *appsv1.ReplicaSet, _ bool) { c.replicaSetChanged(nil, rs) },
-		UpdateFunc: c.replicaSetChanged,
-		DeleteFunc: func(rs *appsv1.ReplicaSet) { c.replicaSetChanged(nil, rs) },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("deployment controller: %w", err)
-	}
-	podReg, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Pod]{DeleteFunc: c.podDeleted})
-	if err != nil {
-		return nil, fmt.Errorf("deployment controller: %w", err)
-	}
-	c.synced = []func() bool{dReg.HasSynced, rsReg.HasSynced, podReg.HasSynced}
-	return c, nil
+		opts)
+	dInformer := controller.Informer(c.Controller, factory, informers.Deployments)
+	rsInformer := controller.Informer(c.Controller, factory, informers.ReplicaSets)
+	podInformer := controller.Informer(c.Controller, factory, informers.Pods)
+	c.dLister, c.rsLister, c.podLister = dInformer.Lister(), rsInformer.Lister(), podInformer.Lister()
+	controller.Watch(c, dInformer, controller.ObjectKeys[*appsv1.Deployment]())
+	controller.Watch(c, rsInformer, controller.Owned[*appsv1.Deployment, *appsv1.ReplicaSet]{
+		Kind:   controllerKind.GroupKind(),
+		Owners: c.dLister,
+		Adopters: func(rs *appsv1.ReplicaSet) []string {
+			ds, _ := c.dLister.Namespaced(rs.Namespace).List(labels.Everything())
+			return controller.SelectorKeys(ds, func(d *appsv1.Deployment) *metav1.LabelSelector { return d.Spec.Selector }, rs)
+		},
+	}.Handler(c))
+	controller.Watch(c, podInformer, controller.Handler[*corev1.Pod]{Delete: c.podDeleted})
+	return c, c.Err()
 }
 
-func newController(deployments func(string) DeploymentClient, replicaSets func(string) ReplicaSetClient,
-	dLister cache.Lister[*appsv1.Deployment], rsLister cache.Lister[*appsv1.ReplicaSet], podLister cache.Lister[*corev1.Pod],
-	recorder record.EventRecorder, opts Options) *Controller {
+func newController(deployments func(string) DeploymentClient, replicaSets func(string) ReplicaSetClient, opts Options) *Controller {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Controller{
+	c := &Controller{
 		deployments: deployments,
 		replicaSets: replicaSets,
-		dLister:     dLister,
-		rsLister:    rsLister,
-		podLister:   podLister,
-		recorder:    recorder,
-		queue:       workqueue.NewTypedRateLimitingQueueWithConfig[string](nil, workqueue.TypedRateLimitingQueueConfig[string]{Name: Name}),
+		recorder:    opts.Recorder,
 		now:         opts.Now,
 	}
+	c.Controller = controller.New(Name, c.sync)
+	return c
 }
-
-// Run runs workers until ctx ends, once the informers have synced.
-func (c *Controller) Run(ctx context.Context, workers int) error {
-	return c.runner.Run(ctx, Name, workers, c.queue, c.sync, c.synced...)
-}
-
-func (c *Controller) enqueue(d *appsv1.Deployment) { c.queue.Add(cache.ObjectKey(d.Namespace, d.Name)) }
 
 // ownerOf returns the Deployment controlling obj, if we know it.
 func (c *Controller) ownerOf(obj metav1.Object) (*appsv1.Deployment, bool) {
 	return controller.ResolveControllerRef(metav1.GetControllerOf(obj), controllerKind.GroupKind(), c.dLister.Namespaced(obj.GetNamespace()).Get)
 }
 
-// replicaSetChanged enqueues the Deployments an added, changed or deleted
-// ReplicaSet concerns: its owner (old and new), or, for an orphan, those
-// that may adopt it.
-func (c *Controller) replicaSetChanged(old, rs *appsv1.ReplicaSet) {
-	if old != nil && old.ResourceVersion == rs.ResourceVersion {
-		return
-	}
-	if old != nil {
-		if d, ok := c.ownerOf(old); ok {
-			c.enqueue(d)
-		}
-	}
-	if metav1.GetControllerOf(rs) != nil {
-		if d, ok := c.ownerOf(rs); ok {
-			c.enqueue(d)
-		}
-		return
-	}
-	if rs.DeletionTimestamp != nil {
-		return
-	}
-	ds, _ := c.dLister.Namespaced(rs.Namespace).List(labels.Everything())
-	for _, d := range ds {
-		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
-		if err == nil && !sel.Empty() && sel.Matches(labels.Set(rs.Labels)) {
-			c.enqueue(d)
-		}
-	}
-}
-
 // podDeleted wakes a Recreate Deployment waiting for its old pods to go.
-func (c *Controller) podDeleted(pod *corev1.Pod) {
+func (c *Controller) podDeleted(pod *corev1.Pod) []string {
 	rs, ok := controller.ResolveControllerRef(metav1.GetControllerOf(pod), rsKind.GroupKind(), c.rsLister.Namespaced(pod.Namespace).Get)
 	if !ok {
-		return
+		return nil
 	}
 	if d, ok := c.ownerOf(rs); ok && d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
-		c.enqueue(d)
+		return controller.KeyOf(d)
 	}
+	return nil
 }
 
 // sync brings the Deployment named by key one step closer to its spec.

@@ -499,5 +499,5 @@ func (c *Controller) requeueStuck(d *appsv1.Deployment, st *appsv1.DeploymentSta
 		return
 	}
 	after := cond.LastUpdateTime.Add(time.Duration(*d.Spec.ProgressDeadlineSeconds) * time.Second).Sub(c.now())
-	c.queue.AddAfter(cache.ObjectKey(d.Namespace, d.Name), max(after, 0)+time.Second)
+	c.Queue().AddAfter(cache.ObjectKey(d.Namespace, d.Name), max(after, 0)+time.Second)
 }

@@ -25,7 +25,6 @@ import (
 	"kubecore.io/client/informers"
 	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/typed"
-	"kubecore.io/client/util/workqueue"
 
 	"kubecore.io/kubecore/pkg/controller/podcontrol"
 )
@@ -33,10 +32,18 @@ import (
 // Name is the controller's name in the controller-manager and its queue.
 const Name = "endpoints"
 
+// Client is what the controller asks of the API server; *typed.Clientset
+// satisfies it.
+type Client interface {
+	CoreV1() typed.CoreV1
+	DiscoveryV1() typed.DiscoveryV1
+}
+
 // Controller keeps Endpoints and EndpointSlices in step with Services and
 // their pods. Its keys are "namespace/name" of services.
 type Controller struct {
-	client    *typed.Clientset
+	*controller.Controller
+	client    Client
 	services  cache.Lister[*corev1.Service]
 	pods      cache.Lister[*corev1.Pod]
 	endpoints cache.Lister[*corev1.Endpoints]
@@ -45,112 +52,75 @@ type Controller struct {
 	// yet seen by the informer: a sync waits for them rather than create
 	// them again from a stale cache.
 	sliceCreations *controller.Expectations
-	queue          workqueue.TypedRateLimitingInterface[string]
-	synced         []func() bool
-	runner         controller.Runner
 }
 
-// New returns a controller fed by the factory's informers.
-func New(client *typed.Clientset, factory *informers.SharedInformerFactory) (*Controller, error) {
-	services, err := informers.Services(factory)
-	if err != nil {
-		return nil, fmt.Errorf("endpoints controller: %w", err)
-	}
-	pods, err := informers.Pods(factory)
-	if err != nil {
-		return nil, fmt.Errorf("endpoints controller: %w", err)
-	}
-	endpoints, err := informers.For[*corev1.Endpoints](factory, corev1.SchemeGroupVersion.WithResource("endpoints"))
-	if err != nil {
-		return nil, fmt.Errorf("endpoints controller: %w", err)
-	}
-	endpointSlices, err := informers.EndpointSlices(factory)
-	if err != nil {
-		return nil, fmt.Errorf("endpoints controller: %w", err)
-	}
-	c := &Controller{
-		client:         client,
-		services:       services.Lister(),
-		pods:           pods.Lister(),
-		endpoints:      endpoints.Lister(),
-		slices:         endpointSlices.Lister(),
-		sliceCreations: controller.NewExpectations(nil),
-		queue:          workqueue.NewTypedRateLimitingQueueWithConfig[string](nil, workqueue.TypedRateLimitingQueueConfig[string]{Name: Name}),
-	}
-	svcReg, err := services.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Service]{
-		AddFunc:    func(s *corev1.Service, _ bool) { c.queue.Add(cache.ObjectKey(s.Namespace, s.Name)) },
-		UpdateFunc: func(_, s *corev1.Service) { c.queue.Add(cache.ObjectKey(s.Namespace, s.Name)) },
-		DeleteFunc: func(s *corev1.Service) { c.queue.Add(cache.ObjectKey(s.Namespace, s.Name)) },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("endpoints controller: %w", err)
-	}
-	podReg, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Pod]{
-		AddFunc: func(p *corev1.Pod, _ bool) { c.enqueueServicesOf(p) },
-		UpdateFunc: func(old, p *corev1.Pod) {
-			c.enqueueServicesOf(p)
+// New returns a controller working through client, fed by the informers
+// of factory.
+func New(client Client, factory *informers.SharedInformerFactory) (*Controller, error) {
+	c := &Controller{client: client, sliceCreations: controller.NewExpectations(nil)}
+	c.Controller = controller.New(Name, c.sync)
+	services := controller.Informer(c.Controller, factory, informers.Services)
+	pods := controller.Informer(c.Controller, factory, informers.Pods)
+	endpoints := controller.Informer(c.Controller, factory, informers.Endpoints)
+	endpointSlices := controller.Informer(c.Controller, factory, informers.EndpointSlices)
+	c.services, c.pods, c.endpoints, c.slices = services.Lister(), pods.Lister(), endpoints.Lister(), endpointSlices.Lister()
+	controller.Watch(c, services, controller.ObjectKeys[*corev1.Service]())
+	controller.Watch(c, pods, controller.Handler[*corev1.Pod]{
+		Add: c.servicesOf,
+		Update: func(old, p *corev1.Pod) []string {
+			keys := c.servicesOf(p)
 			if !maps.Equal(old.Labels, p.Labels) {
-				c.enqueueServicesOf(old)
+				keys = append(keys, c.servicesOf(old)...)
 			}
+			return keys
 		},
-		DeleteFunc: func(p *corev1.Pod) { c.enqueueServicesOf(p) },
+		Delete: c.servicesOf,
 	})
-	if err != nil {
-		return nil, fmt.Errorf("endpoints controller: %w", err)
-	}
 	// An Endpoints object changed or deleted by someone else is put back.
-	epReg, err := endpoints.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Endpoints]{
-		UpdateFunc: func(_, e *corev1.Endpoints) { c.queue.Add(cache.ObjectKey(e.Namespace, e.Name)) },
-		DeleteFunc: func(e *corev1.Endpoints) { c.queue.Add(cache.ObjectKey(e.Namespace, e.Name)) },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("endpoints controller: %w", err)
-	}
+	eps := controller.ObjectKeys[*corev1.Endpoints]()
+	eps.Add = nil
+	controller.Watch(c, endpoints, eps)
 	// So are our slices; their creations are counted off as they appear.
-	sliceReg, err := endpointSlices.AddEventHandler(cache.ResourceEventHandlerFuncs[*discoveryv1.EndpointSlice]{
-		AddFunc: func(s *discoveryv1.EndpointSlice, _ bool) {
-			if key, ok := managedSliceKey(s); ok {
+	controller.Watch(c, endpointSlices, controller.Handler[*discoveryv1.EndpointSlice]{
+		Add: func(s *discoveryv1.EndpointSlice) []string {
+			keys := managedSliceKeys(s)
+			for _, key := range keys {
 				c.sliceCreations.CreationObserved(key)
-				c.queue.Add(key)
 			}
+			return keys
 		},
-		UpdateFunc: func(old, s *discoveryv1.EndpointSlice) {
-			for _, o := range []*discoveryv1.EndpointSlice{old, s} {
-				if key, ok := managedSliceKey(o); ok {
-					c.queue.Add(key)
-				}
-			}
+		Update: func(old, s *discoveryv1.EndpointSlice) []string {
+			return append(managedSliceKeys(old), managedSliceKeys(s)...)
 		},
-		DeleteFunc: func(s *discoveryv1.EndpointSlice) {
-			if key, ok := managedSliceKey(s); ok {
-				c.queue.Add(key)
-			}
-		},
+		Delete: managedSliceKeys,
 	})
-	if err != nil {
-		return nil, fmt.Errorf("endpoints controller: %w", err)
+	return c, c.Err()
+}
+
+// managedSliceKeys maps a slice this controller manages to its service's
+// key.
+func managedSliceKeys(s *discoveryv1.EndpointSlice) []string {
+	if key, ok := managedSliceKey(s); ok {
+		return []string{key}
 	}
-	c.synced = []func() bool{svcReg.HasSynced, podReg.HasSynced, epReg.HasSynced, sliceReg.HasSynced}
-	return c, nil
+	return nil
 }
 
-// Run runs workers until ctx ends, once the informers have synced.
-func (c *Controller) Run(ctx context.Context, workers int) error {
-	return c.runner.Run(ctx, Name, workers, c.queue, c.sync, c.synced...)
-}
-
-// enqueueServicesOf queues the services of pod's namespace that select it.
-func (c *Controller) enqueueServicesOf(pod *corev1.Pod) {
+// servicesOf returns the keys of the services of pod's namespace that
+// select it.
+func (c *Controller) servicesOf(pod *corev1.Pod) []string {
 	services, err := c.services.Namespaced(pod.Namespace).List(nil)
 	if err != nil {
-		return
+		return nil
 	}
 	set := labels.Set(pod.Labels)
+	var keys []string
 	for _, s := range services {
 		if s.Spec.Selector != nil && labels.SelectorFromSet(s.Spec.Selector).Matches(set) {
-			c.queue.Add(cache.ObjectKey(s.Namespace, s.Name))
+			keys = append(keys, cache.ObjectKey(s.Namespace, s.Name))
 		}
 	}
+	return keys
 }
 
 // sync writes the Endpoints and EndpointSlices of the service key, or

@@ -13,9 +13,9 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 	"kubecore.io/apimachinery/pkg/types"
 	"kubecore.io/client/controller"
+	"kubecore.io/client/discovery"
 	"kubecore.io/client/metadata"
 	"kubecore.io/client/tools/cache"
-	"kubecore.io/client/util/workqueue"
 
 	"k8s.io/klog/v2"
 )
@@ -40,6 +40,7 @@ type Options struct {
 // GarbageCollector keeps the owner graph of every resource and deletes or
 // orphans dependents as their owners' deletions ask.
 type GarbageCollector struct {
+	*controller.Controller
 	md      *metadata.Client
 	disco   Discoverer
 	period  time.Duration
@@ -48,10 +49,7 @@ type GarbageCollector struct {
 	graph  *graph
 	absent *absentOwners
 
-	attemptToDelete workqueue.TypedRateLimitingInterface[string]
-	attemptToOrphan workqueue.TypedRateLimitingInterface[string]
-	deleteRunner    controller.Runner
-	orphanRunner    controller.Runner
+	attemptToDelete, attemptToOrphan *controller.Queue
 
 	mu       sync.Mutex
 	mapper   *restMapper
@@ -66,11 +64,19 @@ type monitor struct {
 	done     chan struct{}
 }
 
-// New returns a garbage collector acting through md on the resources disco
-// finds.
-func New(md *metadata.Client, disco Discoverer, opts Options) (*GarbageCollector, error) {
+// Client is what the garbage collector asks of the API server: the
+// resources it serves and the metadata of their objects.
+type Client interface {
+	Metadata() *metadata.Client
+	Discovery() *discovery.Client
+}
+
+// New returns a garbage collector acting through client on the resources
+// its discovery finds.
+func New(client Client, opts Options) (*GarbageCollector, error) {
+	md, disco := client.Metadata(), client.Discovery()
 	if md == nil || disco == nil {
-		return nil, errors.New("garbage collector: a metadata client and a discoverer are required")
+		return nil, errors.New("garbage collector: a metadata client and a discovery client are required")
 	}
 	ignored := defaultIgnored()
 	if opts.IgnoredResources != nil {
@@ -83,16 +89,17 @@ func New(md *metadata.Client, disco Discoverer, opts Options) (*GarbageCollector
 	if period <= 0 {
 		period = 30 * time.Second
 	}
-	return &GarbageCollector{
+	gc := &GarbageCollector{
 		md: md, disco: disco, period: period, ignored: ignored,
-		graph:  newGraph(),
-		absent: newAbsentOwners(10000),
-		attemptToDelete: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "garbage_collector_attempt_to_delete"}),
-		attemptToOrphan: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "garbage_collector_attempt_to_orphan"}),
+		graph:    newGraph(),
+		absent:   newAbsentOwners(10000),
 		monitors: map[schema.GroupVersionResource]*monitor{},
-	}, nil
+	}
+	gc.Controller = controller.New("garbage_collector_attempt_to_delete", gc.processAttemptToDelete)
+	gc.attemptToDelete = gc.Queue()
+	gc.attemptToOrphan = gc.AddQueue("garbage_collector_attempt_to_orphan", gc.processAttemptToOrphan)
+	gc.AddSynced(gc.monitorsSynced)
+	return gc, nil
 }
 
 // Run watches every resource and runs workers goroutines for each of the
@@ -109,28 +116,22 @@ func (gc *GarbageCollector) Run(ctx context.Context, workers int) error {
 		logger.Error(err, "Discovery failed, retrying")
 		select {
 		case <-ctx.Done():
-			gc.attemptToDelete.ShutDown()
-			gc.attemptToOrphan.ShutDown()
+			gc.ShutDown()
 			return nil
 		case <-time.After(time.Second):
 		}
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { gc.rediscover(ctx) })
-	errs := make([]error, 2)
-	wg.Go(func() {
-		errs[0] = gc.deleteRunner.Run(ctx, Name+"-delete", workers, gc.attemptToDelete, gc.processAttemptToDelete, gc.monitorsSynced)
-	})
-	wg.Go(func() {
-		errs[1] = gc.orphanRunner.Run(ctx, Name+"-orphan", workers, gc.attemptToOrphan, gc.processAttemptToOrphan, gc.monitorsSynced)
-	})
+	err := gc.Controller.Run(ctx, workers)
 	wg.Wait()
-	return errors.Join(errs...)
+	return err
 }
 
 // Runners return the counters of the deletion and orphaning workers.
 func (gc *GarbageCollector) Runners() (del, orphan *controller.Runner) {
-	return &gc.deleteRunner, &gc.orphanRunner
+	r := gc.Controller.Runners()
+	return r[0], r[1]
 }
 
 // GraphSize is the number of objects in the owner graph, owners seen only

@@ -235,7 +235,7 @@ func Truncate(ctx context.Context, client Client, revs []*appsv1.ControllerRevis
 // Claim returns owner's revisions among those of lister in its namespace:
 // the ones it controls that its selector still matches, and orphans it
 // matches, adopted (canAdopt as for controller.NewRefManager).
-func Claim(ctx context.Context, cs *typed.Clientset, lister cache.Lister[*appsv1.ControllerRevision], owner metav1.Object, ownerKind schema.GroupVersionKind,
+func Claim(ctx context.Context, cs interface{ AppsV1() typed.AppsV1 }, lister cache.Lister[*appsv1.ControllerRevision], owner metav1.Object, ownerKind schema.GroupVersionKind,
 	selector labels.Selector, canAdopt func(context.Context) error) ([]*appsv1.ControllerRevision, error) {
 	all, err := lister.Namespaced(owner.GetNamespace()).List(labels.Everything())
 	if err != nil {

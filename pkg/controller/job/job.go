@@ -26,10 +26,10 @@ import (
 	"kubecore.io/apimachinery/pkg/labels"
 	"kubecore.io/apimachinery/pkg/types"
 	"kubecore.io/client/controller"
+	"kubecore.io/client/informers"
 	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/tools/record"
 	"kubecore.io/client/typed"
-	"kubecore.io/client/util/workqueue"
 
 	"k8s.io/klog/v2"
 
@@ -71,6 +71,8 @@ type PatchPodFunc func(ctx context.Context, namespace, name string, pt types.Pat
 
 // Options tune a Controller; the zero value gives the defaults.
 type Options struct {
+	// Recorder records the controller's Events; nil means none.
+	Recorder record.EventRecorder
 	// PodFailureBackOff and MaxPodFailureBackOff are the first and the
 	// longest delay before failed pods are replaced.
 	PodFailureBackOff, MaxPodFailureBackOff time.Duration
@@ -83,15 +85,14 @@ type Options struct {
 
 // Controller is the Job controller.
 type Controller struct {
+	*controller.Controller
 	jobs         func(namespace string) JobClient
 	patchPod     PatchPodFunc
 	podControl   podcontrol.Interface
 	recorder     record.EventRecorder
 	jobLister    cache.Lister[*batchv1.Job]
 	podLister    cache.Lister[*corev1.Pod]
-	synced       []func() bool
-	queue        workqueue.TypedRateLimitingInterface[string]
-	orphans      workqueue.TypedRateLimitingInterface[string]
+	orphans      *controller.Queue
 	expectations *controller.UIDTrackingExpectations
 	opts         Options
 
@@ -103,8 +104,6 @@ type Controller struct {
 	// backoff is the failure history of each Job, for the pod back-off.
 	mu      sync.Mutex
 	backoff map[string]backoffRecord
-
-	runner, orphanRunner controller.Runner
 }
 
 // backoffRecord counts a Job's pod failures since its last success.
@@ -113,35 +112,58 @@ type backoffRecord struct {
 	lastFailure time.Time
 }
 
-// New returns a Job controller working through client, fed by the given
-// informers; recorder records its Events.
-func New(client *typed.Clientset, jobInformer *cache.Informer[*batchv1.Job], podInformer *cache.Informer[*corev1.Pod], recorder record.EventRecorder, opts Options) (*Controller, error) {
+// Client is what the controller asks of the API server; *typed.Clientset
+// satisfies it.
+type Client interface {
+	CoreV1() typed.CoreV1
+	BatchV1() typed.BatchV1
+}
+
+// New returns a Job controller working through client, fed by the
+// informers of factory.
+func New(client Client, factory *informers.SharedInformerFactory, opts Options) (*Controller, error) {
 	c := newController(
 		func(ns string) JobClient { return client.BatchV1().Jobs(ns) },
 		func(ctx context.Context, ns, name string, pt types.PatchType, patch []byte) error {
 			_, err := client.CoreV1().Pods(ns).Patch(ctx, name, pt, patch, metav1.PatchOptions{})
 			return err
 		},
-		podcontrol.PodControl{Pods: func(ns string) podcontrol.PodWriter { return client.CoreV1().Pods(ns) }, Recorder: recorder},
-		recorder, jobInformer.Lister(), podInformer.Lister(), opts)
-	jobReg, err := jobInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[*batchv1.Job]{
-		AddFunc:    func(j *batchv1.Job, _ bool) { c.enqueue(j) },
-		UpdateFunc: func(_, j *batchv1.Job) { c.enqueue(j) },
-		DeleteFunc: c.deleteJob,
+		podcontrol.PodControl{Pods: func(ns string) podcontrol.PodWriter { return client.CoreV1().Pods(ns) }, Recorder: opts.Recorder},
+		opts.Recorder, cache.Lister[*batchv1.Job]{}, cache.Lister[*corev1.Pod]{}, opts)
+	jobInformer := controller.Informer(c.Controller, factory, informers.Jobs)
+	podInformer := controller.Informer(c.Controller, factory, informers.Pods)
+	c.jobLister, c.podLister = jobInformer.Lister(), podInformer.Lister()
+	controller.Watch(c, jobInformer, controller.Handler[*batchv1.Job]{
+		Add:    controller.KeyOf[*batchv1.Job],
+		Update: func(_, j *batchv1.Job) []string { return controller.KeyOf(j) },
+		Delete: func(j *batchv1.Job) []string {
+			key := controller.KeyOf(j)
+			c.forget(key[0])
+			return key
+		},
 	})
-	if err != nil {
-		return nil, fmt.Errorf("job controller: %w", err)
-	}
-	podReg, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Pod]{
-		AddFunc:    func(p *corev1.Pod, _ bool) { c.addPod(p) },
-		UpdateFunc: c.updatePod,
-		DeleteFunc: c.deletePod,
+	controller.Watch(c, podInformer, controller.Owned[*batchv1.Job, *corev1.Pod]{
+		Kind:         controllerKind.GroupKind(),
+		Owners:       c.jobLister,
+		Expectations: c.expectations,
+	}.Handler(c))
+	controller.Watch(c.orphans, podInformer, controller.Handler[*corev1.Pod]{
+		Add: c.orphanKeys,
+		Update: func(old, cur *corev1.Pod) []string {
+			if old.ResourceVersion == cur.ResourceVersion {
+				return nil
+			}
+			if !hasFinalizer(cur) {
+				c.removed.delete(cur.UID)
+			}
+			return c.orphanKeys(cur)
+		},
+		Delete: func(pod *corev1.Pod) []string {
+			c.removed.delete(pod.UID)
+			return c.orphanKeys(pod)
+		},
 	})
-	if err != nil {
-		return nil, fmt.Errorf("job controller: %w", err)
-	}
-	c.synced = []func() bool{jobReg.HasSynced, podReg.HasSynced}
-	return c, nil
+	return c, c.Err()
 }
 
 func newController(jobs func(string) JobClient, patchPod PatchPodFunc, podControl podcontrol.Interface, recorder record.EventRecorder,
@@ -158,45 +180,24 @@ func newController(jobs func(string) JobClient, patchPod PatchPodFunc, podContro
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Controller{
+	c := &Controller{
 		jobs:         jobs,
 		patchPod:     patchPod,
 		podControl:   podControl,
 		recorder:     recorder,
 		jobLister:    jobLister,
 		podLister:    podLister,
-		queue:        workqueue.NewTypedRateLimitingQueueWithConfig[string](nil, workqueue.TypedRateLimitingQueueConfig[string]{Name: Name}),
-		orphans:      workqueue.NewTypedRateLimitingQueueWithConfig[string](nil, workqueue.TypedRateLimitingQueueConfig[string]{Name: Name + "-orphan-pods"}),
 		expectations: controller.NewUIDTrackingExpectations(nil),
 		opts:         opts,
 		removed:      uidSet{m: map[types.UID]struct{}{}},
 		written:      writtenVersions{m: map[string]uint64{}},
 		backoff:      map[string]backoffRecord{},
 	}
-}
-
-// Run runs workers for Jobs, and one for pods whose Job is gone, until
-// ctx ends, once the informers have synced.
-func (c *Controller) Run(ctx context.Context, workers int) error {
-	var wg sync.WaitGroup
-	var orphanErr error
-	wg.Go(func() {
-		orphanErr = c.orphanRunner.Run(ctx, Name+"-orphan-pods", 1, c.orphans, c.syncOrphanPod, c.synced...)
-	})
-	err := c.runner.Run(ctx, Name, workers, c.queue, c.sync, c.synced...)
-	wg.Wait()
-	return errors.Join(err, orphanErr)
-}
-
-// Runner returns the counters of the controller's Job workers.
-func (c *Controller) Runner() *controller.Runner { return &c.runner }
-
-func (c *Controller) enqueue(j *batchv1.Job) { c.queue.Add(cache.ObjectKey(j.Namespace, j.Name)) }
-
-func (c *Controller) deleteJob(j *batchv1.Job) {
-	key := cache.ObjectKey(j.Namespace, j.Name)
-	c.forget(key)
-	c.queue.Add(key)
+	// Pods whose Job is gone have their tracking finalizer removed by one
+	// worker of a queue of their own.
+	c.Controller = controller.New(Name, c.sync)
+	c.orphans = c.AddQueue(Name+"-orphan-pods", c.syncOrphanPod, controller.QueueOptions{Workers: 1})
+	return c
 }
 
 // forget drops what the controller remembers of a Job.
@@ -208,65 +209,16 @@ func (c *Controller) forget(key string) {
 	delete(c.backoff, key)
 }
 
-// owner returns the Job controlling pod, if it is one we know.
-func (c *Controller) owner(pod *corev1.Pod) (*batchv1.Job, bool) {
-	return controller.ResolveControllerRef(metav1.GetControllerOf(pod), controllerKind.GroupKind(), c.jobLister.Namespaced(pod.Namespace).Get)
-}
-
-// ownerKey returns the key of pod's Job; a pod with the tracking finalizer
-// whose Job is unknown goes to the orphan queue instead.
-func (c *Controller) ownerKey(pod *corev1.Pod) (string, bool) {
-	if j, ok := c.owner(pod); ok {
-		return cache.ObjectKey(j.Namespace, j.Name), true
+// orphanKeys maps a pod with the tracking finalizer whose Job is unknown
+// to its own key, for the orphan queue.
+func (c *Controller) orphanKeys(pod *corev1.Pod) []string {
+	if !hasFinalizer(pod) {
+		return nil
 	}
-	if hasFinalizer(pod) {
-		c.orphans.Add(cache.ObjectKey(pod.Namespace, pod.Name))
+	if _, ok := controller.ResolveControllerRef(metav1.GetControllerOf(pod), controllerKind.GroupKind(), c.jobLister.Namespaced(pod.Namespace).Get); ok {
+		return nil
 	}
-	return "", false
-}
-
-func (c *Controller) addPod(pod *corev1.Pod) {
-	key, ok := c.ownerKey(pod)
-	if !ok {
-		return
-	}
-	if pod.DeletionTimestamp != nil {
-		// A restarted controller sees a pod being deleted as an add.
-		c.expectations.DeletionObservedUID(key, pod.UID)
-	} else {
-		c.expectations.CreationObserved(key)
-	}
-	c.queue.Add(key)
-}
-
-func (c *Controller) updatePod(old, cur *corev1.Pod) {
-	if old.ResourceVersion == cur.ResourceVersion {
-		return
-	}
-	if !hasFinalizer(cur) {
-		c.removed.delete(cur.UID)
-	}
-	if oldRef, curRef := metav1.GetControllerOf(old), metav1.GetControllerOf(cur); oldRef != nil && (curRef == nil || curRef.UID != oldRef.UID) {
-		if key, ok := c.ownerKey(old); ok {
-			c.queue.Add(key)
-		}
-	}
-	key, ok := c.ownerKey(cur)
-	if !ok {
-		return
-	}
-	if cur.DeletionTimestamp != nil && old.DeletionTimestamp == nil {
-		c.expectations.DeletionObservedUID(key, cur.UID)
-	}
-	c.queue.Add(key)
-}
-
-func (c *Controller) deletePod(pod *corev1.Pod) {
-	c.removed.delete(pod.UID)
-	if key, ok := c.ownerKey(pod); ok {
-		c.expectations.DeletionObservedUID(key, pod.UID)
-		c.queue.Add(key)
-	}
+	return controller.KeyOf(pod)
 }
 
 func hasFinalizer(p *corev1.Pod) bool {
@@ -541,7 +493,7 @@ func (c *Controller) manage(ctx context.Context, key string, job *batchv1.Job, o
 		job.Status.StartTime = &ts
 	}
 	if d := job.Spec.ActiveDeadlineSeconds; d != nil {
-		c.queue.AddAfter(key, job.Status.StartTime.Add(time.Duration(*d)*time.Second).Sub(now))
+		c.Queue().AddAfter(key, job.Status.StartTime.Add(time.Duration(*d)*time.Second).Sub(now))
 	}
 	if !satisfied {
 		return nil
@@ -573,7 +525,7 @@ func (c *Controller) createPods(ctx context.Context, key string, job *batchv1.Jo
 		return nil
 	}
 	if wait := c.backoffRemaining(key, now); wait > 0 {
-		c.queue.AddAfter(key, wait)
+		c.Queue().AddAfter(key, wait)
 		return nil
 	}
 	c.expectations.ExpectCreations(key, n)
@@ -714,7 +666,7 @@ func (c *Controller) expireTTL(ctx context.Context, key string, job *batchv1.Job
 	}
 	expireAt := finished.LastTransitionTime.Add(time.Duration(*ttl) * time.Second)
 	if wait := expireAt.Sub(c.opts.Now()); wait > 0 {
-		c.queue.AddAfter(key, wait)
+		c.Queue().AddAfter(key, wait)
 		return nil
 	}
 	foreground := metav1.DeletePropagationForeground

@@ -19,7 +19,6 @@ import (
 	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/tools/record"
 	"kubecore.io/client/typed"
-	"kubecore.io/client/util/workqueue"
 
 	"k8s.io/klog/v2"
 )
@@ -47,8 +46,16 @@ const (
 	DefaultSize = "1Gi"
 )
 
+// Client is what the provisioner asks of the API server; *typed.Clientset
+// satisfies it.
+type Client interface {
+	CoreV1() typed.CoreV1
+}
+
 // Options tune the provisioner.
 type Options struct {
+	// Recorder records the provisioner's Events; nil means none.
+	Recorder record.EventRecorder
 	// Dir is the directory on each node under which volumes are made;
 	// DefaultDir when empty.
 	Dir string
@@ -57,14 +64,12 @@ type Options struct {
 // Provisioner is the local-path controller. Its keys are claim keys
 // ("namespace/name"); a volume's events enqueue the key of its claim.
 type Provisioner struct {
-	client   *typed.Clientset
+	*controller.Controller
+	client   Client
 	claims   cache.Lister[*corev1.PersistentVolumeClaim]
 	volumes  cache.Lister[*corev1.PersistentVolume]
 	recorder record.EventRecorder
 	dir      string
-	queue    workqueue.TypedRateLimitingInterface[string]
-	synced   []func() bool
-	runner   controller.Runner
 }
 
 // IsLocalPathClaim reports whether the claim is one the provisioner
@@ -81,62 +86,28 @@ func (p *Provisioner) event(claim *corev1.PersistentVolumeClaim, eventType, reas
 	}
 }
 
-// New returns a provisioner fed by the factory's informers; recorder, when
-// not nil, records its Events.
-func New(client *typed.Clientset, factory *informers.SharedInformerFactory, recorder record.EventRecorder, opts Options) (*Provisioner, error) {
+// New returns a provisioner working through client, fed by the informers
+// of factory.
+func New(client Client, factory *informers.SharedInformerFactory, opts Options) (*Provisioner, error) {
 	if opts.Dir == "" {
 		opts.Dir = DefaultDir
 	}
-	claims, err := informers.For[*corev1.PersistentVolumeClaim](factory, corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims"))
-	if err != nil {
-		return nil, fmt.Errorf("local-path provisioner: %w", err)
-	}
-	volumes, err := informers.For[*corev1.PersistentVolume](factory, corev1.SchemeGroupVersion.WithResource("persistentvolumes"))
-	if err != nil {
-		return nil, fmt.Errorf("local-path provisioner: %w", err)
-	}
-	p := &Provisioner{
-		client:   client,
-		claims:   claims.Lister(),
-		volumes:  volumes.Lister(),
-		recorder: recorder,
-		dir:      opts.Dir,
-		queue:    workqueue.NewTypedRateLimitingQueueWithConfig[string](nil, workqueue.TypedRateLimitingQueueConfig[string]{Name: Name}),
-	}
-	claimReg, err := claims.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.PersistentVolumeClaim]{
-		AddFunc:    func(c *corev1.PersistentVolumeClaim, _ bool) { p.enqueueClaim(c) },
-		UpdateFunc: func(_, c *corev1.PersistentVolumeClaim) { p.enqueueClaim(c) },
-		DeleteFunc: p.enqueueClaim,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("local-path provisioner: %w", err)
-	}
-	volumeReg, err := volumes.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.PersistentVolume]{
-		AddFunc:    func(v *corev1.PersistentVolume, _ bool) { p.enqueueVolume(v) },
-		UpdateFunc: func(_, v *corev1.PersistentVolume) { p.enqueueVolume(v) },
-		DeleteFunc: p.enqueueVolume,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("local-path provisioner: %w", err)
-	}
-	p.synced = []func() bool{claimReg.HasSynced, volumeReg.HasSynced}
-	return p, nil
+	p := &Provisioner{client: client, recorder: opts.Recorder, dir: opts.Dir}
+	p.Controller = controller.New(Name, p.sync)
+	claims := controller.Informer(p.Controller, factory, informers.PersistentVolumeClaims)
+	volumes := controller.Informer(p.Controller, factory, informers.PersistentVolumes)
+	p.claims, p.volumes = claims.Lister(), volumes.Lister()
+	controller.Watch(p, claims, controller.ObjectKeys[*corev1.PersistentVolumeClaim]())
+	controller.Watch(p, volumes, controller.Keys(claimOf))
+	return p, p.Err()
 }
 
-// Run runs workers until ctx ends, once the informers have synced.
-func (p *Provisioner) Run(ctx context.Context, workers int) error {
-	return p.runner.Run(ctx, Name, workers, p.queue, p.sync, p.synced...)
-}
-
-func (p *Provisioner) enqueueClaim(c *corev1.PersistentVolumeClaim) {
-	p.queue.Add(cache.ObjectKey(c.Namespace, c.Name))
-}
-
-// enqueueVolume enqueues the claim of a volume the provisioner made.
-func (p *Provisioner) enqueueVolume(v *corev1.PersistentVolume) {
+// claimOf maps a volume the provisioner made to its claim's key.
+func claimOf(v *corev1.PersistentVolume) []string {
 	if v.Annotations[AnnProvisionedBy] == ProvisionerName && v.Spec.ClaimRef != nil {
-		p.queue.Add(cache.ObjectKey(v.Spec.ClaimRef.Namespace, v.Spec.ClaimRef.Name))
+		return []string{cache.ObjectKey(v.Spec.ClaimRef.Namespace, v.Spec.ClaimRef.Name)}
 	}
+	return nil
 }
 
 // volumeName is the name of the volume provisioned for a claim.

@@ -12,6 +12,7 @@ import (
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/client/controller"
+	"kubecore.io/client/discovery"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/metadata"
 	"kubecore.io/client/tools/cache"
@@ -30,59 +31,46 @@ type Discoverer interface {
 	ServerPreferredResources(ctx context.Context) ([]*metav1.APIResourceList, error)
 }
 
+// Client is what the controller asks of the API server: namespaces, and
+// the metadata of every resource to empty them.
+type Client interface {
+	CoreV1() typed.CoreV1
+	Metadata() *metadata.Client
+	Discovery() *discovery.Client
+}
+
 // Controller deletes the content of Terminating namespaces.
 type Controller struct {
+	*controller.Controller
 	namespaces *cache.Informer[*corev1.Namespace]
 	client     *typed.Client[*corev1.Namespace, *corev1.NamespaceList]
 	deleter    *contentDeleter
-	queue      workqueue.TypedRateLimitingInterface[string]
-	runner     controller.Runner
 	now        func() time.Time
 }
 
 // New returns a namespace controller reading namespaces from factory and
-// deleting content through md, the resources found by disco.
-func New(cs *typed.Clientset, md *metadata.Client, disco Discoverer, factory *informers.SharedInformerFactory) (*Controller, error) {
-	inf, err := informers.Namespaces(factory)
-	if err != nil {
-		return nil, fmt.Errorf("namespace controller: %w", err)
-	}
+// deleting their content through client.
+func New(client Client, factory *informers.SharedInformerFactory) (*Controller, error) {
 	c := &Controller{
-		namespaces: inf,
-		client:     cs.CoreV1().Namespaces(),
-		deleter:    &contentDeleter{disco: disco, content: metadataContent{md}},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedMaxOfRateLimiter(
-				workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 60*time.Second),
-				workqueue.NewTypedBucketRateLimiter[string](10, 100),
-			), workqueue.TypedRateLimitingQueueConfig[string]{Name: Name}),
-		now: time.Now,
+		client:  client.CoreV1().Namespaces(),
+		deleter: &contentDeleter{disco: client.Discovery(), content: metadataContent{client.Metadata()}},
+		now:     time.Now,
 	}
 	c.deleter.now = c.now
-	_, err = inf.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Namespace]{
-		AddFunc:    func(ns *corev1.Namespace, _ bool) { c.enqueue(ns) },
-		UpdateFunc: func(_, ns *corev1.Namespace) { c.enqueue(ns) },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("namespace controller: %w", err)
+	c.Controller = controller.New(Name, c.sync, controller.QueueOptions{RateLimiter: workqueue.NewTypedMaxOfRateLimiter(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 60*time.Second),
+		workqueue.NewTypedBucketRateLimiter[string](10, 100),
+	)})
+	c.namespaces = controller.Informer(c.Controller, factory, informers.Namespaces)
+	terminating := func(ns *corev1.Namespace) []string {
+		if ns.DeletionTimestamp == nil {
+			return nil
+		}
+		return []string{ns.Name}
 	}
-	return c, nil
+	controller.Watch(c, c.namespaces, controller.Upserts(terminating))
+	return c, c.Err()
 }
-
-func (c *Controller) enqueue(ns *corev1.Namespace) {
-	if ns.DeletionTimestamp == nil {
-		return
-	}
-	c.queue.Add(ns.Name)
-}
-
-// Run syncs namespaces with workers goroutines until ctx ends.
-func (c *Controller) Run(ctx context.Context, workers int) error {
-	return c.runner.Run(ctx, Name, workers, c.queue, c.sync, c.namespaces.HasSynced)
-}
-
-// Runner returns the counters of the controller's workers.
-func (c *Controller) Runner() *controller.Runner { return &c.runner }
 
 // sync deletes the content of the namespace named key if it is
 // Terminating, and finalizes it once nothing is left.
@@ -132,7 +120,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if res.left() {
 		wait := res.requeueAfter()
 		logger.V(4).Info("Content remains, checking again later", "after", wait)
-		c.queue.AddAfter(key, wait)
+		c.Queue().AddAfter(key, wait)
 		return nil
 	}
 	logger.V(2).Info("Namespace is empty, finalizing")

@@ -4,7 +4,6 @@ package nodelifecycle
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -21,7 +20,6 @@ import (
 	"kubecore.io/client/tools/record"
 	"kubecore.io/client/typed"
 	"kubecore.io/client/util/retry"
-	"kubecore.io/client/util/workqueue"
 
 	"k8s.io/klog/v2"
 )
@@ -39,6 +37,8 @@ const (
 
 // Options tune a Controller; the zero value gives the defaults.
 type Options struct {
+	// Recorder records the controller's Events; nil means none.
+	Recorder record.EventRecorder
 	// NodeMonitorGracePeriod is how long a node may go without renewing
 	// its Lease (or posting status) before it is Unknown.
 	NodeMonitorGracePeriod time.Duration
@@ -74,7 +74,8 @@ func (o *Options) complete() {
 // Controller watches node heartbeats, taints unhealthy nodes and evicts
 // the pods that do not tolerate the taints.
 type Controller struct {
-	client   *typed.Clientset
+	*controller.Controller
+	client   Client
 	recorder record.EventRecorder
 	opts     Options
 
@@ -82,10 +83,7 @@ type Controller struct {
 	leases *cache.Informer[*coordinationv1.Lease]
 	pods   *cache.Informer[*corev1.Pod]
 
-	nodeQueue  workqueue.TypedRateLimitingInterface[string]
-	podQueue   workqueue.TypedRateLimitingInterface[string]
-	nodeRunner controller.Runner
-	podRunner  controller.Runner
+	nodeQueue, podQueue *controller.Queue
 
 	tainter        *limiter
 	fullDisruption atomic.Bool
@@ -105,29 +103,27 @@ type probe struct {
 // podsByNode is the controller's index of pods by spec.nodeName.
 const podsByNode = "nodelifecycle/spec.nodeName"
 
-// New returns a node lifecycle controller over the informers of factory;
-// recorder (nil for none) receives its Events.
-func New(cs *typed.Clientset, factory *informers.SharedInformerFactory, recorder record.EventRecorder, opts Options) (*Controller, error) {
+// Client is what the controller asks of the API server; *typed.Clientset
+// satisfies it.
+type Client interface {
+	CoreV1() typed.CoreV1
+}
+
+// New returns a node lifecycle controller working through client, fed by
+// the informers of factory.
+func New(client Client, factory *informers.SharedInformerFactory, opts Options) (*Controller, error) {
 	opts.complete()
 	c := &Controller{
-		client: cs, recorder: recorder, opts: opts,
-		nodeQueue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: Name}),
-		podQueue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: Name + "-eviction"}),
+		client: client, recorder: opts.Recorder, opts: opts,
 		tainter: &limiter{qps: opts.EvictionRate},
 		probes:  map[string]*probe{},
 	}
-	var err error
-	if c.nodes, err = informers.Nodes(factory); err != nil {
-		return nil, fmt.Errorf("node lifecycle controller: %w", err)
-	}
-	if c.leases, err = informers.Leases(factory.Restricted(informers.WithNamespace(corev1.NamespaceNodeLease))); err != nil {
-		return nil, fmt.Errorf("node lifecycle controller: %w", err)
-	}
-	if c.pods, err = informers.Pods(factory); err != nil {
-		return nil, fmt.Errorf("node lifecycle controller: %w", err)
-	}
+	c.Controller = controller.New(Name, c.syncNode)
+	c.nodeQueue = c.Queue()
+	c.podQueue = c.AddQueue(Name+"-eviction", c.syncPod)
+	c.nodes = controller.Informer(c.Controller, factory, informers.Nodes)
+	c.leases = controller.Informer(c.Controller, factory.Restricted(informers.WithNamespace(corev1.NamespaceNodeLease)), informers.Leases)
+	c.pods = controller.Informer(c.Controller, factory, informers.Pods)
 	if _, err := c.pods.GetIndexer().ByIndex(podsByNode, ""); err != nil {
 		// Not indexed yet by another instance on the same informer.
 		if err := c.pods.AddIndexers(map[string]cache.IndexFunc[*corev1.Pod]{
@@ -141,49 +137,49 @@ func New(cs *typed.Clientset, factory *informers.SharedInformerFactory, recorder
 			return nil, fmt.Errorf("node lifecycle controller: %w", err)
 		}
 	}
-	handlers := []error{}
-	_, err = c.nodes.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Node]{
-		AddFunc: func(n *corev1.Node, _ bool) { c.nodeQueue.Add(n.Name) },
-		UpdateFunc: func(old, n *corev1.Node) {
-			c.nodeQueue.Add(n.Name)
-			if !sameTaints(old.Spec.Taints, n.Spec.Taints) {
-				c.enqueuePodsOn(n.Name)
+	nodeName := func(obj metav1.Object) []string { return []string{obj.GetName()} }
+	controller.Watch(c.nodeQueue, c.nodes, controller.Handler[*corev1.Node]{
+		Add:    func(n *corev1.Node) []string { return nodeName(n) },
+		Update: func(_, n *corev1.Node) []string { return nodeName(n) },
+		Delete: func(n *corev1.Node) []string { c.forget(n.Name); return nil },
+	})
+	controller.Watch(c.nodeQueue, c.leases, controller.Handler[*coordinationv1.Lease]{
+		Add:    func(l *coordinationv1.Lease) []string { return nodeName(l) },
+		Update: func(_, l *coordinationv1.Lease) []string { return nodeName(l) },
+	})
+	// A change of a node's taints asks every pod on it whether it still
+	// tolerates them.
+	controller.Watch(c.podQueue, c.nodes, controller.Handler[*corev1.Node]{
+		Update: func(old, n *corev1.Node) []string {
+			if sameTaints(old.Spec.Taints, n.Spec.Taints) {
+				return nil
 			}
+			pods, _ := c.pods.GetIndexer().ByIndex(podsByNode, n.Name)
+			var keys []string
+			for _, p := range pods {
+				keys = append(keys, podKeys(p)...)
+			}
+			return keys
 		},
-		DeleteFunc: func(n *corev1.Node) { c.forget(n.Name) },
 	})
-	handlers = append(handlers, err)
-	_, err = c.leases.AddEventHandler(cache.ResourceEventHandlerFuncs[*coordinationv1.Lease]{
-		AddFunc:    func(l *coordinationv1.Lease, _ bool) { c.nodeQueue.Add(l.Name) },
-		UpdateFunc: func(_, l *coordinationv1.Lease) { c.nodeQueue.Add(l.Name) },
-	})
-	handlers = append(handlers, err)
-	_, err = c.pods.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Pod]{
-		AddFunc: func(p *corev1.Pod, _ bool) { c.enqueuePod(p) },
-		UpdateFunc: func(old, p *corev1.Pod) {
+	controller.Watch(c.podQueue, c.pods, controller.Handler[*corev1.Pod]{
+		Add: podKeys,
+		Update: func(old, p *corev1.Pod) []string {
 			if old.Spec.NodeName != p.Spec.NodeName || len(old.Spec.Tolerations) != len(p.Spec.Tolerations) {
-				c.enqueuePod(p)
+				return podKeys(p)
 			}
+			return nil
 		},
 	})
-	handlers = append(handlers, err)
-	if err := errors.Join(handlers...); err != nil {
-		return nil, fmt.Errorf("node lifecycle controller: %w", err)
-	}
-	return c, nil
+	return c, c.Err()
 }
 
-func (c *Controller) enqueuePod(p *corev1.Pod) {
-	if p.Spec.NodeName != "" {
-		c.podQueue.Add(cache.ObjectKey(p.Namespace, p.Name))
+// podKeys maps a pod bound to a node to its key.
+func podKeys(p *corev1.Pod) []string {
+	if p.Spec.NodeName == "" {
+		return nil
 	}
-}
-
-func (c *Controller) enqueuePodsOn(node string) {
-	pods, _ := c.pods.GetIndexer().ByIndex(podsByNode, node)
-	for _, p := range pods {
-		c.enqueuePod(p)
-	}
+	return controller.KeyOf(p)
 }
 
 func (c *Controller) forget(node string) {
@@ -195,19 +191,17 @@ func (c *Controller) forget(node string) {
 // Run checks nodes and evicts pods with workers goroutines each until ctx
 // ends.
 func (c *Controller) Run(ctx context.Context, workers int) error {
-	synced := []func() bool{c.nodes.HasSynced, c.leases.HasSynced, c.pods.HasSynced}
 	var wg sync.WaitGroup
-	errs := make([]error, 2)
-	wg.Go(func() { errs[0] = c.nodeRunner.Run(ctx, Name, workers, c.nodeQueue, c.syncNode, synced...) })
-	wg.Go(func() { errs[1] = c.podRunner.Run(ctx, Name+"-eviction", workers, c.podQueue, c.syncPod, synced...) })
 	wg.Go(func() { c.monitor(ctx) })
+	err := c.Controller.Run(ctx, workers)
 	wg.Wait()
-	return errors.Join(errs...)
+	return err
 }
 
 // Runners return the counters of the node and eviction workers.
 func (c *Controller) Runners() (nodes, evictions *controller.Runner) {
-	return &c.nodeRunner, &c.podRunner
+	r := c.Controller.Runners()
+	return r[0], r[1]
 }
 
 // monitor checks every node each NodeMonitorPeriod, so that silence is

@@ -12,7 +12,10 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/types"
+	"kubecore.io/client/controller"
 	"kubecore.io/client/tools/record"
+	"kubecore.io/client/typed"
 )
 
 // The reasons of the Events a PodControl records on the owner, as
@@ -29,6 +32,15 @@ const (
 type PodWriter interface {
 	Create(ctx context.Context, pod *corev1.Pod, opts metav1.CreateOptions) (*corev1.Pod, error)
 	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
+}
+
+// PatchPod returns the controller.PatchFunc that merge-patches pods through
+// core, as a RefManager adopts and releases them.
+func PatchPod(core typed.CoreV1) controller.PatchFunc {
+	return func(ctx context.Context, ns, name string, patch []byte) error {
+		_, err := core.Pods(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+		return err
+	}
 }
 
 // Interface is what a workload controller needs to create and delete its

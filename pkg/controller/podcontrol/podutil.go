@@ -46,3 +46,14 @@ func IsPodAvailable(pod *corev1.Pod, minReadySeconds int32, now time.Time) bool 
 	need := time.Duration(minReadySeconds) * time.Second
 	return !c.LastTransitionTime.IsZero() && !c.LastTransitionTime.Add(need).After(now)
 }
+
+// AvailableAfter returns how long after an update from old to cur a pod
+// owned by a controller with minReadySeconds becomes available, when the
+// update made it ready: the owner should look again then (a second late,
+// so that the pod is surely available). It is zero otherwise.
+func AvailableAfter(minReadySeconds int32, old, cur *corev1.Pod) time.Duration {
+	if minReadySeconds <= 0 || IsPodReady(old) || !IsPodReady(cur) {
+		return 0
+	}
+	return time.Duration(minReadySeconds)*time.Second + time.Second
+}

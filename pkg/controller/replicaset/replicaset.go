@@ -15,10 +15,10 @@ import (
 	"kubecore.io/apimachinery/pkg/labels"
 	"kubecore.io/apimachinery/pkg/types"
 	"kubecore.io/client/controller"
+	"kubecore.io/client/informers"
 	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/tools/record"
 	"kubecore.io/client/typed"
-	"kubecore.io/client/util/workqueue"
 
 	"k8s.io/klog/v2"
 
@@ -49,8 +49,17 @@ type ReplicaSetClient interface {
 	UpdateStatus(ctx context.Context, rs *appsv1.ReplicaSet, opts metav1.UpdateOptions) (*appsv1.ReplicaSet, error)
 }
 
+// Client is what the controller asks of the API server; *typed.Clientset
+// satisfies it.
+type Client interface {
+	CoreV1() typed.CoreV1
+	AppsV1() typed.AppsV1
+}
+
 // Options tune a Controller; the zero value gives the defaults.
 type Options struct {
+	// Recorder records the controller's Events; nil means none.
+	Recorder record.EventRecorder
 	// BurstReplicas bounds the pods created or deleted per sync; default
 	// DefaultBurstReplicas.
 	BurstReplicas int
@@ -63,49 +72,57 @@ type Options struct {
 
 // Controller is the ReplicaSet controller.
 type Controller struct {
+	*controller.Controller
 	replicaSets  func(namespace string) ReplicaSetClient
 	patchPod     controller.PatchFunc
 	podControl   podcontrol.Interface
 	rsLister     cache.Lister[*appsv1.ReplicaSet]
 	podLister    cache.Lister[*corev1.Pod]
-	synced       []func() bool
-	queue        workqueue.TypedRateLimitingInterface[string]
 	expectations *controller.UIDTrackingExpectations
 	burst        int
 	maxInFlight  int
 	now          func() time.Time
-	runner       controller.Runner
 }
 
 // New returns a ReplicaSet controller working through client, fed by the
-// given informers; recorder records its Events.
-func New(client *typed.Clientset, rsInformer *cache.Informer[*appsv1.ReplicaSet], podInformer *cache.Informer[*corev1.Pod], recorder record.EventRecorder, opts Options) (*Controller, error) {
+// informers of factory.
+func New(client Client, factory *informers.SharedInformerFactory, opts Options) (*Controller, error) {
 	c := newController(
 		func(ns string) ReplicaSetClient { return client.AppsV1().ReplicaSets(ns) },
-		func(ctx context.Context, ns, name string, patch []byte) error {
-			_, err := client.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
-			return err
+		podcontrol.PatchPod(client.CoreV1()),
+		podcontrol.PodControl{Pods: func(ns string) podcontrol.PodWriter { return client.CoreV1().Pods(ns) }, Recorder: opts.Recorder},
+		cache.Lister[*appsv1.ReplicaSet]{}, cache.Lister[*corev1.Pod]{}, opts)
+	rsInformer := controller.Informer(c.Controller, factory, informers.ReplicaSets)
+	podInformer := controller.Informer(c.Controller, factory, informers.Pods)
+	c.rsLister, c.podLister = rsInformer.Lister(), podInformer.Lister()
+	controller.Watch(c, rsInformer, controller.Handler[*appsv1.ReplicaSet]{
+		Add:    controller.KeyOf[*appsv1.ReplicaSet],
+		Update: func(_, rs *appsv1.ReplicaSet) []string { return controller.KeyOf(rs) },
+		Delete: func(rs *appsv1.ReplicaSet) []string {
+			key := controller.KeyOf(rs)
+			c.expectations.DeleteExpectations(key[0])
+			return key
 		},
-		podcontrol.PodControl{Pods: func(ns string) podcontrol.PodWriter { return client.CoreV1().Pods(ns) }, Recorder: recorder},
-		rsInformer.Lister(), podInformer.Lister(), opts)
-	rsReg, err := rsInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[*appsv1.ReplicaSet]{
-		AddFunc:    func(rs *appsv1.ReplicaSet, _ bool) { c.enqueue(rs) },
-		UpdateFunc: func(_, rs *appsv1.ReplicaSet) { c.enqueue(rs) },
-		DeleteFunc: c.deleteReplicaSet,
 	})
-	if err != nil {
-		return nil, fmt.Errorf("replicaset controller: %w", err)
-	}
-	podReg, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Pod]{
-		AddFunc:    func(pod *corev1.Pod, _ bool) { c.addPod(pod) },
-		UpdateFunc: c.updatePod,
-		DeleteFunc: c.deletePod,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("replicaset controller: %w", err)
-	}
-	c.synced = []func() bool{rsReg.HasSynced, podReg.HasSynced}
-	return c, nil
+	controller.Watch(c, podInformer, c.podHandler())
+	return c, c.Err()
+}
+
+// podHandler maps pods to the key of their ReplicaSet, or of those that
+// may adopt them.
+func (c *Controller) podHandler() controller.Handler[*corev1.Pod] {
+	return controller.Owned[*appsv1.ReplicaSet, *corev1.Pod]{
+		Kind:         controllerKind.GroupKind(),
+		Owners:       c.rsLister,
+		Expectations: c.expectations,
+		Adopters: func(pod *corev1.Pod) []string {
+			rss, _ := c.rsLister.Namespaced(pod.Namespace).List(labels.Everything())
+			return controller.SelectorKeys(rss, func(rs *appsv1.ReplicaSet) *metav1.LabelSelector { return rs.Spec.Selector }, pod)
+		},
+		RequeueAfter: func(rs *appsv1.ReplicaSet, old, cur *corev1.Pod) time.Duration {
+			return podcontrol.AvailableAfter(rs.Spec.MinReadySeconds, old, cur)
+		},
+	}.Handler(c)
 }
 
 func newController(replicaSets func(string) ReplicaSetClient, patchPod controller.PatchFunc, podControl podcontrol.Interface,
@@ -119,128 +136,19 @@ func newController(replicaSets func(string) ReplicaSetClient, patchPod controlle
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Controller{
+	c := &Controller{
 		replicaSets:  replicaSets,
 		patchPod:     patchPod,
 		podControl:   podControl,
 		rsLister:     rsLister,
 		podLister:    podLister,
-		queue:        workqueue.NewTypedRateLimitingQueueWithConfig[string](nil, workqueue.TypedRateLimitingQueueConfig[string]{Name: Name}),
 		expectations: controller.NewUIDTrackingExpectations(nil),
 		burst:        opts.BurstReplicas,
 		maxInFlight:  opts.MaxRequestsInFlight,
 		now:          opts.Now,
 	}
-}
-
-// Run runs workers until ctx ends, once the informers have synced.
-func (c *Controller) Run(ctx context.Context, workers int) error {
-	return c.runner.Run(ctx, Name, workers, c.queue, c.sync, c.synced...)
-}
-
-// Runner returns the counters of the controller's workers.
-func (c *Controller) Runner() *controller.Runner { return &c.runner }
-
-func (c *Controller) enqueue(rs *appsv1.ReplicaSet) {
-	c.queue.Add(cache.ObjectKey(rs.Namespace, rs.Name))
-}
-
-func (c *Controller) deleteReplicaSet(rs *appsv1.ReplicaSet) {
-	key := cache.ObjectKey(rs.Namespace, rs.Name)
-	c.expectations.DeleteExpectations(key)
-	c.queue.Add(key)
-}
-
-// owner returns the ReplicaSet controlling pod, if it is one we know.
-func (c *Controller) owner(pod *corev1.Pod) (*appsv1.ReplicaSet, bool) {
-	return controller.ResolveControllerRef(metav1.GetControllerOf(pod), controllerKind.GroupKind(), c.rsLister.Namespaced(pod.Namespace).Get)
-}
-
-// matchingReplicaSets returns the ReplicaSets whose selector matches an
-// orphan pod: the candidates to adopt it.
-func (c *Controller) matchingReplicaSets(pod *corev1.Pod) []*appsv1.ReplicaSet {
-	rss, _ := c.rsLister.Namespaced(pod.Namespace).List(labels.Everything())
-	var out []*appsv1.ReplicaSet
-	for _, rs := range rss {
-		sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
-		if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
-			continue
-		}
-		out = append(out, rs)
-	}
-	return out
-}
-
-func (c *Controller) addPod(pod *corev1.Pod) {
-	if pod.DeletionTimestamp != nil {
-		// A restarted controller sees a pod being deleted as an add.
-		c.deletePod(pod)
-		return
-	}
-	if ref := metav1.GetControllerOf(pod); ref != nil {
-		if rs, ok := c.owner(pod); ok {
-			key := cache.ObjectKey(rs.Namespace, rs.Name)
-			c.expectations.CreationObserved(key)
-			c.queue.Add(key)
-		}
-		return
-	}
-	for _, rs := range c.matchingReplicaSets(pod) {
-		c.enqueue(rs)
-	}
-}
-
-func (c *Controller) updatePod(old, cur *corev1.Pod) {
-	if old.ResourceVersion == cur.ResourceVersion {
-		return // a resync: nothing changed
-	}
-	labelsChanged := !labels.Equals(old.Labels, cur.Labels)
-	if cur.DeletionTimestamp != nil {
-		// Count a graceful deletion as soon as it starts, so that the
-		// replacement is created without waiting for the kubelet.
-		c.deletePod(cur)
-		if labelsChanged {
-			c.deletePod(old)
-		}
-		return
-	}
-	curRef, oldRef := metav1.GetControllerOf(cur), metav1.GetControllerOf(old)
-	if oldRef != nil && (curRef == nil || curRef.UID != oldRef.UID) {
-		if rs, ok := c.owner(old); ok {
-			c.enqueue(rs)
-		}
-	}
-	if curRef != nil {
-		rs, ok := c.owner(cur)
-		if !ok {
-			return
-		}
-		c.enqueue(rs)
-		// A pod that just became ready becomes available minReadySeconds
-		// later: look again then.
-		if rs.Spec.MinReadySeconds > 0 && !podcontrol.IsPodReady(old) && podcontrol.IsPodReady(cur) {
-			c.queue.AddAfter(cache.ObjectKey(rs.Namespace, rs.Name), time.Duration(rs.Spec.MinReadySeconds)*time.Second+time.Second)
-		}
-		return
-	}
-	if labelsChanged || oldRef != nil {
-		for _, rs := range c.matchingReplicaSets(cur) {
-			c.enqueue(rs)
-		}
-	}
-}
-
-func (c *Controller) deletePod(pod *corev1.Pod) {
-	if metav1.GetControllerOf(pod) == nil {
-		return
-	}
-	rs, ok := c.owner(pod)
-	if !ok {
-		return
-	}
-	key := cache.ObjectKey(rs.Namespace, rs.Name)
-	c.expectations.DeletionObservedUID(key, pod.UID)
-	c.queue.Add(key)
+	c.Controller = controller.New(Name, c.sync)
+	return c
 }
 
 // sync brings the ReplicaSet named by key to its desired pods and status.
@@ -292,7 +200,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	replicas := desiredReplicas(updated)
 	if manageErr == nil && updated.Spec.MinReadySeconds > 0 &&
 		updated.Status.ReadyReplicas == replicas && updated.Status.AvailableReplicas != replicas {
-		c.queue.AddAfter(key, time.Duration(updated.Spec.MinReadySeconds)*time.Second)
+		c.Queue().AddAfter(key, time.Duration(updated.Spec.MinReadySeconds)*time.Second)
 	}
 	return manageErr
 }

@@ -325,12 +325,13 @@ func TestDeletionCountedOnceAcrossEvents(t *testing.T) {
 	ts := metav1.NewTime(now)
 	terminating.DeletionTimestamp = &ts
 	terminating.ResourceVersion = "2"
-	c.updatePod(b, terminating)
+	pods := c.podHandler()
+	pods.Update(b, terminating)
 	if !c.expectations.SatisfiedExpectations("ns/web") {
 		t.Fatal("the start of a graceful deletion was not observed")
 	}
 	c.expectations.ExpectDeletionsOf("ns/web", []types.UID{"a-uid"})
-	c.deletePod(terminating)
+	pods.Delete(terminating)
 	if c.expectations.SatisfiedExpectations("ns/web") {
 		t.Fatal("the final delete of b satisfied the expectation for a")
 	}

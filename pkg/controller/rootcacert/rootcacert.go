@@ -15,9 +15,6 @@ import (
 	"kubecore.io/client/informers"
 	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/typed"
-	"kubecore.io/client/util/workqueue"
-
-	"kubecore.io/kubecore/pkg/apis/core/helper"
 )
 
 // Name is the controller's name in the controller-manager and its queue.
@@ -38,73 +35,52 @@ const description = "The cluster CA bundle, for pods to verify the API server at
 // Controller keeps kube-root-ca.crt in every namespace equal to the CA.
 // Its keys are namespace names.
 type Controller struct {
-	client     *typed.Clientset
+	*controller.Controller
+	client     Client
 	ca         string
 	namespaces cache.Lister[*corev1.Namespace]
 	configMaps cache.Lister[*corev1.ConfigMap]
-	queue      workqueue.TypedRateLimitingInterface[string]
-	synced     []func() bool
-	runner     controller.Runner
 }
 
-// New returns a controller publishing ca (PEM) fed by the factory's
-// informers; it watches only the config maps named ConfigMapName.
-func New(client *typed.Clientset, factory *informers.SharedInformerFactory, ca []byte) (*Controller, error) {
-	if len(ca) == 0 {
+// Client is what the controller asks of the API server; *typed.Clientset
+// satisfies it.
+type Client interface {
+	CoreV1() typed.CoreV1
+}
+
+// Options configure the controller.
+type Options struct {
+	// CA is the PEM bundle to publish; it is required.
+	CA []byte
+}
+
+// New returns a controller publishing opts.CA through client, fed by the
+// informers of factory; it watches only the config maps named
+// ConfigMapName.
+func New(client Client, factory *informers.SharedInformerFactory, opts Options) (*Controller, error) {
+	if len(opts.CA) == 0 {
 		return nil, errors.New("root CA publisher: no CA certificate to publish")
 	}
-	namespaces, err := informers.For[*corev1.Namespace](factory, corev1.SchemeGroupVersion.WithResource("namespaces"))
-	if err != nil {
-		return nil, fmt.Errorf("root CA publisher: %w", err)
-	}
+	c := &Controller{client: client, ca: string(opts.CA)}
+	c.Controller = controller.New(Name, c.sync)
 	byName := factory.Restricted(informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 		o.FieldSelector = "metadata.name=" + ConfigMapName
 	}))
-	configMaps, err := informers.For[*corev1.ConfigMap](byName, corev1.SchemeGroupVersion.WithResource("configmaps"))
-	if err != nil {
-		return nil, fmt.Errorf("root CA publisher: %w", err)
-	}
-	c := &Controller{
-		client:     client,
-		ca:         string(ca),
-		namespaces: namespaces.Lister(),
-		configMaps: configMaps.Lister(),
-		queue:      workqueue.NewTypedRateLimitingQueueWithConfig[string](nil, workqueue.TypedRateLimitingQueueConfig[string]{Name: Name}),
-	}
-	nsReg, err := namespaces.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Namespace]{
-		AddFunc:    func(ns *corev1.Namespace, _ bool) { c.queue.Add(ns.Name) },
-		UpdateFunc: func(_, ns *corev1.Namespace) { c.queue.Add(ns.Name) },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("root CA publisher: %w", err)
-	}
-	cmReg, err := configMaps.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.ConfigMap]{
-		UpdateFunc: func(_, cm *corev1.ConfigMap) { c.queue.Add(cm.Namespace) },
-		DeleteFunc: func(cm *corev1.ConfigMap) { c.queue.Add(cm.Namespace) },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("root CA publisher: %w", err)
-	}
-	c.synced = []func() bool{nsReg.HasSynced, cmReg.HasSynced}
-	return c, nil
-}
-
-// Run runs workers until ctx ends, once the informers have synced.
-func (c *Controller) Run(ctx context.Context, workers int) error {
-	return c.runner.Run(ctx, Name, workers, c.queue, c.sync, c.synced...)
+	namespaces := controller.Informer(c.Controller, factory, informers.Namespaces)
+	configMaps := controller.Informer(c.Controller, byName, informers.ConfigMaps)
+	c.namespaces, c.configMaps = namespaces.Lister(), configMaps.Lister()
+	controller.Watch(c, namespaces, controller.Upserts(controller.KeyOf[*corev1.Namespace]))
+	// A ConfigMap changed or deleted by someone else is put back.
+	changes := controller.Keys(controller.NamespaceOf[*corev1.ConfigMap])
+	changes.Add = nil
+	controller.Watch(c, configMaps, changes)
+	return c, c.Err()
 }
 
 // sync makes or repairs the ConfigMap of an active namespace.
 func (c *Controller) sync(ctx context.Context, namespace string) error {
-	ns, err := c.namespaces.Get(namespace)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	if active, err := controller.NamespaceActive(c.namespaces, namespace); !active || err != nil {
 		return err
-	}
-	if helper.NamespaceTerminating(ns) {
-		return nil
 	}
 	cms := c.client.CoreV1().ConfigMaps(namespace)
 	cm, err := c.configMaps.Namespaced(namespace).Get(ConfigMapName)

@@ -13,13 +13,11 @@ import (
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/labels"
-	"kubecore.io/apimachinery/pkg/types"
 	"kubecore.io/client/controller"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/tools/record"
 	"kubecore.io/client/typed"
-	"kubecore.io/client/util/workqueue"
 
 	"kubecore.io/kubecore/pkg/controller/history"
 	"kubecore.io/kubecore/pkg/controller/podcontrol"
@@ -31,9 +29,18 @@ const Name = "statefulset"
 // controllerKind is the kind of the owner references the controller sets.
 var controllerKind = appsv1.SchemeGroupVersion.WithKind("StatefulSet")
 
+// Client is what the controller asks of the API server; *typed.Clientset
+// satisfies it.
+type Client interface {
+	CoreV1() typed.CoreV1
+	AppsV1() typed.AppsV1
+}
+
 // Options tune a Controller; the zero value gives the defaults.
 type Options struct {
-	// PodControl creates and deletes pods; nil means through cs.
+	// Recorder records the controller's Events; nil means none.
+	Recorder record.EventRecorder
+	// PodControl creates and deletes pods; nil means through the client.
 	PodControl podcontrol.Interface
 	// Now reads the clock (for minReadySeconds); nil means time.Now.
 	Now func() time.Time
@@ -41,7 +48,8 @@ type Options struct {
 
 // Controller is the StatefulSet controller.
 type Controller struct {
-	client     *typed.Clientset
+	*controller.Controller
+	client     Client
 	podControl podcontrol.Interface
 	recorder   record.EventRecorder
 	now        func() time.Time
@@ -50,90 +58,34 @@ type Controller struct {
 	pods      *cache.Informer[*corev1.Pod]
 	revisions *cache.Informer[*appsv1.ControllerRevision]
 	claims    *cache.Informer[*corev1.PersistentVolumeClaim]
-
-	queue  workqueue.TypedRateLimitingInterface[string]
-	runner controller.Runner
 }
 
-// New returns a StatefulSet controller over the informers of factory;
-// recorder (nil for none) receives its Events.
-func New(cs *typed.Clientset, factory *informers.SharedInformerFactory, recorder record.EventRecorder, opts Options) (*Controller, error) {
-	c := &Controller{client: cs, recorder: recorder, podControl: opts.PodControl, now: opts.Now}
+// New returns a StatefulSet controller working through client, fed by the
+// informers of factory.
+func New(client Client, factory *informers.SharedInformerFactory, opts Options) (*Controller, error) {
+	c := &Controller{client: client, recorder: opts.Recorder, podControl: opts.PodControl, now: opts.Now}
 	if c.now == nil {
 		c.now = time.Now
 	}
 	if c.podControl == nil {
-		c.podControl = podcontrol.PodControl{Pods: func(ns string) podcontrol.PodWriter { return cs.CoreV1().Pods(ns) }}
+		c.podControl = podcontrol.PodControl{Pods: func(ns string) podcontrol.PodWriter { return client.CoreV1().Pods(ns) }}
 	}
-	var err error
-	if c.sets, err = informers.StatefulSets(factory); err != nil {
-		return nil, fmt.Errorf("statefulset controller: %w", err)
-	}
-	if c.pods, err = informers.Pods(factory); err != nil {
-		return nil, fmt.Errorf("statefulset controller: %w", err)
-	}
-	if c.revisions, err = informers.ControllerRevisions(factory); err != nil {
-		return nil, fmt.Errorf("statefulset controller: %w", err)
-	}
-	if c.claims, err = informers.For[*corev1.PersistentVolumeClaim](factory, corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims")); err != nil {
-		return nil, fmt.Errorf("statefulset controller: %w", err)
-	}
-	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: Name})
-	if _, err := c.sets.AddEventHandler(cache.ResourceEventHandlerFuncs[*appsv1.StatefulSet]{
-		AddFunc:    func(s *appsv1.StatefulSet, _ bool) { c.enqueue(s) },
-		UpdateFunc: func(_, s *appsv1.StatefulSet) { c.enqueue(s) },
-		DeleteFunc: c.enqueue,
-	}); err != nil {
-		return nil, fmt.Errorf("statefulset controller: %w", err)
-	}
-	if _, err := c.pods.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Pod]{
-		AddFunc: func(p *corev1.Pod, _ bool) { c.podChanged(p, nil) },
-		UpdateFunc: func(old, p *corev1.Pod) {
-			if old.ResourceVersion != p.ResourceVersion {
-				c.podChanged(p, old)
-			}
+	c.Controller = controller.New(Name, c.sync)
+	c.sets = controller.Informer(c.Controller, factory, informers.StatefulSets)
+	c.pods = controller.Informer(c.Controller, factory, informers.Pods)
+	c.revisions = controller.Informer(c.Controller, factory, informers.ControllerRevisions)
+	c.claims = controller.Informer(c.Controller, factory, informers.PersistentVolumeClaims)
+	c.AddSynced(c.revisions.HasSynced, c.claims.HasSynced)
+	controller.Watch(c, c.sets, controller.ObjectKeys[*appsv1.StatefulSet]())
+	controller.Watch(c, c.pods, controller.Owned[*appsv1.StatefulSet, *corev1.Pod]{
+		Kind:   controllerKind.GroupKind(),
+		Owners: c.sets.Lister(),
+		Adopters: func(p *corev1.Pod) []string {
+			sets, _ := c.sets.Lister().Namespaced(p.Namespace).List(labels.Everything())
+			return controller.SelectorKeys(sets, func(s *appsv1.StatefulSet) *metav1.LabelSelector { return s.Spec.Selector }, p)
 		},
-		DeleteFunc: func(p *corev1.Pod) { c.podChanged(p, nil) },
-	}); err != nil {
-		return nil, fmt.Errorf("statefulset controller: %w", err)
-	}
-	return c, nil
-}
-
-// Run syncs StatefulSets with workers goroutines until ctx ends.
-func (c *Controller) Run(ctx context.Context, workers int) error {
-	return c.runner.Run(ctx, Name, workers, c.queue, c.sync, c.sets.HasSynced, c.pods.HasSynced, c.revisions.HasSynced, c.claims.HasSynced)
-}
-
-// Runner returns the counters of the controller's workers.
-func (c *Controller) Runner() *controller.Runner { return &c.runner }
-
-func (c *Controller) enqueue(s *appsv1.StatefulSet) {
-	c.queue.Add(cache.ObjectKey(s.Namespace, s.Name))
-}
-
-// podChanged enqueues the set controlling pod (and the one controlling
-// its old state), or for an orphan every set that could adopt it.
-func (c *Controller) podChanged(pod, old *corev1.Pod) {
-	for _, p := range []*corev1.Pod{pod, old} {
-		if p == nil {
-			continue
-		}
-		if ref := metav1.GetControllerOf(p); ref != nil {
-			if ref.Kind == controllerKind.Kind && ref.APIVersion == controllerKind.GroupVersion().String() {
-				c.queue.Add(cache.ObjectKey(p.Namespace, ref.Name))
-			}
-			continue
-		}
-		sets, _ := c.sets.Lister().Namespaced(p.Namespace).List(labels.Everything())
-		for _, s := range sets {
-			sel, err := metav1.LabelSelectorAsSelector(s.Spec.Selector)
-			if err == nil && !sel.Empty() && sel.Matches(labels.Set(p.Labels)) {
-				c.enqueue(s)
-			}
-		}
-	}
+	}.Handler(c))
+	return c, c.Err()
 }
 
 // sync brings the StatefulSet named key to its desired state.
@@ -185,7 +137,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return err
 	}
 	if wait := c.nextAvailable(set, pods); wait > 0 {
-		c.queue.AddAfter(key, wait)
+		c.Queue().AddAfter(key, wait)
 	}
 	return nil
 }
@@ -211,10 +163,7 @@ func (c *Controller) claimPods(ctx context.Context, set *appsv1.StatefulSet, sel
 	if err != nil {
 		return nil, err
 	}
-	patch := func(ctx context.Context, ns, name string, data []byte) error {
-		_, err := c.client.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{})
-		return err
-	}
+	patch := podcontrol.PatchPod(c.client.CoreV1())
 	m := controller.NewRefManager[*corev1.Pod](set, controllerKind, selector, patch, c.recheck(set))
 	pods, err := m.Claim(ctx, all, func(p *corev1.Pod) bool { return isMember(set, p) })
 	if err != nil {

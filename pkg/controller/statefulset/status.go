@@ -2,15 +2,12 @@ package statefulset
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"time"
 
 	appsv1 "kubecore.io/api/apps/v1"
 	corev1 "kubecore.io/api/core/v1"
-	apierrors "kubecore.io/apimachinery/pkg/api/errors"
-	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
-	"kubecore.io/client/util/retry"
+	"kubecore.io/client/controller"
 
 	"kubecore.io/kubecore/pkg/controller/podcontrol"
 )
@@ -64,26 +61,6 @@ func (c *Controller) updateStatus(ctx context.Context, set *appsv1.StatefulSet, 
 // writeStatus writes status to the set, on its latest version when the
 // cached one is stale.
 func (c *Controller) writeStatus(ctx context.Context, set *appsv1.StatefulSet, status appsv1.StatefulSetStatus) error {
-	client := c.client.AppsV1().StatefulSets(set.Namespace)
-	cur := set.DeepCopy()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur.Status = status
-		_, err := client.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
-		if !apierrors.IsConflict(err) {
-			return err
-		}
-		fresh, getErr := client.Get(ctx, set.Name, metav1.GetOptions{})
-		if getErr != nil {
-			return getErr
-		}
-		if fresh.UID != set.UID {
-			return nil
-		}
-		cur = fresh
-		return err
-	})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("update status of statefulset %s/%s: %w", set.Namespace, set.Name, err)
-	}
-	return nil
+	return controller.UpdateStatus(ctx, c.client.AppsV1().StatefulSets(set.Namespace), "statefulset", set,
+		func(s *appsv1.StatefulSet) { s.Status = status }, nil)
 }

@@ -16,6 +16,7 @@ import (
 	"kubecore.io/client/metadata"
 
 	"kubecore.io/kubecore/pkg/controller/garbagecollector"
+	"kubecore.io/kubecore/pkg/controllermanager"
 )
 
 // TestGarbageCollection checks that the garbage collector, which finds
@@ -32,7 +33,7 @@ func TestGarbageCollection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gc, err := garbagecollector.New(md, disco, garbagecollector.Options{DiscoveryPeriod: time.Second})
+	gc, err := garbagecollector.New(controllermanager.Clients{MetadataClient: md, DiscoveryClient: disco}, garbagecollector.Options{DiscoveryPeriod: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,23 +70,11 @@ func TestScheduledRuns(t *testing.T) {
 
 	clock := &fakeClock{now: time.Now().Truncate(time.Minute).Add(30 * time.Second)}
 	factory := informers.NewSharedInformerFactory(cs)
-	cjInf, err := informers.CronJobs(factory)
+	cjc, err := cronjob.New(cs, factory, cronjob.Options{Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobInf, err := informers.Jobs(factory)
-	if err != nil {
-		t.Fatal(err)
-	}
-	podInf, err := informers.Pods(factory)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cjc, err := cronjob.New(cs, cjInf, jobInf, nil, cronjob.Options{Now: clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	jc, err := job.New(cs, jobInf, podInf, nil, job.Options{})
+	jc, err := job.New(cs, factory, job.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 
 	"kubecore.io/kubecore/pkg/controller/daemonset"
 	"kubecore.io/kubecore/pkg/controller/garbagecollector"
+	"kubecore.io/kubecore/pkg/controllermanager"
 	"kubecore.io/kubecore/pkg/scheduler"
 	"kubecore.io/kubecore/test/integration/fakenode"
 	"kubecore.io/kubecore/test/integration/framework"
@@ -47,7 +48,7 @@ func setup(t *testing.T, readyAfter time.Duration) *cluster {
 	cs := s.Clientset(t)
 	c := &cluster{t: t, cs: cs, ns: s.CreateNamespace(t, "ds"), readyAfter: readyAfter}
 	factory := informers.NewSharedInformerFactory(cs)
-	dsc, err := daemonset.New(cs, factory, nil, daemonset.Options{})
+	dsc, err := daemonset.New(cs, factory, daemonset.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func setup(t *testing.T, readyAfter time.Duration) *cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gc, err := garbagecollector.New(md, disco, garbagecollector.Options{})
+	gc, err := garbagecollector.New(controllermanager.Clients{MetadataClient: md, DiscoveryClient: disco}, garbagecollector.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

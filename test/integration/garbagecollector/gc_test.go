@@ -19,6 +19,7 @@ import (
 	"kubecore.io/client/typed"
 
 	"kubecore.io/kubecore/pkg/controller/garbagecollector"
+	"kubecore.io/kubecore/pkg/controllermanager"
 	"kubecore.io/kubecore/test/integration/framework"
 )
 
@@ -36,7 +37,7 @@ func setup(t *testing.T) (*typed.Clientset, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gc, err := garbagecollector.New(md, disco, garbagecollector.Options{DiscoveryPeriod: time.Second})
+	gc, err := garbagecollector.New(controllermanager.Clients{MetadataClient: md, DiscoveryClient: disco}, garbagecollector.Options{DiscoveryPeriod: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

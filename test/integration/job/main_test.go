@@ -52,15 +52,7 @@ func start(t *testing.T, opts job.Options) *env {
 // newController builds a Job controller on factory's informers.
 func (e *env) newController(t *testing.T, factory *informers.SharedInformerFactory, opts job.Options) *job.Controller {
 	t.Helper()
-	jobInf, err := informers.Jobs(factory)
-	if err != nil {
-		t.Fatal(err)
-	}
-	podInf, err := informers.Pods(factory)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := job.New(e.cs, jobInf, podInf, nil, opts)
+	c, err := job.New(e.cs, factory, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

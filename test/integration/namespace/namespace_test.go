@@ -18,6 +18,7 @@ import (
 	"kubecore.io/client/typed"
 
 	"kubecore.io/kubecore/pkg/controller/namespace"
+	"kubecore.io/kubecore/pkg/controllermanager"
 	"kubecore.io/kubecore/test/integration/framework"
 )
 
@@ -35,7 +36,7 @@ func startController(t *testing.T, s *framework.APIServer) *typed.Clientset {
 		t.Fatal(err)
 	}
 	factory := informers.NewSharedInformerFactory(cs)
-	c, err := namespace.New(cs, md, disco, factory)
+	c, err := namespace.New(controllermanager.Clients{Clientset: cs, MetadataClient: md, DiscoveryClient: disco}, factory)
 	if err != nil {
 		t.Fatal(err)
 	}

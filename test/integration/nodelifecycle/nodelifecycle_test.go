@@ -54,7 +54,7 @@ func setup(t *testing.T) testbed {
 	t.Cleanup(func() { _ = agent.Stop() })
 	tb.agent = agent
 	factory := informers.NewSharedInformerFactory(cs)
-	c, err := nodelifecycle.New(cs, factory, nil, nodelifecycle.Options{
+	c, err := nodelifecycle.New(cs, factory, nodelifecycle.Options{
 		NodeMonitorGracePeriod: grace, NodeMonitorPeriod: 100 * time.Millisecond, EvictionRate: 100,
 	})
 	if err != nil {

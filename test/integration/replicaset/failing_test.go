@@ -27,20 +27,12 @@ func TestPermanentFailureBacksOff(t *testing.T) {
 	ctx, client, _, ns := setup(t, true)
 	ctx, cancel := context.WithCancel(ctx)
 	factory := informers.NewSharedInformerFactory(client)
-	rsInf, err := informers.ReplicaSets(factory)
-	if err != nil {
-		t.Fatal(err)
-	}
-	podInf, err := informers.Pods(factory)
-	if err != nil {
-		t.Fatal(err)
-	}
 	broadcaster := record.NewBroadcaster(ctx, record.ClientSink(func(ns string) record.EventClient { return client.CoreV1().Events(ns) }), record.Options{})
 	scheme, err := typed.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := replicaset.New(client, rsInf, podInf, broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "replicaset-controller"}), replicaset.Options{})
+	c, err := replicaset.New(client, factory, replicaset.Options{Recorder: broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "replicaset-controller"})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func (s *server) runControllers() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, err := rootcacert.New(s.admin, factory, ca)
+	pub, err := rootcacert.New(s.admin, factory, rootcacert.Options{CA: ca})
 	if err != nil {
 		t.Fatal(err)
 	}

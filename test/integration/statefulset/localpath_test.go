@@ -47,12 +47,12 @@ func TestLocalPathVolumes(t *testing.T) {
 	factory := informers.NewSharedInformerFactory(cs)
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait(); factory.Shutdown() })
-	sets, err := statefulset.New(cs, factory, nil, statefulset.Options{})
+	sets, err := statefulset.New(cs, factory, statefulset.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	prov, err := localpath.New(cs, factory, nil, localpath.Options{Dir: dir})
+	prov, err := localpath.New(cs, factory, localpath.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

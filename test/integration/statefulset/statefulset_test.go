@@ -24,6 +24,7 @@ import (
 
 	"kubecore.io/kubecore/pkg/controller/garbagecollector"
 	"kubecore.io/kubecore/pkg/controller/statefulset"
+	"kubecore.io/kubecore/pkg/controllermanager"
 	"kubecore.io/kubecore/test/integration/fakenode"
 	"kubecore.io/kubecore/test/integration/framework"
 )
@@ -40,7 +41,7 @@ func setup(t *testing.T, readyAfter time.Duration) (*typed.Clientset, string) {
 	t.Cleanup(func() { cancel(); wg.Wait() })
 
 	factory := informers.NewSharedInformerFactory(cs)
-	c, err := statefulset.New(cs, factory, nil, statefulset.Options{})
+	c, err := statefulset.New(cs, factory, statefulset.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func setup(t *testing.T, readyAfter time.Duration) (*typed.Clientset, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gc, err := garbagecollector.New(md, disco, garbagecollector.Options{})
+	gc, err := garbagecollector.New(controllermanager.Clients{MetadataClient: md, DiscoveryClient: disco}, garbagecollector.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

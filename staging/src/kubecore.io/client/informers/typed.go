@@ -3,6 +3,7 @@ package informers
 import (
 	appsv1 "kubecore.io/api/apps/v1"
 	batchv1 "kubecore.io/api/batch/v1"
+	certificatesv1 "kubecore.io/api/certificates/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
 	discoveryv1 "kubecore.io/api/discovery/v1"
@@ -79,4 +80,35 @@ func EndpointSlices(f *SharedInformerFactory) (*cache.Informer[*discoveryv1.Endp
 // Leases returns the shared lease informer.
 func Leases(f *SharedInformerFactory) (*cache.Informer[*coordinationv1.Lease], error) {
 	return For[*coordinationv1.Lease](f, coordinationv1.SchemeGroupVersion.WithResource("leases"))
+}
+
+// DaemonSets returns the shared DaemonSet informer.
+func DaemonSets(f *SharedInformerFactory) (*cache.Informer[*appsv1.DaemonSet], error) {
+	return For[*appsv1.DaemonSet](f, appsv1.SchemeGroupVersion.WithResource("daemonsets"))
+}
+
+// Endpoints returns the shared Endpoints informer.
+func Endpoints(f *SharedInformerFactory) (*cache.Informer[*corev1.Endpoints], error) {
+	return For[*corev1.Endpoints](f, corev1.SchemeGroupVersion.WithResource("endpoints"))
+}
+
+// ServiceAccounts returns the shared ServiceAccount informer.
+func ServiceAccounts(f *SharedInformerFactory) (*cache.Informer[*corev1.ServiceAccount], error) {
+	return For[*corev1.ServiceAccount](f, corev1.SchemeGroupVersion.WithResource("serviceaccounts"))
+}
+
+// PersistentVolumes returns the shared PersistentVolume informer.
+func PersistentVolumes(f *SharedInformerFactory) (*cache.Informer[*corev1.PersistentVolume], error) {
+	return For[*corev1.PersistentVolume](f, corev1.SchemeGroupVersion.WithResource("persistentvolumes"))
+}
+
+// PersistentVolumeClaims returns the shared PersistentVolumeClaim informer.
+func PersistentVolumeClaims(f *SharedInformerFactory) (*cache.Informer[*corev1.PersistentVolumeClaim], error) {
+	return For[*corev1.PersistentVolumeClaim](f, corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims"))
+}
+
+// CertificateSigningRequests returns the shared CertificateSigningRequest
+// informer.
+func CertificateSigningRequests(f *SharedInformerFactory) (*cache.Informer[*certificatesv1.CertificateSigningRequest], error) {
+	return For[*certificatesv1.CertificateSigningRequest](f, certificatesv1.SchemeGroupVersion.WithResource("certificatesigningrequests"))
 }
