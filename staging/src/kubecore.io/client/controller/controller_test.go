@@ -308,7 +308,9 @@ func TestOwnedMapsToOwnerAndObservesExpectations(t *testing.T) {
 		{"add of a pod whose owner is gone", func() []string { return h.Add(podWith("1", controlledBy("rs", "old-uid"))) }, nil},
 		{"resync", func() []string { return h.Update(podWith("1", owned), podWith("1", owned)) }, nil},
 		{"update of an owned pod", func() []string { return h.Update(podWith("1", owned), podWith("2", owned)) }, []string{"ns/rs"}},
-		{"owner changed", func() []string { return h.Update(podWith("1", owned), podWith("2", controlledBy("other", "other-uid"))) }, []string{"ns/rs", "ns/other"}},
+		{"owner changed", func() []string {
+			return h.Update(podWith("1", owned), podWith("2", controlledBy("other", "other-uid")))
+		}, []string{"ns/rs", "ns/other"}},
 		{"released", func() []string { return h.Update(podWith("1", owned), podWith("2")) }, []string{"ns/rs", "ns/adopter"}},
 		{"orphan unchanged labels", func() []string { return h.Update(podWith("1"), podWith("2")) }, nil},
 		{"orphan relabelled", func() []string {
