@@ -10,6 +10,7 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/client/controller"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/typed"
 
@@ -51,8 +52,8 @@ func NewApprover(client ApproverClient, factory *informers.SharedInformerFactory
 }
 
 func (a *Approver) sync(ctx context.Context, name string) error {
-	c, err := a.get(name)
-	if c == nil || err != nil {
+	c, ok, err := controller.Get(ctx, a.lister, name)
+	if !ok {
 		return err
 	}
 	if len(c.Status.Certificate) > 0 || hasCondition(c, certificatesv1.CertificateApproved) || hasCondition(c, certificatesv1.CertificateDenied) ||

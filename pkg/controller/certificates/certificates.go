@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	certificatesv1 "kubecore.io/api/certificates/v1"
-	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	"kubecore.io/client/controller"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/tools/cache"
@@ -38,15 +37,6 @@ func newQueued(factory *informers.SharedInformerFactory, name string, sync contr
 	inf := controller.Informer(c, factory, informers.CertificateSigningRequests)
 	controller.Watch(c, inf, controller.Upserts(controller.KeyOf[*csr]))
 	return queued{Controller: c, lister: inf.Lister()}, c.Err()
-}
-
-// get returns the named request, nil when it is gone.
-func (q queued) get(name string) (*csr, error) {
-	c, err := q.lister.Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	return c, err
 }
 
 // hasCondition reports whether c has a true condition of type t.

@@ -14,6 +14,7 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/client/controller"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/typed"
 	"kubecore.io/client/util/cert"
@@ -82,8 +83,8 @@ func NewSigner(client SignerClient, factory *informers.SharedInformerFactory, cf
 }
 
 func (s *Signer) sync(ctx context.Context, name string) error {
-	c, err := s.get(name)
-	if c == nil || err != nil {
+	c, ok, err := controller.Get(ctx, s.lister, name)
+	if !ok {
 		return err
 	}
 	if c.Spec.SignerName != certificatesv1.KubeAPIServerClientKubeletSignerName || len(c.Status.Certificate) > 0 ||

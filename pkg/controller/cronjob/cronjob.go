@@ -132,17 +132,11 @@ func (c *Controller) event(cj *batchv1.CronJob, eventType, reason, format string
 // sync brings the CronJob named by key up to date: its status from its
 // Jobs, its history, and the Job of a start time that came.
 func (c *Controller) sync(ctx context.Context, key string) error {
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return nil
-	}
-	shared, err := c.cjLister.Namespaced(ns).Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	shared, ok, err := controller.Get(ctx, c.cjLister, key)
+	if !ok {
 		return err
 	}
+	ns := shared.Namespace
 	all, err := c.jobLister.Namespaced(ns).List(labels.Everything())
 	if err != nil {
 		return err

@@ -206,19 +206,10 @@ func (c *Controller) expectationsMet(key string) bool {
 
 // sync brings the DaemonSet named key to its desired pods and status.
 func (c *Controller) sync(ctx context.Context, key string) error {
-	logger := klog.FromContext(ctx)
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		logger.Error(err, "Dropping a bad key", "key", key)
-		return nil
-	}
-	ds, err := c.sets.Lister().Namespaced(ns).Get(name)
-	if apierrors.IsNotFound(err) {
+	ds, ok, err := controller.Get(ctx, c.sets.Lister(), key)
+	if !ok {
 		c.creations.DeleteExpectations(key)
 		c.deletions.DeleteExpectations(key)
-		return nil
-	}
-	if err != nil {
 		return err
 	}
 	selector, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)

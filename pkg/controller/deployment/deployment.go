@@ -9,7 +9,6 @@ import (
 
 	appsv1 "kubecore.io/api/apps/v1"
 	corev1 "kubecore.io/api/core/v1"
-	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/labels"
 	"kubecore.io/apimachinery/pkg/types"
@@ -18,8 +17,6 @@ import (
 	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/tools/record"
 	"kubecore.io/client/typed"
-
-	"k8s.io/klog/v2"
 )
 
 // Name is the controller's name in the controller-manager and its queue.
@@ -131,19 +128,11 @@ func (c *Controller) podDeleted(pod *corev1.Pod) []string {
 
 // sync brings the Deployment named by key one step closer to its spec.
 func (c *Controller) sync(ctx context.Context, key string) error {
-	logger := klog.FromContext(ctx)
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		logger.Error(err, "Dropping a bad key", "key", key)
-		return nil
-	}
-	cached, err := c.dLister.Namespaced(ns).Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	cached, ok, err := controller.Get(ctx, c.dLister, key)
+	if !ok {
 		return err
 	}
+	ns := cached.Namespace
 	d := cached.DeepCopy()
 	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil || selector.Empty() {

@@ -99,6 +99,7 @@ func New(client Client, opts Options) (*GarbageCollector, error) {
 	gc.attemptToDelete = gc.Queue()
 	gc.attemptToOrphan = gc.AddQueue("garbage_collector_attempt_to_orphan", gc.processAttemptToOrphan)
 	gc.AddSynced(gc.monitorsSynced)
+	gc.AddLoop(gc.rediscover)
 	return gc, nil
 }
 
@@ -121,11 +122,7 @@ func (gc *GarbageCollector) Run(ctx context.Context, workers int) error {
 		case <-time.After(time.Second):
 		}
 	}
-	var wg sync.WaitGroup
-	wg.Go(func() { gc.rediscover(ctx) })
-	err := gc.Controller.Run(ctx, workers)
-	wg.Wait()
-	return err
+	return gc.Controller.Run(ctx, workers)
 }
 
 // Runners return the counters of the deletion and orphaning workers.

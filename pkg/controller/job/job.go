@@ -255,17 +255,11 @@ func (s *uidSet) has(uid types.UID) bool {
 // syncOrphanPod takes the tracking finalizer off a pod whose Job is gone
 // (checked with a GET, not the cache) or that no Job controls any more.
 func (c *Controller) syncOrphanPod(ctx context.Context, key string) error {
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return nil
-	}
-	pod, err := c.podLister.Namespaced(ns).Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	pod, ok, err := controller.Get(ctx, c.podLister, key)
+	if !ok {
 		return err
 	}
+	ns := pod.Namespace
 	if !hasFinalizer(pod) {
 		return nil
 	}
@@ -299,17 +293,9 @@ func (c *Controller) removeFinalizers(ctx context.Context, pods []*corev1.Pod) e
 // sync brings the Job named by key to its desired pods and status.
 func (c *Controller) sync(ctx context.Context, key string) error {
 	logger := klog.FromContext(ctx)
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		logger.Error(err, "Dropping a bad key", "key", key)
-		return nil
-	}
-	shared, err := c.jobLister.Namespaced(ns).Get(name)
-	if apierrors.IsNotFound(err) {
+	shared, ok, err := controller.Get(ctx, c.jobLister, key)
+	if !ok {
 		c.forget(key)
-		return nil
-	}
-	if err != nil {
 		return err
 	}
 	if !c.written.observed(key, shared.ResourceVersion) {

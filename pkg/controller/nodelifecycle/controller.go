@@ -121,6 +121,7 @@ func New(client Client, factory *informers.SharedInformerFactory, opts Options) 
 	c.Controller = controller.New(Name, c.syncNode)
 	c.nodeQueue = c.Queue()
 	c.podQueue = c.AddQueue(Name+"-eviction", c.syncPod)
+	c.AddLoop(c.monitor)
 	c.nodes = controller.Informer(c.Controller, factory, informers.Nodes)
 	c.leases = controller.Informer(c.Controller, factory.Restricted(informers.WithNamespace(corev1.NamespaceNodeLease)), informers.Leases)
 	c.pods = controller.Informer(c.Controller, factory, informers.Pods)
@@ -186,16 +187,6 @@ func (c *Controller) forget(node string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.probes, node)
-}
-
-// Run checks nodes and evicts pods with workers goroutines each until ctx
-// ends.
-func (c *Controller) Run(ctx context.Context, workers int) error {
-	var wg sync.WaitGroup
-	wg.Go(func() { c.monitor(ctx) })
-	err := c.Controller.Run(ctx, workers)
-	wg.Wait()
-	return err
 }
 
 // Runners return the counters of the node and eviction workers.

@@ -8,7 +8,7 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
-	"kubecore.io/client/tools/cache"
+	"kubecore.io/client/controller"
 
 	"k8s.io/klog/v2"
 )
@@ -61,17 +61,11 @@ func evictionDelay(pod *corev1.Pod, taints []corev1.Taint, now time.Time) (time.
 // syncPod deletes a pod whose node's NoExecute taints it does not tolerate
 // (any longer).
 func (c *Controller) syncPod(ctx context.Context, key string) error {
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return nil
-	}
-	pod, err := c.pods.Lister().Namespaced(ns).Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	pod, ok, err := controller.Get(ctx, c.pods.Lister(), key)
+	if !ok {
 		return err
 	}
+	ns, name := pod.Namespace, pod.Name
 	if pod.Spec.NodeName == "" || pod.DeletionTimestamp != nil {
 		return nil
 	}

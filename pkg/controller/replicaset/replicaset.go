@@ -154,19 +154,12 @@ func newController(replicaSets func(string) ReplicaSetClient, patchPod controlle
 // sync brings the ReplicaSet named by key to its desired pods and status.
 func (c *Controller) sync(ctx context.Context, key string) error {
 	logger := klog.FromContext(ctx)
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		logger.Error(err, "Dropping a bad key", "key", key)
-		return nil
-	}
-	rs, err := c.rsLister.Namespaced(ns).Get(name)
-	if apierrors.IsNotFound(err) {
+	rs, ok, err := controller.Get(ctx, c.rsLister, key)
+	if !ok {
 		c.expectations.DeleteExpectations(key)
-		return nil
-	}
-	if err != nil {
 		return err
 	}
+	ns := rs.Namespace
 	needsSync := c.expectations.SatisfiedExpectations(key)
 	selector, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 
 	appsv1 "kubecore.io/api/apps/v1"
 	corev1 "kubecore.io/api/core/v1"
-	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/labels"
 	"kubecore.io/client/controller"
@@ -90,15 +89,8 @@ func New(client Client, factory *informers.SharedInformerFactory, opts Options) 
 
 // sync brings the StatefulSet named key to its desired state.
 func (c *Controller) sync(ctx context.Context, key string) error {
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return nil
-	}
-	set, err := c.sets.Lister().Namespaced(ns).Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	set, ok, err := controller.Get(ctx, c.sets.Lister(), key)
+	if !ok {
 		return err
 	}
 	set = set.DeepCopy()

@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/util/workqueue"
+
+	"k8s.io/klog/v2"
 )
 
 // Controller is the skeleton every controller shares: one or more named,
@@ -30,6 +34,7 @@ type Controller struct {
 
 	mu     sync.Mutex
 	synced []func() bool
+	loops  []func(ctx context.Context)
 	errs   []error
 }
 
@@ -106,6 +111,15 @@ func (c *Controller) AddSynced(synced ...func() bool) {
 	c.synced = append(c.synced, synced...)
 }
 
+// AddLoop adds a loop Run runs beside the workers, from the start (before
+// the caches sync) until ctx ends, such as a periodic check of every
+// object that no event would trigger. Run waits for it to return.
+func (c *Controller) AddLoop(loop func(ctx context.Context)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.loops = append(c.loops, loop)
+}
+
 // Err returns the errors of the Watch calls that failed, nil when all
 // succeeded. Constructors return it after their Watch lines.
 func (c *Controller) Err() error {
@@ -124,19 +138,24 @@ func (c *Controller) fail(err error) {
 }
 
 // Run waits for every watched cache, then runs each queue's workers
-// (workers each, unless the queue fixes its own number) until ctx ends;
-// it returns once every queue has drained and its workers stopped, with
-// the errors of those that failed to start.
+// (workers each, unless the queue fixes its own number) and the added
+// loops until ctx ends; it returns once every queue has drained, its
+// workers and the loops stopped, with the errors of the queues that failed
+// to start.
 func (c *Controller) Run(ctx context.Context, workers int) error {
 	if err := c.Err(); err != nil {
 		c.ShutDown()
 		return err
 	}
 	c.mu.Lock()
-	synced := append([]func() bool(nil), c.synced...)
+	synced := slices.Clone(c.synced)
+	loops := slices.Clone(c.loops)
 	c.mu.Unlock()
 	errs := make([]error, len(c.queues))
 	var wg sync.WaitGroup
+	for _, loop := range loops {
+		wg.Go(func() { loop(ctx) })
+	}
 	for i, q := range c.queues {
 		n := workers
 		if q.workers > 0 {
@@ -245,4 +264,21 @@ func (c *Controller) ShutDown() {
 	for _, q := range c.queues {
 		q.ShutDown()
 	}
+}
+
+// Get returns the object named by key ("namespace/name" or "name") from
+// lister, as a sync function starts: ok is false when the object is gone,
+// or when key is malformed (logged and dropped, since retrying cannot fix
+// it); err is set only for a failure worth a retry.
+func Get[T cache.Object](ctx context.Context, lister cache.Lister[T], key string) (obj T, ok bool, err error) {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		klog.FromContext(ctx).Error(err, "Dropping a bad key", "key", key)
+		return obj, false, nil
+	}
+	obj, err = lister.Namespaced(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		return obj, false, nil
+	}
+	return obj, err == nil, err
 }

@@ -463,3 +463,23 @@ func TestUpdateStatus(t *testing.T) {
 		t.Error("UpdateStatus changed the cached object")
 	}
 }
+
+func TestRunWaitsForLoops(t *testing.T) {
+	c := New("test", newKeyLog().sync)
+	started, stopped := make(chan struct{}), make(chan struct{})
+	c.AddLoop(func(ctx context.Context) {
+		close(started)
+		<-ctx.Done()
+		close(stopped)
+	})
+	stop := runController(t, c, 1)
+	<-started
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-stopped:
+	default:
+		t.Fatal("Run returned before its loop")
+	}
+}
