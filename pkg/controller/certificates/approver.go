@@ -46,11 +46,11 @@ type ApproverClient interface {
 // informers of factory.
 func NewApprover(client ApproverClient, factory *informers.SharedInformerFactory) (*Approver, error) {
 	a := &Approver{client: client}
-	q, err := newQueued(factory, ApproverName, a.sync)
-	a.queued = q
-	return a, err
+	return a, a.init(factory, ApproverName, a.sync)
 }
 
+// sync approves the request name if it is a kubelet's client certificate
+// request its requestor may make.
 func (a *Approver) sync(ctx context.Context, name string) error {
 	c, ok, err := controller.Get(ctx, a.lister, name)
 	if !ok {

@@ -32,11 +32,13 @@ type queued struct {
 	lister cache.Lister[*csr]
 }
 
-func newQueued(factory *informers.SharedInformerFactory, name string, sync controller.SyncFunc) (queued, error) {
-	c := controller.New(name, sync)
-	inf := controller.Informer(c, factory, informers.CertificateSigningRequests)
-	controller.Watch(c, inf, controller.Upserts(controller.KeyOf[*csr]))
-	return queued{Controller: c, lister: inf.Lister()}, c.Err()
+// init makes the controller name, whose workers call sync.
+func (q *queued) init(factory *informers.SharedInformerFactory, name string, sync controller.SyncFunc) error {
+	q.Controller = controller.New(name, sync)
+	inf := controller.Informer(q.Controller, factory, informers.CertificateSigningRequests)
+	q.lister = inf.Lister()
+	controller.Watch(q, inf, controller.Upserts(controller.KeyOf[*csr]))
+	return q.Err()
 }
 
 // hasCondition reports whether c has a true condition of type t.

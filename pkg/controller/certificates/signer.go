@@ -77,11 +77,10 @@ func NewSigner(client SignerClient, factory *informers.SharedInformerFactory, cf
 		cfg.Now = time.Now
 	}
 	s := &Signer{client: client, cfg: cfg}
-	q, err := newQueued(factory, SignerName, s.sync)
-	s.queued = q
-	return s, err
+	return s, s.init(factory, SignerName, s.sync)
 }
 
+// sync issues the certificate of the request name once it is approved.
 func (s *Signer) sync(ctx context.Context, name string) error {
 	c, ok, err := controller.Get(ctx, s.lister, name)
 	if !ok {

@@ -136,8 +136,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if !ok {
 		return err
 	}
-	ns := shared.Namespace
-	all, err := c.jobLister.Namespaced(ns).List(labels.Everything())
+	all, err := c.jobLister.Namespaced(shared.Namespace).List(labels.Everything())
 	if err != nil {
 		return err
 	}
@@ -154,7 +153,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	requeueAfter, syncErr := c.schedule(ctx, cj, jobs, now)
 	if !equalStatus(&cj.Status, &shared.Status) {
-		if _, err := c.cronJobs(ns).UpdateStatus(ctx, cj, metav1.UpdateOptions{}); err != nil {
+		if _, err := c.cronJobs(cj.Namespace).UpdateStatus(ctx, cj, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("update status of cronjob %s: %w", key, err)
 		}
 	}

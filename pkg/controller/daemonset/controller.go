@@ -307,12 +307,8 @@ func (c *Controller) act(ctx context.Context, key string, ds *appsv1.DaemonSet, 
 // claimPods returns the pods ds controls once orphans matching its
 // selector are adopted and owned pods that stopped matching released.
 func (c *Controller) claimPods(ctx context.Context, ds *appsv1.DaemonSet, selector labels.Selector, canAdopt func(context.Context) error) ([]*corev1.Pod, error) {
-	all, err := c.pods.Lister().Namespaced(ds.Namespace).List(labels.Everything())
-	if err != nil {
-		return nil, err
-	}
 	patch := podcontrol.PatchPod(c.client.CoreV1())
-	pods, err := controller.NewRefManager[*corev1.Pod](ds, controllerKind, selector, patch, canAdopt).Claim(ctx, all)
+	pods, err := controller.ClaimFrom(ctx, controller.NewRefManager[*corev1.Pod](ds, controllerKind, selector, patch, canAdopt), c.pods.Lister())
 	if err != nil {
 		return nil, fmt.Errorf("claim pods of %s/%s: %w", ds.Namespace, ds.Name, err)
 	}

@@ -132,14 +132,13 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if !ok {
 		return err
 	}
-	ns := cached.Namespace
 	d := cached.DeepCopy()
 	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil || selector.Empty() {
 		c.event(d, corev1.EventTypeWarning, "SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
 		if d.Status.ObservedGeneration < d.Generation {
 			d.Status.ObservedGeneration = d.Generation
-			_, err := c.deployments(ns).UpdateStatus(ctx, d, metav1.UpdateOptions{})
+			_, err := c.deployments(d.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{})
 			return err
 		}
 		return nil
@@ -178,10 +177,6 @@ func (c *Controller) event(obj *appsv1.Deployment, eventType, reason, format str
 // claimReplicaSets returns the ReplicaSets d controls, adopting matching
 // orphans and releasing those that stopped matching.
 func (c *Controller) claimReplicaSets(ctx context.Context, d *appsv1.Deployment, selector labels.Selector) ([]*appsv1.ReplicaSet, error) {
-	all, err := c.rsLister.Namespaced(d.Namespace).List(labels.Everything())
-	if err != nil {
-		return nil, err
-	}
 	canAdopt := controller.RecheckDeletionTimestamp(d, func(ctx context.Context) (metav1.Object, error) {
 		return c.deployments(d.Namespace).Get(ctx, d.Name, metav1.GetOptions{})
 	})
@@ -189,7 +184,7 @@ func (c *Controller) claimReplicaSets(ctx context.Context, d *appsv1.Deployment,
 		_, err := c.replicaSets(ns).Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{})
 		return err
 	}
-	return controller.NewRefManager[*appsv1.ReplicaSet](d, controllerKind, selector, patch, canAdopt).Claim(ctx, all)
+	return controller.ClaimFrom(ctx, controller.NewRefManager[*appsv1.ReplicaSet](d, controllerKind, selector, patch, canAdopt), c.rsLister)
 }
 
 // isScalingEvent reports whether d's replicas changed since its active

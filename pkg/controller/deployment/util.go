@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -447,16 +448,12 @@ func deploymentTimedOut(d *appsv1.Deployment, st *appsv1.DeploymentStatus, now t
 func statusEqual(a, b *appsv1.DeploymentStatus) bool {
 	if a.ObservedGeneration != b.ObservedGeneration || a.Replicas != b.Replicas || a.UpdatedReplicas != b.UpdatedReplicas ||
 		a.ReadyReplicas != b.ReadyReplicas || a.AvailableReplicas != b.AvailableReplicas || a.UnavailableReplicas != b.UnavailableReplicas ||
-		!ptrEqual(a.CollisionCount, b.CollisionCount) || len(a.Conditions) != len(b.Conditions) {
+		!ptrEqual(a.CollisionCount, b.CollisionCount) {
 		return false
 	}
-	for i := range a.Conditions {
-		x, y := a.Conditions[i], b.Conditions[i]
-		if x.Type != y.Type || x.Status != y.Status || x.Reason != y.Reason || x.Message != y.Message {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a.Conditions, b.Conditions, func(x, y appsv1.DeploymentCondition) bool {
+		return x.Type == y.Type && x.Status == y.Status && x.Reason == y.Reason && x.Message == y.Message
+	})
 }
 
 func ptrEqual(a, b *int32) bool {

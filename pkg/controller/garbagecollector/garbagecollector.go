@@ -23,11 +23,6 @@ import (
 // Name is the controller's name in the controller-manager.
 const Name = "garbage-collector"
 
-// Discoverer lists the resources the server serves; *discovery.Client is one.
-type Discoverer interface {
-	ServerPreferredResources(ctx context.Context) ([]*metav1.APIResourceList, error)
-}
-
 // Options tune a GarbageCollector; the zero value gives the defaults.
 type Options struct {
 	// DiscoveryPeriod is how often discovery is read again to watch new
@@ -42,7 +37,7 @@ type Options struct {
 type GarbageCollector struct {
 	*controller.Controller
 	md      *metadata.Client
-	disco   Discoverer
+	disco   *discovery.Client
 	period  time.Duration
 	ignored map[schema.GroupResource]bool
 

@@ -237,15 +237,11 @@ func Truncate(ctx context.Context, client Client, revs []*appsv1.ControllerRevis
 // matches, adopted (canAdopt as for controller.NewRefManager).
 func Claim(ctx context.Context, cs interface{ AppsV1() typed.AppsV1 }, lister cache.Lister[*appsv1.ControllerRevision], owner metav1.Object, ownerKind schema.GroupVersionKind,
 	selector labels.Selector, canAdopt func(context.Context) error) ([]*appsv1.ControllerRevision, error) {
-	all, err := lister.Namespaced(owner.GetNamespace()).List(labels.Everything())
-	if err != nil {
-		return nil, err
-	}
 	patch := func(ctx context.Context, ns, name string, data []byte) error {
 		_, err := cs.AppsV1().ControllerRevisions(ns).Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{})
 		return err
 	}
-	revs, err := controller.NewRefManager[*appsv1.ControllerRevision](owner, ownerKind, selector, patch, canAdopt).Claim(ctx, all)
+	revs, err := controller.ClaimFrom(ctx, controller.NewRefManager[*appsv1.ControllerRevision](owner, ownerKind, selector, patch, canAdopt), lister)
 	if err != nil {
 		return nil, fmt.Errorf("claim revisions of %s/%s: %w", owner.GetNamespace(), owner.GetName(), err)
 	}

@@ -259,12 +259,11 @@ func (c *Controller) syncOrphanPod(ctx context.Context, key string) error {
 	if !ok {
 		return err
 	}
-	ns := pod.Namespace
 	if !hasFinalizer(pod) {
 		return nil
 	}
 	if ref := metav1.GetControllerOf(pod); ref != nil && ref.Kind == controllerKind.Kind {
-		j, err := c.jobs(ns).Get(ctx, ref.Name, metav1.GetOptions{})
+		j, err := c.jobs(pod.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 		switch {
 		case err == nil && j.UID == ref.UID:
 			return nil // the Job lives: its sync counts the pod
@@ -390,18 +389,13 @@ func (c *Controller) ownedPods(job *batchv1.Job) []*corev1.Pod {
 // claimPods adopts matching orphans and releases owned pods that stopped
 // matching; it returns the pods job controls.
 func (c *Controller) claimPods(ctx context.Context, job *batchv1.Job, selector labels.Selector) ([]*corev1.Pod, error) {
-	all, err := c.podLister.Namespaced(job.Namespace).List(labels.Everything())
-	if err != nil {
-		return nil, err
-	}
 	canAdopt := controller.RecheckDeletionTimestamp(job, func(ctx context.Context) (metav1.Object, error) {
 		return c.jobs(job.Namespace).Get(ctx, job.Name, metav1.GetOptions{})
 	})
 	patch := func(ctx context.Context, ns, name string, p []byte) error {
 		return c.patchPod(ctx, ns, name, types.MergePatchType, p)
 	}
-	m := controller.NewRefManager[*corev1.Pod](job, controllerKind, selector, patch, canAdopt)
-	return m.Claim(ctx, all)
+	return controller.ClaimFrom(ctx, controller.NewRefManager[*corev1.Pod](job, controllerKind, selector, patch, canAdopt), c.podLister)
 }
 
 // recordFailure and recordSuccess keep the failure history of the pod

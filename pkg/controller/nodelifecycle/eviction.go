@@ -65,7 +65,6 @@ func (c *Controller) syncPod(ctx context.Context, key string) error {
 	if !ok {
 		return err
 	}
-	ns, name := pod.Namespace, pod.Name
 	if pod.Spec.NodeName == "" || pod.DeletionTimestamp != nil {
 		return nil
 	}
@@ -86,7 +85,7 @@ func (c *Controller) syncPod(ctx context.Context, key string) error {
 	}
 	klog.FromContext(ctx).V(2).Info("Evicting pod from tainted node", "pod", klog.KObj(pod), "node", node.Name)
 	uid := pod.UID
-	err = c.client.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	err = c.client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		return fmt.Errorf("evict pod %s from node %s: %w", key, node.Name, err)
 	}

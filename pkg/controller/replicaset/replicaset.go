@@ -159,7 +159,6 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		c.expectations.DeleteExpectations(key)
 		return err
 	}
-	ns := rs.Namespace
 	needsSync := c.expectations.SatisfiedExpectations(key)
 	selector, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
 	if err != nil {
@@ -167,7 +166,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		logger.Error(err, "Invalid selector", "replicaSet", klog.KObj(rs))
 		return nil
 	}
-	all, err := c.podLister.Namespaced(ns).List(labels.Everything())
+	all, err := c.podLister.Namespaced(rs.Namespace).List(labels.Everything())
 	if err != nil {
 		return err
 	}

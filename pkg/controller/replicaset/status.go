@@ -62,16 +62,12 @@ func calculateStatus(rs *appsv1.ReplicaSet, pods []*corev1.Pod, manageErr error,
 // statusEqual compares two statuses, conditions by type, status and reason.
 func statusEqual(a, b appsv1.ReplicaSetStatus) bool {
 	if a.Replicas != b.Replicas || a.FullyLabeledReplicas != b.FullyLabeledReplicas || a.ReadyReplicas != b.ReadyReplicas ||
-		a.AvailableReplicas != b.AvailableReplicas || a.ObservedGeneration != b.ObservedGeneration || len(a.Conditions) != len(b.Conditions) {
+		a.AvailableReplicas != b.AvailableReplicas || a.ObservedGeneration != b.ObservedGeneration {
 		return false
 	}
-	for i := range a.Conditions {
-		x, y := a.Conditions[i], b.Conditions[i]
-		if x.Type != y.Type || x.Status != y.Status || x.Reason != y.Reason || x.Message != y.Message {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a.Conditions, b.Conditions, func(x, y appsv1.ReplicaSetCondition) bool {
+		return x.Type == y.Type && x.Status == y.Status && x.Reason == y.Reason && x.Message == y.Message
+	})
 }
 
 // podsToDelete returns the n pods best deleted first: unassigned before

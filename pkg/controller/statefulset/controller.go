@@ -151,13 +151,9 @@ func (c *Controller) nextAvailable(set *appsv1.StatefulSet, pods []*corev1.Pod) 
 // claimPods returns the pods of set: those it controls that still match,
 // and orphans named and labelled as its own, adopted.
 func (c *Controller) claimPods(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector) ([]*corev1.Pod, error) {
-	all, err := c.pods.Lister().Namespaced(set.Namespace).List(labels.Everything())
-	if err != nil {
-		return nil, err
-	}
 	patch := podcontrol.PatchPod(c.client.CoreV1())
 	m := controller.NewRefManager[*corev1.Pod](set, controllerKind, selector, patch, c.recheck(set))
-	pods, err := m.Claim(ctx, all, func(p *corev1.Pod) bool { return isMember(set, p) })
+	pods, err := controller.ClaimFrom(ctx, m, c.pods.Lister(), func(p *corev1.Pod) bool { return isMember(set, p) })
 	if err != nil {
 		return nil, fmt.Errorf("claim pods of %s/%s: %w", set.Namespace, set.Name, err)
 	}

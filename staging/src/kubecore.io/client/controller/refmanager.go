@@ -11,6 +11,7 @@ import (
 	"kubecore.io/apimachinery/pkg/labels"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 	"kubecore.io/apimachinery/pkg/types"
+	"kubecore.io/client/tools/cache"
 )
 
 // PatchFunc applies a JSON merge patch (types.MergePatchType) to the named
@@ -181,4 +182,13 @@ func RecheckDeletionTimestamp(owner metav1.Object, get func(ctx context.Context)
 		}
 		return nil
 	}
+}
+
+// ClaimFrom is Claim over every object of the owner's namespace in lister.
+func ClaimFrom[T cache.Object](ctx context.Context, m *RefManager[T], lister cache.Lister[T], filters ...func(T) bool) ([]T, error) {
+	all, err := lister.Namespaced(m.owner.GetNamespace()).List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	return m.Claim(ctx, all, filters...)
 }
