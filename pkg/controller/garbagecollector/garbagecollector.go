@@ -94,7 +94,7 @@ func New(client Client, opts Options) (*GarbageCollector, error) {
 	gc.attemptToDelete = gc.Queue()
 	gc.attemptToOrphan = gc.AddQueue("garbage_collector_attempt_to_orphan", gc.processAttemptToOrphan)
 	gc.AddSynced(gc.monitorsSynced)
-	gc.AddLoop(gc.rediscover)
+	gc.AddLoop(controller.Every(period, gc.rediscover))
 	return gc, nil
 }
 
@@ -130,19 +130,10 @@ func (gc *GarbageCollector) Runners() (del, orphan *controller.Runner) {
 // in references included.
 func (gc *GarbageCollector) GraphSize() int { return gc.graph.len() }
 
-// rediscover reads discovery every period and watches new resources.
+// rediscover reads discovery again and watches new resources.
 func (gc *GarbageCollector) rediscover(ctx context.Context) {
-	t := time.NewTicker(gc.period)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if err := gc.syncMonitors(ctx); err != nil {
-			klog.FromContext(ctx).Error(err, "Discovery failed, keeping the resources watched so far")
-		}
+	if err := gc.syncMonitors(ctx); err != nil {
+		klog.FromContext(ctx).Error(err, "Discovery failed, keeping the resources watched so far")
 	}
 }
 

@@ -121,7 +121,7 @@ func New(client Client, factory *informers.SharedInformerFactory, opts Options) 
 	c.Controller = controller.New(Name, c.syncNode)
 	c.nodeQueue = c.Queue()
 	c.podQueue = c.AddQueue(Name+"-eviction", c.syncPod)
-	c.AddLoop(c.monitor)
+	c.AddLoop(controller.Every(opts.NodeMonitorPeriod, c.monitor))
 	c.nodes = controller.Informer(c.Controller, factory, informers.Nodes)
 	c.leases = controller.Informer(c.Controller, factory.Restricted(informers.WithNamespace(corev1.NamespaceNodeLease)), informers.Leases)
 	c.pods = controller.Informer(c.Controller, factory, informers.Pods)
@@ -195,26 +195,17 @@ func (c *Controller) Runners() (nodes, evictions *controller.Runner) {
 	return r[0], r[1]
 }
 
-// monitor checks every node each NodeMonitorPeriod, so that silence is
+// monitor checks every node (each NodeMonitorPeriod), so that silence is
 // noticed: a node that stops sending sends no event.
 func (c *Controller) monitor(ctx context.Context) {
-	t := time.NewTicker(c.opts.NodeMonitorPeriod)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		nodes, _ := c.nodes.Lister().List(labels.Everything())
-		d := disruptionOf(nodes)
-		if full := d == disruptionFull; full != c.fullDisruption.Swap(full) {
-			klog.FromContext(ctx).Info("Cluster disruption changed: no eviction while every node is not ready", "allNodesNotReady", full)
-		}
-		c.tainter.setQPS(c.evictionRate(d, len(nodes)))
-		for _, n := range nodes {
-			c.nodeQueue.Add(n.Name)
-		}
+	nodes, _ := c.nodes.Lister().List(labels.Everything())
+	d := disruptionOf(nodes)
+	if full := d == disruptionFull; full != c.fullDisruption.Swap(full) {
+		klog.FromContext(ctx).Info("Cluster disruption changed: no eviction while every node is not ready", "allNodesNotReady", full)
+	}
+	c.tainter.setQPS(c.evictionRate(d, len(nodes)))
+	for _, n := range nodes {
+		c.nodeQueue.Add(n.Name)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	"kubecore.io/client/informers"
@@ -118,6 +119,23 @@ func (c *Controller) AddLoop(loop func(ctx context.Context)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.loops = append(c.loops, loop)
+}
+
+// Every returns a loop for AddLoop that calls f each period until ctx
+// ends, the first time one period after the start.
+func Every(period time.Duration, f func(ctx context.Context)) func(ctx context.Context) {
+	return func(ctx context.Context) {
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				f(ctx)
+			}
+		}
+	}
 }
 
 // Err returns the errors of the Watch calls that failed, nil when all

@@ -483,3 +483,26 @@ func TestRunWaitsForLoops(t *testing.T) {
 		t.Fatal("Run returned before its loop")
 	}
 }
+
+func TestEveryRepeatsUntilCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := make(chan struct{}, 10)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Every(time.Millisecond, func(context.Context) { calls <- struct{}{} })(ctx)
+	}()
+	for range 2 {
+		select {
+		case <-calls:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the loop was not called again")
+		}
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the loop did not stop")
+	}
+}
