@@ -37,9 +37,11 @@ type Client interface {
 
 // Options tune a Controller; the zero value gives the defaults.
 type Options struct {
-	// Recorder records the controller's Events; nil means none.
+	// Recorder records the controller's Events about StatefulSets; nil
+	// means none.
 	Recorder record.EventRecorder
-	// PodControl creates and deletes pods; nil means through the client.
+	// PodControl creates and deletes the sets' pods; nil means through
+	// the client, without Events of their own.
 	PodControl podcontrol.Interface
 	// Now reads the clock (for minReadySeconds); nil means time.Now.
 	Now func() time.Time
