@@ -70,12 +70,8 @@ func NewSigner(client SignerClient, factory *informers.SharedInformerFactory, cf
 	if !cert.PublicKeyMatches(cfg.CACert, cfg.CAKey) {
 		return nil, fmt.Errorf("%s controller: the CA key does not match the CA certificate", SignerName)
 	}
-	if cfg.Duration <= 0 {
-		cfg.Duration = DefaultSigningDuration
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	cfg.Duration = controller.OrDefault(cfg.Duration, DefaultSigningDuration)
+	cfg.Now = controller.OrNow(cfg.Now)
 	s := &Signer{client: client, cfg: cfg}
 	return s, s.init(factory, SignerName, s.sync)
 }

@@ -98,9 +98,7 @@ func New(client Client, factory *informers.SharedInformerFactory, opts Options) 
 
 func newController(jobs func(string) JobClient, cronJobs func(string) CronJobClient, recorder record.EventRecorder,
 	cjLister cache.Lister[*batchv1.CronJob], jobLister cache.Lister[*batchv1.Job], opts Options) *Controller {
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.Now = controller.OrNow(opts.Now)
 	c := &Controller{
 		jobs:      jobs,
 		cronJobs:  cronJobs,

@@ -100,15 +100,9 @@ func New(client Client, factory *informers.SharedInformerFactory, opts Options) 
 	if opts.PodControl == nil {
 		opts.PodControl = podcontrol.PodControl{Pods: func(ns string) podcontrol.PodWriter { return client.CoreV1().Pods(ns) }, Recorder: opts.Recorder}
 	}
-	if opts.BurstReplicas <= 0 {
-		opts.BurstReplicas = DefaultBurstReplicas
-	}
-	if opts.MaxRequestsInFlight <= 0 {
-		opts.MaxRequestsInFlight = DefaultMaxRequestsInFlight
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.BurstReplicas = controller.OrDefault(opts.BurstReplicas, DefaultBurstReplicas)
+	opts.MaxRequestsInFlight = controller.OrDefault(opts.MaxRequestsInFlight, DefaultMaxRequestsInFlight)
+	opts.Now = controller.OrNow(opts.Now)
 	c := &Controller{
 		client:     client,
 		podControl: opts.PodControl,

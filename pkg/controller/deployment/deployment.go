@@ -96,9 +96,7 @@ func New(client Client, factory *informers.SharedInformerFactory, opts Options) 
 }
 
 func newController(deployments func(string) DeploymentClient, replicaSets func(string) ReplicaSetClient, opts Options) *Controller {
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.Now = controller.OrNow(opts.Now)
 	c := &Controller{
 		deployments: deployments,
 		replicaSets: replicaSets,

@@ -80,10 +80,7 @@ func New(client Client, opts Options) (*GarbageCollector, error) {
 			ignored[gr] = true
 		}
 	}
-	period := opts.DiscoveryPeriod
-	if period <= 0 {
-		period = 30 * time.Second
-	}
+	period := controller.OrDefault(opts.DiscoveryPeriod, 30*time.Second)
 	gc := &GarbageCollector{
 		md: md, disco: disco, period: period, ignored: ignored,
 		graph:    newGraph(),

@@ -168,18 +168,10 @@ func New(client Client, factory *informers.SharedInformerFactory, opts Options) 
 
 func newController(jobs func(string) JobClient, patchPod PatchPodFunc, podControl podcontrol.Interface, recorder record.EventRecorder,
 	jobLister cache.Lister[*batchv1.Job], podLister cache.Lister[*corev1.Pod], opts Options) *Controller {
-	if opts.PodFailureBackOff <= 0 {
-		opts.PodFailureBackOff = DefaultPodFailureBackOff
-	}
-	if opts.MaxPodFailureBackOff <= 0 {
-		opts.MaxPodFailureBackOff = DefaultMaxPodFailureBackOff
-	}
-	if opts.MaxRequestsInFlight <= 0 {
-		opts.MaxRequestsInFlight = DefaultMaxRequestsInFlight
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.PodFailureBackOff = controller.OrDefault(opts.PodFailureBackOff, DefaultPodFailureBackOff)
+	opts.MaxPodFailureBackOff = controller.OrDefault(opts.MaxPodFailureBackOff, DefaultMaxPodFailureBackOff)
+	opts.MaxRequestsInFlight = controller.OrDefault(opts.MaxRequestsInFlight, DefaultMaxRequestsInFlight)
+	opts.Now = controller.OrNow(opts.Now)
 	c := &Controller{
 		jobs:         jobs,
 		patchPod:     patchPod,

@@ -54,21 +54,11 @@ type Options struct {
 }
 
 func (o *Options) complete() {
-	if o.NodeMonitorGracePeriod <= 0 {
-		o.NodeMonitorGracePeriod = DefaultNodeMonitorGracePeriod
-	}
-	if o.NodeMonitorPeriod <= 0 {
-		o.NodeMonitorPeriod = DefaultNodeMonitorPeriod
-	}
-	if o.EvictionRate <= 0 {
-		o.EvictionRate = DefaultEvictionRate
-	}
-	if o.SecondaryEvictionRate <= 0 {
-		o.SecondaryEvictionRate = DefaultSecondaryEvictionRate
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o.NodeMonitorGracePeriod = controller.OrDefault(o.NodeMonitorGracePeriod, DefaultNodeMonitorGracePeriod)
+	o.NodeMonitorPeriod = controller.OrDefault(o.NodeMonitorPeriod, DefaultNodeMonitorPeriod)
+	o.EvictionRate = controller.OrDefault(o.EvictionRate, DefaultEvictionRate)
+	o.SecondaryEvictionRate = controller.OrDefault(o.SecondaryEvictionRate, DefaultSecondaryEvictionRate)
+	o.Now = controller.OrNow(o.Now)
 }
 
 // Controller watches node heartbeats, taints unhealthy nodes and evicts

@@ -127,15 +127,9 @@ func (c *Controller) podHandler() controller.Handler[*corev1.Pod] {
 
 func newController(replicaSets func(string) ReplicaSetClient, patchPod controller.PatchFunc, podControl podcontrol.Interface,
 	rsLister cache.Lister[*appsv1.ReplicaSet], podLister cache.Lister[*corev1.Pod], opts Options) *Controller {
-	if opts.BurstReplicas <= 0 {
-		opts.BurstReplicas = DefaultBurstReplicas
-	}
-	if opts.MaxRequestsInFlight <= 0 {
-		opts.MaxRequestsInFlight = DefaultMaxRequestsInFlight
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.BurstReplicas = controller.OrDefault(opts.BurstReplicas, DefaultBurstReplicas)
+	opts.MaxRequestsInFlight = controller.OrDefault(opts.MaxRequestsInFlight, DefaultMaxRequestsInFlight)
+	opts.Now = controller.OrNow(opts.Now)
 	c := &Controller{
 		replicaSets:  replicaSets,
 		patchPod:     patchPod,

@@ -64,10 +64,7 @@ type Controller struct {
 // New returns a StatefulSet controller working through client, fed by the
 // informers of factory.
 func New(client Client, factory *informers.SharedInformerFactory, opts Options) (*Controller, error) {
-	c := &Controller{client: client, recorder: opts.Recorder, podControl: opts.PodControl, now: opts.Now}
-	if c.now == nil {
-		c.now = time.Now
-	}
+	c := &Controller{client: client, recorder: opts.Recorder, podControl: opts.PodControl, now: controller.OrNow(opts.Now)}
 	if c.podControl == nil {
 		c.podControl = podcontrol.PodControl{Pods: func(ns string) podcontrol.PodWriter { return client.CoreV1().Pods(ns) }}
 	}
