@@ -118,16 +118,10 @@ func New(client Client, factory *informers.SharedInformerFactory, opts Options) 
 	c.nodes = controller.Informer(c.Controller, factory, informers.Nodes)
 	c.revisions = controller.Informer(c.Controller, factory, informers.ControllerRevisions)
 	c.AddSynced(c.revisions.HasSynced)
-	controller.Watch(c, c.sets, controller.Handler[*appsv1.DaemonSet]{
-		Add:    controller.KeyOf[*appsv1.DaemonSet],
-		Update: func(_, ds *appsv1.DaemonSet) []string { return controller.KeyOf(ds) },
-		Delete: func(ds *appsv1.DaemonSet) []string {
-			key := controller.KeyOf(ds)
-			c.creations.DeleteExpectations(key[0])
-			c.deletions.DeleteExpectations(key[0])
-			return key
-		},
-	})
+	controller.Watch(c, c.sets, controller.ForgetOnDelete[*appsv1.DaemonSet](func(key string) {
+		c.creations.DeleteExpectations(key)
+		c.deletions.DeleteExpectations(key)
+	}))
 	controller.Watch(c, c.pods, controller.Owned[*appsv1.DaemonSet, *corev1.Pod]{
 		Kind:         controllerKind.GroupKind(),
 		Owners:       c.sets.Lister(),

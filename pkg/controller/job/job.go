@@ -133,15 +133,7 @@ func New(client Client, factory *informers.SharedInformerFactory, opts Options) 
 	jobInformer := controller.Informer(c.Controller, factory, informers.Jobs)
 	podInformer := controller.Informer(c.Controller, factory, informers.Pods)
 	c.jobLister, c.podLister = jobInformer.Lister(), podInformer.Lister()
-	controller.Watch(c, jobInformer, controller.Handler[*batchv1.Job]{
-		Add:    controller.KeyOf[*batchv1.Job],
-		Update: func(_, j *batchv1.Job) []string { return controller.KeyOf(j) },
-		Delete: func(j *batchv1.Job) []string {
-			key := controller.KeyOf(j)
-			c.forget(key[0])
-			return key
-		},
-	})
+	controller.Watch(c, jobInformer, controller.ForgetOnDelete[*batchv1.Job](c.forget))
 	controller.Watch(c, podInformer, controller.Owned[*batchv1.Job, *corev1.Pod]{
 		Kind:         controllerKind.GroupKind(),
 		Owners:       c.jobLister,

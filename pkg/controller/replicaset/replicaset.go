@@ -95,15 +95,7 @@ func New(client Client, factory *informers.SharedInformerFactory, opts Options) 
 	rsInformer := controller.Informer(c.Controller, factory, informers.ReplicaSets)
 	podInformer := controller.Informer(c.Controller, factory, informers.Pods)
 	c.rsLister, c.podLister = rsInformer.Lister(), podInformer.Lister()
-	controller.Watch(c, rsInformer, controller.Handler[*appsv1.ReplicaSet]{
-		Add:    controller.KeyOf[*appsv1.ReplicaSet],
-		Update: func(_, rs *appsv1.ReplicaSet) []string { return controller.KeyOf(rs) },
-		Delete: func(rs *appsv1.ReplicaSet) []string {
-			key := controller.KeyOf(rs)
-			c.expectations.DeleteExpectations(key[0])
-			return key
-		},
-	})
+	controller.Watch(c, rsInformer, controller.ForgetOnDelete[*appsv1.ReplicaSet](c.expectations.DeleteExpectations))
 	controller.Watch(c, podInformer, c.podHandler())
 	return c, c.Err()
 }

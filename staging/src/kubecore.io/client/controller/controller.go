@@ -230,6 +230,19 @@ func Upserts[T cache.Object](keys func(obj T) []string) Handler[T] {
 // event, as a controller does for the objects it manages.
 func ObjectKeys[T cache.Object]() Handler[T] { return Keys(KeyOf[T]) }
 
+// ForgetOnDelete is ObjectKeys that first calls forget with the key of a
+// deleted object, for a controller that remembers things per object
+// (expectations, back-off) to drop them.
+func ForgetOnDelete[T cache.Object](forget func(key string)) Handler[T] {
+	h := ObjectKeys[T]()
+	h.Delete = func(obj T) []string {
+		keys := KeyOf(obj)
+		forget(keys[0])
+		return keys
+	}
+	return h
+}
+
 // KeyOf returns obj's own key, "namespace/name" or "name".
 func KeyOf[T cache.Object](obj T) []string {
 	return []string{cache.ObjectKey(obj.GetNamespace(), obj.GetName())}

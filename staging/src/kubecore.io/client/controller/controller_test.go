@@ -506,3 +506,17 @@ func TestEveryRepeatsUntilCancelled(t *testing.T) {
 		t.Fatal("the loop did not stop")
 	}
 }
+
+func TestForgetOnDelete(t *testing.T) {
+	var forgotten []string
+	h := ForgetOnDelete[*corev1.Pod](func(key string) { forgotten = append(forgotten, key) })
+	if got := h.Add(plainPod("a", "1")); !slices.Equal(got, []string{"ns/a"}) || forgotten != nil {
+		t.Fatalf("add: keys %v, forgotten %v", got, forgotten)
+	}
+	if got := h.Update(plainPod("a", "1"), plainPod("a", "2")); !slices.Equal(got, []string{"ns/a"}) || forgotten != nil {
+		t.Fatalf("update: keys %v, forgotten %v", got, forgotten)
+	}
+	if got := h.Delete(plainPod("a", "3")); !slices.Equal(got, []string{"ns/a"}) || !slices.Equal(forgotten, []string{"ns/a"}) {
+		t.Fatalf("delete: keys %v, forgotten %v", got, forgotten)
+	}
+}
