@@ -12,7 +12,6 @@ import (
 
 	appsv1 "kubecore.io/api/apps/v1"
 	corev1 "kubecore.io/api/core/v1"
-	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/labels"
 	"kubecore.io/apimachinery/pkg/types"
@@ -381,23 +380,8 @@ func (c *Controller) syncNodes(ctx context.Context, key string, ds *appsv1.Daemo
 	logger := klog.FromContext(ctx)
 	var errs []error
 	if len(deletes) > 0 {
-		uids := make([]types.UID, len(deletes))
-		for i, p := range deletes {
-			uids[i] = p.UID
-		}
-		c.deletions.ExpectDeletionsOf(key, uids)
 		logger.V(2).Info("Deleting daemon pods", "daemonSet", klog.KObj(ds), "count", len(deletes))
-		err := controller.Parallel(len(deletes), c.opts.MaxRequestsInFlight, func(i int) error {
-			p := deletes[i]
-			if err := c.podControl.DeletePod(ctx, p.Namespace, p.Name, ds); err != nil {
-				c.deletions.DeletionObservedUID(key, p.UID)
-				if !apierrors.IsNotFound(err) {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		if _, err := podcontrol.DeletePods(ctx, c.podControl, ds, deletes, c.opts.MaxRequestsInFlight, c.deletions, key); err != nil {
 			errs = append(errs, fmt.Errorf("delete pods of %s: %w", key, err))
 		}
 	}

@@ -556,23 +556,7 @@ func (c *Controller) deletePods(ctx context.Context, key string, job *batchv1.Jo
 		return nil
 	}
 	victims = slices.Clone(victims) // they may alias o.active, which shrinks
-	uids := make([]types.UID, len(victims))
-	for i, p := range victims {
-		uids[i] = p.UID
-	}
-	c.expectations.ExpectDeletionsOf(key, uids)
-	gone := make([]bool, len(victims))
-	err := controller.Parallel(len(victims), c.opts.MaxRequestsInFlight, func(i int) error {
-		p := victims[i]
-		if err := c.podControl.DeletePod(ctx, p.Namespace, p.Name, job); err != nil {
-			c.expectations.DeletionObservedUID(key, p.UID)
-			if !apierrors.IsNotFound(err) {
-				return err
-			}
-		}
-		gone[i] = true
-		return nil
-	})
+	gone, err := podcontrol.DeletePods(ctx, c.podControl, job, victims, c.opts.MaxRequestsInFlight, c.expectations, key)
 	for i, p := range victims {
 		if !gone[i] {
 			continue

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	corev1 "kubecore.io/api/core/v1"
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/types"
@@ -127,4 +128,37 @@ func NewPod(template *corev1.PodTemplateSpec, owner metav1.Object, controllerRef
 	}
 	template.Spec.DeepCopyInto(&pod.Spec)
 	return pod, nil
+}
+
+// DeletionExpectations are told of the pod deletions a controller asks
+// for; *controller.UIDTrackingExpectations satisfies it.
+type DeletionExpectations interface {
+	ExpectDeletionsOf(key string, uids []types.UID)
+	DeletionObservedUID(key string, uid types.UID)
+}
+
+// DeletePods deletes pods on behalf of owner, at most maxInFlight at once,
+// once exp expects their deletions for key (the informer may report one
+// before its delete returns). A delete that fails is observed at once, as
+// its pod will not go; a pod already gone counts as deleted. It reports
+// which pods are gone, with the failures joined.
+func DeletePods(ctx context.Context, pc Interface, owner runtime.Object, pods []*corev1.Pod, maxInFlight int, exp DeletionExpectations, key string) ([]bool, error) {
+	uids := make([]types.UID, len(pods))
+	for i, p := range pods {
+		uids[i] = p.UID
+	}
+	exp.ExpectDeletionsOf(key, uids)
+	gone := make([]bool, len(pods))
+	err := controller.Parallel(len(pods), maxInFlight, func(i int) error {
+		p := pods[i]
+		if err := pc.DeletePod(ctx, p.Namespace, p.Name, owner); err != nil {
+			exp.DeletionObservedUID(key, p.UID)
+			if !apierrors.IsNotFound(err) {
+				return err
+			}
+		}
+		gone[i] = true
+		return nil
+	})
+	return gone, err
 }

@@ -13,7 +13,6 @@ import (
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/labels"
-	"kubecore.io/apimachinery/pkg/types"
 	"kubecore.io/client/controller"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/tools/cache"
@@ -233,22 +232,7 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rs *appsv1.
 	case diff > 0:
 		n := min(diff, c.burst)
 		victims := podsToDelete(pods, n)
-		uids := make([]types.UID, len(victims))
-		for i, p := range victims {
-			uids[i] = p.UID
-		}
-		c.expectations.ExpectDeletionsOf(key, uids)
-		err := controller.Parallel(len(victims), c.maxInFlight, func(i int) error {
-			p := victims[i]
-			if err := c.podControl.DeletePod(ctx, p.Namespace, p.Name, rs); err != nil {
-				c.expectations.DeletionObservedUID(key, p.UID)
-				if !apierrors.IsNotFound(err) {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		if _, err := podcontrol.DeletePods(ctx, c.podControl, rs, victims, c.maxInFlight, c.expectations, key); err != nil {
 			return fmt.Errorf("delete pods of %s: %w", key, err)
 		}
 	}
