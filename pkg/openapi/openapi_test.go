@@ -130,6 +130,7 @@ func TestDeploymentSchema(t *testing.T) {
 		{append(schemas, "io.k8s.api.core.v1.PodSpec", "properties", "containers", "x-kubernetes-list-map-keys"), []any{"name"}},
 		{append(schemas, "io.k8s.api.core.v1.Container", "properties", "ports", "x-kubernetes-list-map-keys"), []any{"containerPort", "protocol"}},
 		{append(schemas, "io.k8s.api.core.v1.PodSpec", "properties", "tolerations", "x-kubernetes-list-type"), "atomic"},
+		{append(schemas, "io.k8s.api.core.v1.ContainerPort", "properties", "protocol", "default"), "TCP"},
 		{append(schemas, "io.k8s.api.core.v1.PodSpec", "properties", "nodeSelector", "x-kubernetes-map-type"), "atomic"},
 		{append(schemas, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "properties", "finalizers", "x-kubernetes-list-type"), "set"},
 		{append(schemas, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "properties", "ownerReferences", "x-kubernetes-list-map-keys"), []any{"uid"}},

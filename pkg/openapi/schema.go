@@ -282,7 +282,8 @@ func (b *schemaBuilder) fieldSchema(t reflect.Type, description string) (*Schema
 
 // applyMarkers sets the list, map and struct types the markers of a type or
 // field declare: +listType (atomic, set, map) and its +listMapKey on arrays,
-// +mapType and +structType (atomic, granular) on objects and references.
+// +mapType and +structType (atomic, granular) on objects and references,
+// and a +default value (JSON).
 func applyMarkers(s *Schema, markers []string) error {
 	for _, m := range markers {
 		name, value, _ := strings.Cut(m, "=")
@@ -299,6 +300,10 @@ func applyMarkers(s *Schema, markers []string) error {
 			}
 		case "listMapKey":
 			s.ListMapKeys = append(s.ListMapKeys, value)
+		case "default":
+			if err := json.Unmarshal([]byte(value), &s.Default); err != nil {
+				return fmt.Errorf("+default=%s: %w", value, err)
+			}
 		case "mapType", "structType":
 			switch value {
 			case "atomic", "granular":

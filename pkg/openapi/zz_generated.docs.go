@@ -1584,7 +1584,7 @@ func typeDocs() map[string]string {
 }
 
 // typeMarkers returns the schema markers (+listType, +listMapKey, +mapType,
-// +structType) of the API types and their fields, keyed as typeDocs.
+// +structType, +default) of the API types and their fields, keyed as typeDocs.
 func typeMarkers() map[string][]string {
 	return map[string][]string{
 		"kubecore.io/api/apiextensions/v1.CustomResourceDefinitionStatus.Conditions":              {"listType=map", "listMapKey=type"},
@@ -1624,6 +1624,7 @@ func typeMarkers() map[string][]string {
 		"kubecore.io/api/core/v1.Container.VolumeDevices":                                         {"listType=map", "listMapKey=devicePath"},
 		"kubecore.io/api/core/v1.Container.VolumeMounts":                                          {"listType=map", "listMapKey=mountPath"},
 		"kubecore.io/api/core/v1.ContainerImage.Names":                                            {"listType=atomic"},
+		"kubecore.io/api/core/v1.ContainerPort.Protocol":                                          {"default=\"TCP\""},
 		"kubecore.io/api/core/v1.ContainerStatus.VolumeMounts":                                    {"listType=map", "listMapKey=mountPath"},
 		"kubecore.io/api/core/v1.DownwardAPIProjection.Items":                                     {"listType=atomic"},
 		"kubecore.io/api/core/v1.DownwardAPIVolumeSource.Items":                                   {"listType=atomic"},
@@ -1713,6 +1714,7 @@ func typeMarkers() map[string][]string {
 		"kubecore.io/api/core/v1.SecretVolumeSource.Items":                                        {"listType=atomic"},
 		"kubecore.io/api/core/v1.ServiceAccount.ImagePullSecrets":                                 {"listType=atomic"},
 		"kubecore.io/api/core/v1.ServiceAccount.Secrets":                                          {"listType=map", "listMapKey=name"},
+		"kubecore.io/api/core/v1.ServicePort.Protocol":                                            {"default=\"TCP\""},
 		"kubecore.io/api/core/v1.ServiceSpec.ClusterIPs":                                          {"listType=atomic"},
 		"kubecore.io/api/core/v1.ServiceSpec.ExternalIPs":                                         {"listType=atomic"},
 		"kubecore.io/api/core/v1.ServiceSpec.IPFamilies":                                          {"listType=atomic"},

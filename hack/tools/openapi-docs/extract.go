@@ -25,7 +25,9 @@ type Extracted struct {
 
 // schemaMarkers are the marker names that shape the OpenAPI schema: how
 // server-side apply merges lists, maps and structs.
-var schemaMarkers = []string{"listType", "listMapKey", "mapType", "structType"}
+// A +default (JSON) is kept too: the keys of associative lists may rely on
+// it (ports are keyed by containerPort and protocol, TCP by default).
+var schemaMarkers = []string{"listType", "listMapKey", "mapType", "structType", "default"}
 
 // Extract loads the packages matching patterns (relative to dir) and returns
 // the cleaned doc comment and the schema markers of every exported type and
@@ -189,7 +191,7 @@ func Render(ex *Extracted) ([]byte, error) {
 	}
 	sort.Strings(keys)
 	b.WriteString("\n// typeMarkers returns the schema markers (+listType, +listMapKey, +mapType,\n")
-	b.WriteString("// +structType) of the API types and their fields, keyed as typeDocs.\n")
+	b.WriteString("// +structType, +default) of the API types and their fields, keyed as typeDocs.\n")
 	b.WriteString("func typeMarkers() map[string][]string {\n\treturn map[string][]string{\n")
 	for _, k := range keys {
 		quoted := make([]string, len(ex.Markers[k]))

@@ -9,7 +9,7 @@
 // exported struct field's comment "<import path>.<Type>.<Field>" (the Go
 // field name). Marker lines ("+name=value") are dropped, lines of a
 // paragraph are joined by spaces and paragraphs by a blank line. The schema
-// markers (+listType, +listMapKey, +mapType, +structType) go into a second
+// markers (+listType, +listMapKey, +mapType, +structType, +default) go into a second
 // table, typeMarkers, with the same keys.
 package main
 

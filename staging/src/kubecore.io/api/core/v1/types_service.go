@@ -113,6 +113,7 @@ type ServicePort struct {
 	// Name of the port; required when there are several.
 	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
 	// Protocol is TCP (the default), UDP or SCTP.
+	// +default="TCP"
 	Protocol Protocol `json:"protocol,omitempty" protobuf:"bytes,2,opt,name=protocol"`
 	// AppProtocol is the application protocol, such as "http".
 	AppProtocol *string `json:"appProtocol,omitempty" protobuf:"bytes,6,opt,name=appProtocol"`
