@@ -387,7 +387,6 @@ status: {replicas: 9}
 	}
 }
 
-
 // TestScaleSubresource: a scale write is recorded on the parent's paths
 // with subresource scale; an apply through scale is a parent-shaped
 // configuration of spec.replicas.
