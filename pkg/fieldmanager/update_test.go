@@ -164,3 +164,23 @@ func TestAncientChanges(t *testing.T) {
 		t.Errorf("ancient-changes time %v, want %v (m02's)", ancient.Time, want)
 	}
 }
+
+// TestUpdateToleratesDuplicates: objects stored with duplicate keys in an
+// associative list (older clients could write them) still get their
+// managedFields updated.
+func TestUpdateToleratesDuplicates(t *testing.T) {
+	c := newClock()
+	f := deploymentManager(t, c, "", nil)
+	live := created(t, f, "kubectl-create")
+	dup := live.DeepCopy()
+	dup.Spec.Template.Spec.Containers = append(dup.Spec.Template.Spec.Containers, dup.Spec.Template.Spec.Containers[0])
+	out, err := f.Update(live, dup, "old-client")
+	if err != nil {
+		t.Fatalf("update with duplicates: %v", err)
+	}
+	next := asDeployment(t, out).DeepCopy()
+	next.Labels = map[string]string{"x": "y"}
+	if _, err := f.Update(out, next, "labeler"); err != nil {
+		t.Fatalf("update of an object with duplicates: %v", err)
+	}
+}
