@@ -26,23 +26,7 @@ var (
 // builtinConverter is built once: the models of pkg/openapi for core/v1 and
 // apps/v1, as the API server serves them.
 var builtinConverter = sync.OnceValues(func() (*TypeConverter, error) {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, autoscalingv1.AddToScheme} {
-		if err := add(s); err != nil {
-			return nil, err
-		}
-	}
-	core, apps := schema.GroupVersion{Version: "v1"}, schema.GroupVersion{Group: "apps", Version: "v1"}
-	verbs := []string{"create", "get", "patch", "update"}
-	docs, err := openapi.Build(openapi.Spec{Scheme: s, Groups: []openapi.GroupVersion{
-		{GroupVersion: core, Resources: []openapi.Resource{
-			{Path: "pods", Kind: podKind, Namespaced: true, Verbs: verbs},
-			{Path: "configmaps", Kind: configMapKind, Namespaced: true, Verbs: verbs},
-		}},
-		{GroupVersion: apps, Resources: []openapi.Resource{
-			{Path: "deployments", Kind: deploymentKind, Namespaced: true, Verbs: verbs},
-		}},
-	}})
+	docs, err := buildTestDocs()
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +36,28 @@ var builtinConverter = sync.OnceValues(func() (*TypeConverter, error) {
 	}
 	return NewTypeConverter(models)
 })
+
+// buildTestDocs are the OpenAPI documents of core/v1 (pods, config maps)
+// and apps/v1 (deployments).
+func buildTestDocs() (*openapi.Documents, error) {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, autoscalingv1.AddToScheme} {
+		if err := add(s); err != nil {
+			return nil, err
+		}
+	}
+	core, apps := schema.GroupVersion{Version: "v1"}, schema.GroupVersion{Group: "apps", Version: "v1"}
+	verbs := []string{"create", "get", "patch", "update"}
+	return openapi.Build(openapi.Spec{Scheme: s, Groups: []openapi.GroupVersion{
+		{GroupVersion: core, Resources: []openapi.Resource{
+			{Path: "pods", Kind: podKind, Namespaced: true, Verbs: verbs},
+			{Path: "configmaps", Kind: configMapKind, Namespaced: true, Verbs: verbs},
+		}},
+		{GroupVersion: apps, Resources: []openapi.Resource{
+			{Path: "deployments", Kind: deploymentKind, Namespaced: true, Verbs: verbs},
+		}},
+	}})
+}
 
 func builtin(t testing.TB) *TypeConverter {
 	t.Helper()
