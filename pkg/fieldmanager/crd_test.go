@@ -2,6 +2,7 @@ package fieldmanager
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -192,5 +193,22 @@ func TestCRDSchemaErrors(t *testing.T) {
 	obj = mustApply(t, f, obj, config(t, widget("  b: 2\n")), "y", false)
 	if spec := specOf(t, obj); len(spec) != 2 {
 		t.Errorf("spec = %v", spec)
+	}
+}
+
+// TestUpdateNoErrors: an object the schema cannot read (here a custom
+// object stored before its schema changed) keeps live's managedFields.
+func TestUpdateNoErrors(t *testing.T) {
+	c := newClock()
+	f := widgetManager(t, c)
+	live := mustApply(t, f, nil, config(t, widget("  replicas: 1\n")), "alice", false).(*unstructured.Unstructured)
+	bad := live.DeepCopy()
+	bad.Object["spec"].(map[string]any)["replicas"] = "many"
+	if _, err := f.Update(live, bad.DeepCopy(), "bob"); err == nil {
+		t.Fatal("update of a value of the wrong type succeeded")
+	}
+	out := f.UpdateNoErrors(live, bad, "bob")
+	if got, want := entries(t, out), entries(t, live); !reflect.DeepEqual(got, want) {
+		t.Errorf("managedFields = %v, want live's %v", got, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -63,6 +64,9 @@ type FieldManager struct {
 	apiVersion fieldpath.APIVersion
 	updater    *merge.Updater
 	strip      *fieldpath.Set
+	// lastLogged is when UpdateNoErrors last logged (unix nanoseconds): a
+	// failure repeated on every write is logged at most once a second.
+	lastLogged atomic.Int64
 }
 
 // New makes the FieldManager opts describe.
@@ -190,7 +194,10 @@ func (f *FieldManager) UpdateNoErrors(live, obj runtime.Object, manager string) 
 	if err == nil {
 		return out
 	}
-	klog.ErrorS(err, "Failed to update managedFields; keeping the previous ones", "kind", f.opts.Kind, "subresource", f.opts.Subresource)
+	now, last := time.Now().UnixNano(), f.lastLogged.Load()
+	if now-last >= int64(time.Second) && f.lastLogged.CompareAndSwap(last, now) {
+		klog.ErrorS(err, "Failed to update managedFields; keeping the previous ones", "kind", f.opts.Kind, "subresource", f.opts.Subresource)
+	}
 	if newMeta, aerr := accessor(obj); aerr == nil {
 		var entries []metav1.ManagedFieldsEntry
 		if live != nil {

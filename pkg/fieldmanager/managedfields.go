@@ -45,10 +45,7 @@ func (id identity) key() string {
 	if id.Operation == OperationApply {
 		id.APIVersion = ""
 	}
-	b, err := json.Marshal(id)
-	if err != nil {
-		panic(fmt.Sprintf("encode manager identity: %v", err)) // strings always encode
-	}
+	b, _ := json.Marshal(id) // a struct of strings always encodes
 	return string(b)
 }
 
