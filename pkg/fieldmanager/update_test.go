@@ -184,3 +184,29 @@ func TestUpdateToleratesDuplicates(t *testing.T) {
 		t.Fatalf("update of an object with duplicates: %v", err)
 	}
 }
+
+// TestOtherVersionEntries: entries recorded in another version of the kind
+// keep their version and lose the fields others take, as field paths are
+// the same in every version kubecore serves a kind in.
+func TestOtherVersionEntries(t *testing.T) {
+	c := newClock()
+	f := deploymentManager(t, c, "", nil)
+	live := created(t, f, "kubectl-create")
+	live.Labels = map[string]string{"a": "b"}
+	live.ManagedFields = []metav1.ManagedFieldsEntry{{
+		Manager: "legacy", Operation: "Update", APIVersion: "apps/v1beta2", FieldsType: "FieldsV1",
+		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{"f:a":{}}},"f:spec":{"f:replicas":{}}}`)},
+	}}
+	next := live.DeepCopy()
+	next.ManagedFields = nil
+	two := int32(2)
+	next.Spec.Replicas = &two
+	out, err := f.Update(live, next, "scaler")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf := managedFields(t, out)
+	if len(mf) != 2 || mf[0].Manager != "legacy" || mf[0].APIVersion != "apps/v1beta2" || string(mf[0].FieldsV1.Raw) != `{"f:metadata":{"f:labels":{"f:a":{}}}}` {
+		t.Errorf("managedFields = %+v", mf)
+	}
+}
