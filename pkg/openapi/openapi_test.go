@@ -125,6 +125,16 @@ func TestDeploymentSchema(t *testing.T) {
 		{append(schemas, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "properties", "labels", "additionalProperties", "type"), "string"},
 		{append(schemas, "io.k8s.api.apps.v1.Deployment", "properties", "metadata", "allOf"), []any{map[string]any{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}}},
 		{append(schemas, "io.k8s.api.apps.v1.Deployment", "properties", "apiVersion", "type"), "string"},
+		// Server-side apply's merge keys, from the +listType markers.
+		{append(schemas, "io.k8s.api.core.v1.PodSpec", "properties", "containers", "x-kubernetes-list-type"), "map"},
+		{append(schemas, "io.k8s.api.core.v1.PodSpec", "properties", "containers", "x-kubernetes-list-map-keys"), []any{"name"}},
+		{append(schemas, "io.k8s.api.core.v1.Container", "properties", "ports", "x-kubernetes-list-map-keys"), []any{"containerPort", "protocol"}},
+		{append(schemas, "io.k8s.api.core.v1.PodSpec", "properties", "tolerations", "x-kubernetes-list-type"), "atomic"},
+		{append(schemas, "io.k8s.api.core.v1.ContainerPort", "properties", "protocol", "default"), "TCP"},
+		{append(schemas, "io.k8s.api.core.v1.PodSpec", "properties", "nodeSelector", "x-kubernetes-map-type"), "atomic"},
+		{append(schemas, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "properties", "finalizers", "x-kubernetes-list-type"), "set"},
+		{append(schemas, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "properties", "ownerReferences", "x-kubernetes-list-map-keys"), []any{"uid"}},
+		{append(schemas, "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector", "x-kubernetes-map-type"), "atomic"},
 	}
 	for _, c := range cases {
 		if got := apps.at(t, c.path...); !reflect.DeepEqual(got, c.want) {

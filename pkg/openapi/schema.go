@@ -42,6 +42,12 @@ type Schema struct {
 	IntOrString           bool   `json:"x-kubernetes-int-or-string,omitempty"`
 	PreserveUnknownFields bool   `json:"x-kubernetes-preserve-unknown-fields,omitempty"`
 	EmbeddedResource      bool   `json:"x-kubernetes-embedded-resource,omitempty"`
+
+	// How server-side apply merges the value, from the Go types'
+	// +listType, +listMapKey, +mapType and +structType markers.
+	ListType    string   `json:"x-kubernetes-list-type,omitempty"`
+	ListMapKeys []string `json:"x-kubernetes-list-map-keys,omitempty"`
+	MapType     string   `json:"x-kubernetes-map-type,omitempty"`
 }
 
 // GVK is the value of x-kubernetes-group-version-kind.
@@ -93,6 +99,7 @@ var (
 // schemaBuilder turns Go types into component schemas by reflection.
 type schemaBuilder struct {
 	docs     map[string]string
+	markers  map[string][]string
 	special  map[string]special
 	gvks     map[reflect.Type][]GVK
 	names    map[reflect.Type]string
@@ -103,6 +110,7 @@ type schemaBuilder struct {
 func newSchemaBuilder(gvks map[reflect.Type][]GVK) *schemaBuilder {
 	return &schemaBuilder{
 		docs:     typeDocs(),
+		markers:  typeMarkers(),
 		special:  specialTypes(),
 		gvks:     gvks,
 		names:    map[reflect.Type]string{},
@@ -151,6 +159,9 @@ func (b *schemaBuilder) define(t reflect.Type) (string, error) {
 	b.schemas[name] = s
 	s.Type = "object"
 	s.Properties = map[string]*Schema{}
+	if err := applyMarkers(s, b.markers[typeKey(t)]); err != nil {
+		return "", fmt.Errorf("type %s: %w", t, err)
+	}
 	if err := b.addFields(s, t); err != nil {
 		delete(b.schemas, name)
 		delete(b.names, t)
@@ -196,6 +207,9 @@ func (b *schemaBuilder) addFields(s *Schema, t reflect.Type) error {
 		}
 		fs.PatchStrategy = f.Tag.Get("patchStrategy")
 		fs.PatchMergeKey = f.Tag.Get("patchMergeKey")
+		if err := applyMarkers(fs, b.markers[typeKey(t)+"."+f.Name]); err != nil {
+			return fmt.Errorf("%s.%s: %w", t, f.Name, err)
+		}
 		s.Properties[name] = fs
 		if !strings.Contains(","+opts+",", ",omitempty,") && !strings.Contains(","+opts+",", ",omitzero,") {
 			s.Required = append(s.Required, name)
@@ -264,6 +278,45 @@ func (b *schemaBuilder) fieldSchema(t reflect.Type, description string) (*Schema
 		return nil, fmt.Errorf("type %s encodes itself to JSON and has no OpenAPI schema", t)
 	}
 	return s, nil
+}
+
+// applyMarkers sets the list, map and struct types the markers of a type or
+// field declare: +listType (atomic, set, map) and its +listMapKey on arrays,
+// +mapType and +structType (atomic, granular) on objects and references,
+// and a +default value (JSON).
+func applyMarkers(s *Schema, markers []string) error {
+	for _, m := range markers {
+		name, value, _ := strings.Cut(m, "=")
+		switch name {
+		case "listType":
+			if s.Type != "array" {
+				return fmt.Errorf("+listType on a %q schema", s.Type)
+			}
+			switch value {
+			case "atomic", "set", "map":
+				s.ListType = value
+			default:
+				return fmt.Errorf("unknown +listType %q", value)
+			}
+		case "listMapKey":
+			s.ListMapKeys = append(s.ListMapKeys, value)
+		case "default":
+			if err := json.Unmarshal([]byte(value), &s.Default); err != nil {
+				return fmt.Errorf("+default=%s: %w", value, err)
+			}
+		case "mapType", "structType":
+			switch value {
+			case "atomic", "granular":
+				s.MapType = value
+			default:
+				return fmt.Errorf("unknown +%s %q", name, value)
+			}
+		}
+	}
+	if (s.ListType == "map") != (len(s.ListMapKeys) > 0) {
+		return fmt.Errorf("+listMapKey goes with +listType=map and it needs one (listType %q, keys %q)", s.ListType, s.ListMapKeys)
+	}
+	return nil
 }
 
 func (b *schemaBuilder) isNamedSpecial(t reflect.Type) bool {

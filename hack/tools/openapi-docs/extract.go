@@ -13,27 +13,44 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
+// Extracted is what the doc comments of the API types say: their cleaned
+// text and their schema markers, keyed "<import path>.<Type>" and
+// "<import path>.<Type>.<Field>".
+type Extracted struct {
+	Docs map[string]string
+	// Markers are the +listType, +listMapKey, +mapType and +structType
+	// lines, in source order, without the leading "+" ("listType=map").
+	Markers map[string][]string
+}
+
+// schemaMarkers are the marker names that shape the OpenAPI schema: how
+// server-side apply merges lists, maps and structs.
+// A +default (JSON) is kept too: the keys of associative lists may rely on
+// it (ports are keyed by containerPort and protocol, TCP by default).
+var schemaMarkers = []string{"listType", "listMapKey", "mapType", "structType", "default"}
+
 // Extract loads the packages matching patterns (relative to dir) and returns
-// the cleaned doc comment of every documented exported type and field.
-func Extract(dir string, patterns []string) (map[string]string, error) {
+// the cleaned doc comment and the schema markers of every exported type and
+// field.
+func Extract(dir string, patterns []string) (*Extracted, error) {
 	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax, Dir: dir}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", strings.Join(patterns, " "), err)
 	}
-	docs := map[string]string{}
+	out := &Extracted{Docs: map[string]string{}, Markers: map[string][]string{}}
 	for _, p := range pkgs {
 		if len(p.Errors) > 0 {
 			return nil, fmt.Errorf("load %s: %v", p.PkgPath, p.Errors[0])
 		}
 		for _, f := range p.Syntax {
-			collectFile(p.PkgPath, f, docs)
+			collectFile(p.PkgPath, f, out)
 		}
 	}
-	return docs, nil
+	return out, nil
 }
 
-func collectFile(pkgPath string, f *ast.File, docs map[string]string) {
+func collectFile(pkgPath string, f *ast.File, out *Extracted) {
 	for _, decl := range f.Decls {
 		gd, ok := decl.(*ast.GenDecl)
 		if !ok || gd.Tok != token.TYPE {
@@ -50,20 +67,26 @@ func collectFile(pkgPath string, f *ast.File, docs map[string]string) {
 			}
 			key := pkgPath + "." + ts.Name.Name
 			if text := Clean(doc); text != "" {
-				docs[key] = text
+				out.Docs[key] = text
+			}
+			if m := Markers(doc); len(m) > 0 {
+				out.Markers[key] = m
 			}
 			st, ok := ts.Type.(*ast.StructType)
 			if !ok {
 				continue
 			}
 			for _, field := range st.Fields.List {
-				text := Clean(field.Doc)
-				if text == "" {
-					continue
-				}
+				text, markers := Clean(field.Doc), Markers(field.Doc)
 				for _, name := range fieldNames(field) {
-					if ast.IsExported(name) {
-						docs[key+"."+name] = text
+					if !ast.IsExported(name) {
+						continue
+					}
+					if text != "" {
+						out.Docs[key+"."+name] = text
+					}
+					if len(markers) > 0 {
+						out.Markers[key+"."+name] = markers
 					}
 				}
 			}
@@ -123,8 +146,31 @@ func Clean(g *ast.CommentGroup) string {
 	return strings.Join(paras, "\n\n")
 }
 
+// Markers returns the schema marker lines of a comment group ("listType=map",
+// "listMapKey=name"), in order.
+func Markers(g *ast.CommentGroup) []string {
+	if g == nil {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(g.Text(), "\n") {
+		marker, ok := strings.CutPrefix(strings.TrimSpace(line), "+")
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(marker, "=")
+		for _, m := range schemaMarkers {
+			if name == m {
+				out = append(out, marker)
+			}
+		}
+	}
+	return out
+}
+
 // Render writes the Go source of zz_generated.docs.go.
-func Render(docs map[string]string) ([]byte, error) {
+func Render(ex *Extracted) ([]byte, error) {
+	docs := ex.Docs
 	keys := make([]string, 0, len(docs))
 	for k := range docs {
 		keys = append(keys, k)
@@ -137,6 +183,22 @@ func Render(docs map[string]string) ([]byte, error) {
 	b.WriteString("func typeDocs() map[string]string {\n\treturn map[string]string{\n")
 	for _, k := range keys {
 		fmt.Fprintf(&b, "\t\t%s: %s,\n", strconv.Quote(k), strconv.Quote(docs[k]))
+	}
+	b.WriteString("\t}\n}\n")
+	keys = keys[:0]
+	for k := range ex.Markers {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b.WriteString("\n// typeMarkers returns the schema markers (+listType, +listMapKey, +mapType,\n")
+	b.WriteString("// +structType, +default) of the API types and their fields, keyed as typeDocs.\n")
+	b.WriteString("func typeMarkers() map[string][]string {\n\treturn map[string][]string{\n")
+	for _, k := range keys {
+		quoted := make([]string, len(ex.Markers[k]))
+		for i, m := range ex.Markers[k] {
+			quoted[i] = strconv.Quote(m)
+		}
+		fmt.Fprintf(&b, "\t\t%s: {%s},\n", strconv.Quote(k), strings.Join(quoted, ", "))
 	}
 	b.WriteString("\t}\n}\n")
 	src, err := format.Source(b.Bytes())

@@ -9,10 +9,11 @@ import (
 )
 
 func TestExtract(t *testing.T) {
-	docs, err := Extract(".", []string{"./testdata/sample"})
+	ex, err := Extract(".", []string{"./testdata/sample"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	docs := ex.Docs
 	const pkg = "kubecore.io/kubecore/hack/tools/openapi-docs/testdata/sample."
 	want := map[string]string{
 		pkg + "Widget":       "Widget is a sample type. It spans two lines.",
@@ -21,9 +22,17 @@ func TestExtract(t *testing.T) {
 		pkg + "Widget.Count": "Size is the size.\n\nA second paragraph.",
 		pkg + "Base":         "Base is embedded.",
 		pkg + "GroupedA":     "GroupedA has its own comment.",
+		pkg + "Widget.Items": "Items are merged by name.",
 	}
 	if !reflect.DeepEqual(docs, want) {
 		t.Errorf("docs:\n got %q\nwant %q", docs, want)
+	}
+	wantMarkers := map[string][]string{
+		pkg + "Widget.Items": {"listType=map", "listMapKey=name", "listMapKey=kind"},
+		pkg + "Base":         {"structType=atomic"},
+	}
+	if !reflect.DeepEqual(ex.Markers, wantMarkers) {
+		t.Errorf("markers:\n got %q\nwant %q", ex.Markers, wantMarkers)
 	}
 	if _, err := Extract(".", []string{"./testdata/missing"}); err == nil {
 		t.Error("a missing package gave no error")
@@ -31,7 +40,10 @@ func TestExtract(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
-	src, err := Render(map[string]string{"b.T": "two\n\n\"quoted\"", "a.T": "one"})
+	src, err := Render(&Extracted{
+		Docs:    map[string]string{"b.T": "two\n\n\"quoted\"", "a.T": "one"},
+		Markers: map[string][]string{"b.T.F": {"listType=map", "listMapKey=name"}},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +56,9 @@ func TestRender(t *testing.T) {
 	}
 	if _, err := parser.ParseFile(token.NewFileSet(), "x.go", src, 0); err != nil {
 		t.Errorf("generated source does not parse: %v", err)
+	}
+	if !strings.Contains(text, `"b.T.F": {"listType=map", "listMapKey=name"},`) {
+		t.Errorf("markers not rendered:\n%s", text)
 	}
 	if !strings.Contains(text, `"two\n\n\"quoted\""`) {
 		t.Errorf("value not quoted:\n%s", text)

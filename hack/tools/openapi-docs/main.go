@@ -8,7 +8,9 @@
 // Each exported type's comment is keyed "<import path>.<Type>" and each
 // exported struct field's comment "<import path>.<Type>.<Field>" (the Go
 // field name). Marker lines ("+name=value") are dropped, lines of a
-// paragraph are joined by spaces and paragraphs by a blank line.
+// paragraph are joined by spaces and paragraphs by a blank line. The schema
+// markers (+listType, +listMapKey, +mapType, +structType, +default) go into a second
+// table, typeMarkers, with the same keys.
 package main
 
 import (
@@ -28,12 +30,12 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	docs, err := Extract(".", flag.Args())
+	ex, err := Extract(".", flag.Args())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "openapi-docs:", err)
 		os.Exit(1)
 	}
-	src, err := Render(docs)
+	src, err := Render(ex)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "openapi-docs:", err)
 		os.Exit(1)

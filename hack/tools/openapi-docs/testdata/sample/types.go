@@ -15,11 +15,17 @@ type Widget struct {
 	// +optional
 	Marked string `json:"marked"`
 	Plain  string `json:"plain"`
+	// Items are merged by name.
+	// +listType=map
+	// +listMapKey=name
+	// +listMapKey=kind
+	Items []Base `json:"items"`
 	// hidden is unexported and still documented.
 	hidden string
 }
 
 // Base is embedded.
+// +structType=atomic
 type Base struct{}
 
 type undocumented int

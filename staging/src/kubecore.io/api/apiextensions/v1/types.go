@@ -300,6 +300,8 @@ func (s *JSONSchemaPropsOrBool) UnmarshalJSON(data []byte) error {
 // CustomResourceDefinitionStatus is the observed state of a definition.
 type CustomResourceDefinitionStatus struct {
 	// The definition's conditions: NamesAccepted, Established, Terminating.
+	// +listType=map
+	// +listMapKey=type
 	Conditions []CustomResourceDefinitionCondition `json:"conditions,omitempty"`
 	// The names actually served; they may differ from spec.names while a
 	// conflict lasts.

@@ -118,6 +118,7 @@ type StatefulSetSpec struct {
 	// Claims each pod gets its own copy of, named <claim>-<pod>. Each must be
 	// mounted by name in a container of the template, and takes precedence
 	// over a template volume of the same name.
+	// +listType=atomic
 	VolumeClaimTemplates []corev1.PersistentVolumeClaim `json:"volumeClaimTemplates,omitempty" protobuf:"bytes,4,rep,name=volumeClaimTemplates"`
 
 	// Name of the headless Service that gives the pods their DNS names,
@@ -174,6 +175,8 @@ type StatefulSetStatus struct {
 	CollisionCount *int32 `json:"collisionCount,omitempty" protobuf:"varint,9,opt,name=collisionCount"`
 
 	// Latest observations of the StatefulSet's state.
+	// +listType=map
+	// +listMapKey=type
 	Conditions []StatefulSetCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,10,rep,name=conditions"`
 
 	// Pods ready for at least minReadySeconds.

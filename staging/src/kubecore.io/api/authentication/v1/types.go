@@ -24,6 +24,7 @@ type TokenRequest struct {
 type TokenRequestSpec struct {
 	// Audiences the token is meant for: a recipient accepts it only if it
 	// identifies itself by one of them. Empty means the API server's.
+	// +listType=atomic
 	Audiences []string `json:"audiences" protobuf:"bytes,1,rep,name=audiences"`
 	// ExpirationSeconds is the requested lifetime of the token, at least
 	// 10 minutes; one hour when not set. The server may give another, so

@@ -44,6 +44,7 @@ type SubjectAccessReviewSpec struct {
 	// User making the request.
 	User string `json:"user,omitempty" protobuf:"bytes,3,opt,name=user"`
 	// Groups of the user.
+	// +listType=atomic
 	Groups []string `json:"groups,omitempty" protobuf:"bytes,4,rep,name=groups"`
 	// Extra attributes of the user.
 	Extra map[string]ExtraValue `json:"extra,omitempty" protobuf:"bytes,5,rep,name=extra"`
@@ -106,28 +107,36 @@ type SelfSubjectRulesReviewSpec struct {
 // ResourceRule is what the caller may do on resources.
 type ResourceRule struct {
 	// Verbs allowed.
+	// +listType=atomic
 	Verbs []string `json:"verbs" protobuf:"bytes,1,rep,name=verbs"`
 	// APIGroups of the resources.
+	// +listType=atomic
 	APIGroups []string `json:"apiGroups,omitempty" protobuf:"bytes,2,rep,name=apiGroups"`
 	// Resources allowed.
+	// +listType=atomic
 	Resources []string `json:"resources,omitempty" protobuf:"bytes,3,rep,name=resources"`
 	// ResourceNames the rule is limited to.
+	// +listType=atomic
 	ResourceNames []string `json:"resourceNames,omitempty" protobuf:"bytes,4,rep,name=resourceNames"`
 }
 
 // NonResourceRule is what the caller may do on non-resource URLs.
 type NonResourceRule struct {
 	// Verbs allowed.
+	// +listType=atomic
 	Verbs []string `json:"verbs" protobuf:"bytes,1,rep,name=verbs"`
 	// NonResourceURLs allowed.
+	// +listType=atomic
 	NonResourceURLs []string `json:"nonResourceURLs,omitempty" protobuf:"bytes,2,rep,name=nonResourceURLs"`
 }
 
 // SubjectRulesReviewStatus lists the rules.
 type SubjectRulesReviewStatus struct {
 	// ResourceRules on resources.
+	// +listType=atomic
 	ResourceRules []ResourceRule `json:"resourceRules" protobuf:"bytes,1,rep,name=resourceRules"`
 	// NonResourceRules on non-resource URLs.
+	// +listType=atomic
 	NonResourceRules []NonResourceRule `json:"nonResourceRules" protobuf:"bytes,2,rep,name=nonResourceRules"`
 	// Incomplete is set when some rules could not be evaluated.
 	Incomplete bool `json:"incomplete" protobuf:"varint,3,opt,name=incomplete"`

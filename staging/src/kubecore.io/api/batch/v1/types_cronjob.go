@@ -78,6 +78,7 @@ type JobTemplateSpec struct {
 // CronJobStatus is the most recently observed state of a CronJob.
 type CronJobStatus struct {
 	// References to the CronJob's Jobs still running.
+	// +listType=atomic
 	Active []corev1.ObjectReference `json:"active,omitempty" protobuf:"bytes,1,rep,name=active"`
 
 	// The last time a Job was scheduled.

@@ -89,6 +89,7 @@ type JobStatus struct {
 	// Latest observations of the Job's state: Suspended while suspended;
 	// SuccessCriteriaMet then Complete, or FailureTarget then Failed, when
 	// it finishes.
+	// +listType=atomic
 	Conditions []JobCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
 
 	// When the controller first started the Job (or resumed it last).
@@ -126,9 +127,11 @@ type JobStatus struct {
 // in a Job's status.
 type UncountedTerminatedPods struct {
 	// Uids of succeeded pods.
+	// +listType=set
 	Succeeded []types.UID `json:"succeeded,omitempty" protobuf:"bytes,1,rep,name=succeeded"`
 
 	// Uids of failed pods.
+	// +listType=set
 	Failed []types.UID `json:"failed,omitempty" protobuf:"bytes,2,rep,name=failed"`
 }
 

@@ -49,6 +49,7 @@ type CertificateSigningRequestSpec struct {
 	// issue a shorter one.
 	ExpirationSeconds *int32 `json:"expirationSeconds,omitempty" protobuf:"varint,8,opt,name=expirationSeconds"`
 	// Key usages asked for in the certificate.
+	// +listType=atomic
 	Usages []KeyUsage `json:"usages,omitempty" protobuf:"bytes,5,rep,name=usages"`
 
 	// The user who created the request: set by the API server.
@@ -56,6 +57,7 @@ type CertificateSigningRequestSpec struct {
 	// The UID of that user.
 	UID string `json:"uid,omitempty" protobuf:"bytes,3,opt,name=uid"`
 	// The groups of that user.
+	// +listType=atomic
 	Groups []string `json:"groups,omitempty" protobuf:"bytes,4,rep,name=groups"`
 	// The extra attributes of that user.
 	Extra map[string]ExtraValue `json:"extra,omitempty" protobuf:"bytes,6,rep,name=extra"`
@@ -70,6 +72,8 @@ func (v ExtraValue) String() string { return fmt.Sprintf("%v", []string(v)) }
 // certificate.
 type CertificateSigningRequestStatus struct {
 	// Approved, Denied and Failed conditions; at most one of each type.
+	// +listType=map
+	// +listMapKey=type
 	Conditions []CertificateSigningRequestCondition `json:"conditions,omitempty" protobuf:"bytes,1,rep,name=conditions"`
 	// The issued certificate in PEM, set once by the signer.
 	Certificate []byte `json:"certificate,omitempty" protobuf:"bytes,2,opt,name=certificate"`

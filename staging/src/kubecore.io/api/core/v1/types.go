@@ -37,6 +37,7 @@ const (
 )
 
 // LocalObjectReference names an object in the referrer's own namespace.
+// +structType=atomic
 type LocalObjectReference struct {
 	// Name of the referent.
 	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
@@ -44,6 +45,7 @@ type LocalObjectReference struct {
 
 // TypedLocalObjectReference names an object of a given kind in the
 // referrer's namespace.
+// +structType=atomic
 type TypedLocalObjectReference struct {
 	// APIGroup of the referent; nil means the core group.
 	APIGroup *string `json:"apiGroup" protobuf:"bytes,1,opt,name=apiGroup"`
@@ -67,6 +69,7 @@ type TypedObjectReference struct {
 }
 
 // ObjectReference points at any object, or at a field inside one.
+// +structType=atomic
 type ObjectReference struct {
 	// Kind of the referent, such as "Pod".
 	Kind string `json:"kind,omitempty" protobuf:"bytes,1,opt,name=kind"`
@@ -103,6 +106,7 @@ type Namespace struct {
 type NamespaceSpec struct {
 	// Finalizers must all be removed before the namespace is deleted from
 	// storage.
+	// +listType=atomic
 	Finalizers []FinalizerName `json:"finalizers,omitempty" protobuf:"bytes,1,rep,name=finalizers"`
 }
 
@@ -118,6 +122,8 @@ type NamespaceStatus struct {
 	// Phase is Active or Terminating.
 	Phase NamespacePhase `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase"`
 	// Conditions report why deletion is stuck, if it is.
+	// +listType=map
+	// +listMapKey=type
 	Conditions []NamespaceCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,2,rep,name=conditions"`
 }
 
@@ -293,8 +299,11 @@ type ServiceAccount struct {
 
 	// Secrets lists secrets pods of this account may use (legacy token
 	// secrets among them).
+	// +listType=map
+	// +listMapKey=name
 	Secrets []ObjectReference `json:"secrets,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,2,rep,name=secrets"`
 	// ImagePullSecrets are added to every pod that runs as this account.
+	// +listType=atomic
 	ImagePullSecrets []LocalObjectReference `json:"imagePullSecrets,omitempty" protobuf:"bytes,3,rep,name=imagePullSecrets"`
 	// AutomountServiceAccountToken says whether pods of this account get an
 	// API token mounted; a pod's own setting wins.

@@ -33,12 +33,14 @@ type NodeSpec struct {
 	PodCIDR string `json:"podCIDR,omitempty" protobuf:"bytes,1,opt,name=podCIDR"`
 	// PodCIDRs are the pod address ranges, one per IP family, the first
 	// equal to podCIDR.
+	// +listType=set
 	PodCIDRs []string `json:"podCIDRs,omitempty" patchStrategy:"merge" protobuf:"bytes,7,rep,name=podCIDRs"`
 	// ProviderID is the cloud provider's identifier of the machine.
 	ProviderID string `json:"providerID,omitempty" protobuf:"bytes,3,opt,name=providerID"`
 	// Unschedulable keeps new pods off the node (kubectl cordon).
 	Unschedulable bool `json:"unschedulable,omitempty" protobuf:"varint,4,opt,name=unschedulable"`
 	// Taints repel pods that do not tolerate them.
+	// +listType=atomic
 	Taints []Taint `json:"taints,omitempty" protobuf:"bytes,5,rep,name=taints"`
 	// DoNotUseExternalID is a deprecated field kept for compatibility.
 	DoNotUseExternalID string `json:"externalID,omitempty" protobuf:"bytes,2,opt,name=externalID"`
@@ -78,21 +80,29 @@ type NodeStatus struct {
 	// Phase is deprecated and unused.
 	Phase NodePhase `json:"phase,omitempty" protobuf:"bytes,3,opt,name=phase"`
 	// Conditions report readiness and pressure.
+	// +listType=map
+	// +listMapKey=type
 	Conditions []NodeCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,4,rep,name=conditions"`
 	// Addresses by which the node can be reached.
+	// +listType=map
+	// +listMapKey=type
 	Addresses []NodeAddress `json:"addresses,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,5,rep,name=addresses"`
 	// DaemonEndpoints are the ports of the node's daemons.
 	DaemonEndpoints NodeDaemonEndpoints `json:"daemonEndpoints,omitempty" protobuf:"bytes,6,opt,name=daemonEndpoints"`
 	// NodeInfo identifies the machine and its software.
 	NodeInfo NodeSystemInfo `json:"nodeInfo,omitempty" protobuf:"bytes,7,opt,name=nodeInfo"`
 	// Images present on the node.
+	// +listType=atomic
 	Images []ContainerImage `json:"images,omitempty" protobuf:"bytes,8,rep,name=images"`
 	// VolumesInUse are the volumes mounted on the node.
+	// +listType=atomic
 	VolumesInUse []UniqueVolumeName `json:"volumesInUse,omitempty" protobuf:"bytes,9,rep,name=volumesInUse"`
 	// VolumesAttached are the volumes attached to the node.
+	// +listType=atomic
 	VolumesAttached []AttachedVolume `json:"volumesAttached,omitempty" protobuf:"bytes,10,rep,name=volumesAttached"`
 	// RuntimeHandlers are the container runtime's handlers and what each
 	// supports.
+	// +listType=atomic
 	RuntimeHandlers []NodeRuntimeHandler `json:"runtimeHandlers,omitempty" protobuf:"bytes,12,rep,name=runtimeHandlers"`
 	// Features are optional features the node supports.
 	Features *NodeFeatures `json:"features,omitempty" protobuf:"bytes,13,opt,name=features"`
@@ -200,6 +210,7 @@ type NodeSystemInfo struct {
 // ContainerImage is an image present on a node.
 type ContainerImage struct {
 	// Names of the image, tags and digests.
+	// +listType=atomic
 	Names []string `json:"names" protobuf:"bytes,1,rep,name=names"`
 	// SizeBytes is the image's size.
 	SizeBytes int64 `json:"sizeBytes,omitempty" protobuf:"varint,2,opt,name=sizeBytes"`

@@ -66,15 +66,23 @@ type PodTemplateList struct {
 // PodSpec describes a pod's containers, volumes and scheduling needs.
 type PodSpec struct {
 	// Volumes the pod's containers can mount.
+	// +listType=map
+	// +listMapKey=name
 	Volumes []Volume `json:"volumes,omitempty" patchStrategy:"merge,retainKeys" patchMergeKey:"name" protobuf:"bytes,1,rep,name=volumes"`
 	// InitContainers run one after another, each to completion, before
 	// the app containers start. One whose restartPolicy is Always is a
 	// sidecar: it starts in order and keeps running beside the app.
+	// +listType=map
+	// +listMapKey=name
 	InitContainers []Container `json:"initContainers,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,20,rep,name=initContainers"`
 	// Containers are the pod's app containers; at least one is required.
+	// +listType=map
+	// +listMapKey=name
 	Containers []Container `json:"containers" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,2,rep,name=containers"`
 	// EphemeralContainers are debugging containers added to a running pod
 	// through the ephemeralcontainers subresource.
+	// +listType=map
+	// +listMapKey=name
 	EphemeralContainers []EphemeralContainer `json:"ephemeralContainers,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,34,rep,name=ephemeralContainers"`
 	// RestartPolicy applies to every container: Always (the default),
 	// OnFailure or Never.
@@ -89,6 +97,7 @@ type PodSpec struct {
 	// ClusterFirst.
 	DNSPolicy DNSPolicy `json:"dnsPolicy,omitempty" protobuf:"bytes,6,opt,name=dnsPolicy"`
 	// NodeSelector lists labels a node must carry to run the pod.
+	// +mapType=atomic
 	NodeSelector map[string]string `json:"nodeSelector,omitempty" protobuf:"bytes,7,rep,name=nodeSelector"`
 	// ServiceAccountName is the identity the pod runs as.
 	ServiceAccountName string `json:"serviceAccountName,omitempty" protobuf:"bytes,8,opt,name=serviceAccountName"`
@@ -111,6 +120,8 @@ type PodSpec struct {
 	// SecurityContext holds pod-wide security settings.
 	SecurityContext *PodSecurityContext `json:"securityContext,omitempty" protobuf:"bytes,14,opt,name=securityContext"`
 	// ImagePullSecrets name secrets with registry credentials.
+	// +listType=map
+	// +listMapKey=name
 	ImagePullSecrets []LocalObjectReference `json:"imagePullSecrets,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,15,rep,name=imagePullSecrets"`
 	// Hostname of the pod; defaults to the pod's name.
 	Hostname string `json:"hostname,omitempty" protobuf:"bytes,16,opt,name=hostname"`
@@ -122,8 +133,11 @@ type PodSpec struct {
 	// SchedulerName picks the scheduler; empty means the default one.
 	SchedulerName string `json:"schedulerName,omitempty" protobuf:"bytes,19,opt,name=schedulerName"`
 	// Tolerations let the pod run on nodes with matching taints.
+	// +listType=atomic
 	Tolerations []Toleration `json:"tolerations,omitempty" protobuf:"bytes,22,rep,name=tolerations"`
 	// HostAliases are extra entries for the pod's /etc/hosts.
+	// +listType=map
+	// +listMapKey=ip
 	HostAliases []HostAlias `json:"hostAliases,omitempty" patchStrategy:"merge" patchMergeKey:"ip" protobuf:"bytes,23,rep,name=hostAliases"`
 	// PriorityClassName names the PriorityClass that sets the priority.
 	PriorityClassName string `json:"priorityClassName,omitempty" protobuf:"bytes,24,opt,name=priorityClassName"`
@@ -133,6 +147,7 @@ type PodSpec struct {
 	DNSConfig *PodDNSConfig `json:"dnsConfig,omitempty" protobuf:"bytes,26,opt,name=dnsConfig"`
 	// ReadinessGates are extra pod conditions that must be True for the
 	// pod to be Ready.
+	// +listType=atomic
 	ReadinessGates []PodReadinessGate `json:"readinessGates,omitempty" protobuf:"bytes,28,rep,name=readinessGates"`
 	// RuntimeClassName picks the RuntimeClass to run the pod with.
 	RuntimeClassName *string `json:"runtimeClassName,omitempty" protobuf:"bytes,29,opt,name=runtimeClassName"`
@@ -147,6 +162,9 @@ type PodSpec struct {
 	Overhead ResourceList `json:"overhead,omitempty" protobuf:"bytes,32,rep,name=overhead"`
 	// TopologySpreadConstraints spread matching pods across topology
 	// domains.
+	// +listType=map
+	// +listMapKey=topologyKey
+	// +listMapKey=whenUnsatisfiable
 	TopologySpreadConstraints []TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty" patchStrategy:"merge" patchMergeKey:"topologyKey" protobuf:"bytes,33,rep,name=topologySpreadConstraints"`
 	// SetHostnameAsFQDN makes the pod's hostname its fully qualified name.
 	SetHostnameAsFQDN *bool `json:"setHostnameAsFQDN,omitempty" protobuf:"varint,35,opt,name=setHostnameAsFQDN"`
@@ -155,8 +173,12 @@ type PodSpec struct {
 	// HostUsers, when false, gives the pod its own user namespace.
 	HostUsers *bool `json:"hostUsers,omitempty" protobuf:"varint,37,opt,name=hostUsers"`
 	// SchedulingGates hold the pod back from scheduling while any remain.
+	// +listType=map
+	// +listMapKey=name
 	SchedulingGates []PodSchedulingGate `json:"schedulingGates,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,38,rep,name=schedulingGates"`
 	// ResourceClaims name dynamic resource claims the pod uses.
+	// +listType=map
+	// +listMapKey=name
 	ResourceClaims []PodResourceClaim `json:"resourceClaims,omitempty" patchStrategy:"merge,retainKeys" patchMergeKey:"name" protobuf:"bytes,39,rep,name=resourceClaims"`
 	// Resources are pod-level requests and limits shared by all containers.
 	Resources *ResourceRequirements `json:"resources,omitempty" protobuf:"bytes,40,opt,name=resources"`
@@ -223,27 +245,40 @@ type Container struct {
 	Image string `json:"image,omitempty" protobuf:"bytes,2,opt,name=image"`
 	// Command replaces the image's entrypoint. $(VAR) references expand
 	// from the container's environment; $$ escapes a dollar.
+	// +listType=atomic
 	Command []string `json:"command,omitempty" protobuf:"bytes,3,rep,name=command"`
 	// Args replace the image's cmd, expanded as command is.
+	// +listType=atomic
 	Args []string `json:"args,omitempty" protobuf:"bytes,4,rep,name=args"`
 	// WorkingDir is the container's working directory.
 	WorkingDir string `json:"workingDir,omitempty" protobuf:"bytes,5,opt,name=workingDir"`
 	// Ports the container exposes; informational except hostPort.
+	// +listType=map
+	// +listMapKey=containerPort
+	// +listMapKey=protocol
 	Ports []ContainerPort `json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"containerPort" protobuf:"bytes,6,rep,name=ports"`
 	// EnvFrom imports every key of config maps or secrets as variables.
+	// +listType=atomic
 	EnvFrom []EnvFromSource `json:"envFrom,omitempty" protobuf:"bytes,19,rep,name=envFrom"`
 	// Env sets environment variables; these win over envFrom.
+	// +listType=map
+	// +listMapKey=name
 	Env []EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,7,rep,name=env"`
 	// Resources are the container's requests and limits.
 	Resources ResourceRequirements `json:"resources,omitempty" protobuf:"bytes,8,opt,name=resources"`
 	// ResizePolicy says whether resizing a resource restarts the container.
+	// +listType=atomic
 	ResizePolicy []ContainerResizePolicy `json:"resizePolicy,omitempty" protobuf:"bytes,23,rep,name=resizePolicy"`
 	// RestartPolicy overrides the pod's for this container; only Always on
 	// init containers (sidecars) is accepted.
 	RestartPolicy *ContainerRestartPolicy `json:"restartPolicy,omitempty" protobuf:"bytes,24,opt,name=restartPolicy"`
 	// VolumeMounts mount pod volumes into the filesystem.
+	// +listType=map
+	// +listMapKey=mountPath
 	VolumeMounts []VolumeMount `json:"volumeMounts,omitempty" patchStrategy:"merge" patchMergeKey:"mountPath" protobuf:"bytes,9,rep,name=volumeMounts"`
 	// VolumeDevices expose block volumes as devices.
+	// +listType=map
+	// +listMapKey=devicePath
 	VolumeDevices []VolumeDevice `json:"volumeDevices,omitempty" patchStrategy:"merge" patchMergeKey:"devicePath" protobuf:"bytes,21,rep,name=volumeDevices"`
 	// LivenessProbe restarts the container when it fails.
 	LivenessProbe *Probe `json:"livenessProbe,omitempty" protobuf:"bytes,10,opt,name=livenessProbe"`
@@ -282,26 +317,39 @@ type EphemeralContainerCommon struct {
 	// Image is the container image reference.
 	Image string `json:"image,omitempty" protobuf:"bytes,2,opt,name=image"`
 	// Command replaces the image's entrypoint.
+	// +listType=atomic
 	Command []string `json:"command,omitempty" protobuf:"bytes,3,rep,name=command"`
 	// Args replace the image's cmd.
+	// +listType=atomic
 	Args []string `json:"args,omitempty" protobuf:"bytes,4,rep,name=args"`
 	// WorkingDir is the container's working directory.
 	WorkingDir string `json:"workingDir,omitempty" protobuf:"bytes,5,opt,name=workingDir"`
 	// Ports are not allowed.
+	// +listType=map
+	// +listMapKey=containerPort
+	// +listMapKey=protocol
 	Ports []ContainerPort `json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"containerPort" protobuf:"bytes,6,rep,name=ports"`
 	// EnvFrom imports every key of config maps or secrets as variables.
+	// +listType=atomic
 	EnvFrom []EnvFromSource `json:"envFrom,omitempty" protobuf:"bytes,19,rep,name=envFrom"`
 	// Env sets environment variables.
+	// +listType=map
+	// +listMapKey=name
 	Env []EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,7,rep,name=env"`
 	// Resources are not allowed.
 	Resources ResourceRequirements `json:"resources,omitempty" protobuf:"bytes,8,opt,name=resources"`
 	// ResizePolicy is not allowed.
+	// +listType=atomic
 	ResizePolicy []ContainerResizePolicy `json:"resizePolicy,omitempty" protobuf:"bytes,23,rep,name=resizePolicy"`
 	// RestartPolicy is not allowed.
 	RestartPolicy *ContainerRestartPolicy `json:"restartPolicy,omitempty" protobuf:"bytes,24,opt,name=restartPolicy"`
 	// VolumeMounts mount pod volumes; subPath is not allowed.
+	// +listType=map
+	// +listMapKey=mountPath
 	VolumeMounts []VolumeMount `json:"volumeMounts,omitempty" patchStrategy:"merge" patchMergeKey:"mountPath" protobuf:"bytes,9,rep,name=volumeMounts"`
 	// VolumeDevices expose block volumes as devices.
+	// +listType=map
+	// +listMapKey=devicePath
 	VolumeDevices []VolumeDevice `json:"volumeDevices,omitempty" patchStrategy:"merge" patchMergeKey:"devicePath" protobuf:"bytes,21,rep,name=volumeDevices"`
 	// LivenessProbe is not allowed.
 	LivenessProbe *Probe `json:"livenessProbe,omitempty" protobuf:"bytes,10,opt,name=livenessProbe"`
@@ -344,6 +392,7 @@ type ContainerPort struct {
 	// ContainerPort is the port number in the pod's network namespace.
 	ContainerPort int32 `json:"containerPort" protobuf:"varint,3,opt,name=containerPort"`
 	// Protocol is TCP (the default), UDP or SCTP.
+	// +default="TCP"
 	Protocol Protocol `json:"protocol,omitempty" protobuf:"bytes,4,opt,name=protocol"`
 	// HostIP is the node address hostPort binds to.
 	HostIP string `json:"hostIP,omitempty" protobuf:"bytes,5,opt,name=hostIP"`
@@ -373,6 +422,7 @@ type EnvVarSource struct {
 }
 
 // ObjectFieldSelector selects a field of the pod.
+// +structType=atomic
 type ObjectFieldSelector struct {
 	// APIVersion the field path is written in; defaults to "v1".
 	APIVersion string `json:"apiVersion,omitempty" protobuf:"bytes,1,opt,name=apiVersion"`
@@ -381,6 +431,7 @@ type ObjectFieldSelector struct {
 }
 
 // ResourceFieldSelector selects a container's request or limit.
+// +structType=atomic
 type ResourceFieldSelector struct {
 	// ContainerName is required in volumes and optional in env.
 	ContainerName string `json:"containerName,omitempty" protobuf:"bytes,1,opt,name=containerName"`
@@ -391,6 +442,7 @@ type ResourceFieldSelector struct {
 }
 
 // ConfigMapKeySelector selects one key of a config map.
+// +structType=atomic
 type ConfigMapKeySelector struct {
 	// The config map to read.
 	LocalObjectReference `json:",inline" protobuf:"bytes,1,opt,name=localObjectReference"`
@@ -401,6 +453,7 @@ type ConfigMapKeySelector struct {
 }
 
 // SecretKeySelector selects one key of a secret.
+// +structType=atomic
 type SecretKeySelector struct {
 	// The secret to read.
 	LocalObjectReference `json:",inline" protobuf:"bytes,1,opt,name=localObjectReference"`
@@ -443,6 +496,8 @@ type ResourceRequirements struct {
 	// Requests are what the scheduler reserves; they default to the limits.
 	Requests ResourceList `json:"requests,omitempty" protobuf:"bytes,2,rep,name=requests"`
 	// Claims name entries of spec.resourceClaims the container uses.
+	// +listType=map
+	// +listMapKey=name
 	Claims []ResourceClaim `json:"claims,omitempty" protobuf:"bytes,3,rep,name=claims"`
 }
 
@@ -554,6 +609,7 @@ type ProbeHandler struct {
 // ExecAction runs a command in the container, without a shell.
 type ExecAction struct {
 	// Command and its arguments.
+	// +listType=atomic
 	Command []string `json:"command,omitempty" protobuf:"bytes,1,rep,name=command"`
 }
 
@@ -568,6 +624,7 @@ type HTTPGetAction struct {
 	// Scheme is HTTP (the default) or HTTPS; certificates are not checked.
 	Scheme URIScheme `json:"scheme,omitempty" protobuf:"bytes,4,opt,name=scheme"`
 	// HTTPHeaders are extra request headers.
+	// +listType=atomic
 	HTTPHeaders []HTTPHeader `json:"httpHeaders,omitempty" protobuf:"bytes,5,rep,name=httpHeaders"`
 }
 
@@ -690,8 +747,10 @@ type Capability string
 // Capabilities lists capabilities to add and drop.
 type Capabilities struct {
 	// Add these capabilities.
+	// +listType=atomic
 	Add []Capability `json:"add,omitempty" protobuf:"bytes,1,rep,name=add"`
 	// Drop these capabilities.
+	// +listType=atomic
 	Drop []Capability `json:"drop,omitempty" protobuf:"bytes,2,rep,name=drop"`
 }
 
@@ -780,6 +839,7 @@ type PodSecurityContext struct {
 	// RunAsNonRoot refuses to start containers as UID 0.
 	RunAsNonRoot *bool `json:"runAsNonRoot,omitempty" protobuf:"varint,3,opt,name=runAsNonRoot"`
 	// SupplementalGroups are added to each container's first process.
+	// +listType=atomic
 	SupplementalGroups []int64 `json:"supplementalGroups,omitempty" protobuf:"varint,4,rep,name=supplementalGroups"`
 	// SupplementalGroupsPolicy is Merge (the default) or Strict.
 	SupplementalGroupsPolicy *SupplementalGroupsPolicy `json:"supplementalGroupsPolicy,omitempty" protobuf:"bytes,12,opt,name=supplementalGroupsPolicy"`
@@ -787,6 +847,7 @@ type PodSecurityContext struct {
 	// and is added to every container's groups.
 	FSGroup *int64 `json:"fsGroup,omitempty" protobuf:"varint,5,opt,name=fsGroup"`
 	// Sysctls are namespaced kernel parameters set for the pod.
+	// +listType=atomic
 	Sysctls []Sysctl `json:"sysctls,omitempty" protobuf:"bytes,7,rep,name=sysctls"`
 	// FSGroupChangePolicy is OnRootMismatch or Always.
 	FSGroupChangePolicy *PodFSGroupChangePolicy `json:"fsGroupChangePolicy,omitempty" protobuf:"bytes,9,opt,name=fsGroupChangePolicy"`
@@ -850,21 +911,27 @@ type NodeAffinity struct {
 	RequiredDuringSchedulingIgnoredDuringExecution *NodeSelector `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty" protobuf:"bytes,1,opt,name=requiredDuringSchedulingIgnoredDuringExecution"`
 	// PreferredDuringSchedulingIgnoredDuringExecution ranks nodes by the
 	// summed weights of the terms they match.
+	// +listType=atomic
 	PreferredDuringSchedulingIgnoredDuringExecution []PreferredSchedulingTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty" protobuf:"bytes,2,rep,name=preferredDuringSchedulingIgnoredDuringExecution"`
 }
 
 // NodeSelector is an OR of node selector terms.
+// +structType=atomic
 type NodeSelector struct {
 	// NodeSelectorTerms are ORed.
+	// +listType=atomic
 	NodeSelectorTerms []NodeSelectorTerm `json:"nodeSelectorTerms" protobuf:"bytes,1,rep,name=nodeSelectorTerms"`
 }
 
 // NodeSelectorTerm is an AND of requirements; an empty term matches no
 // node.
+// +structType=atomic
 type NodeSelectorTerm struct {
 	// MatchExpressions are requirements on node labels.
+	// +listType=atomic
 	MatchExpressions []NodeSelectorRequirement `json:"matchExpressions,omitempty" protobuf:"bytes,1,rep,name=matchExpressions"`
 	// MatchFields are requirements on node fields (metadata.name only).
+	// +listType=atomic
 	MatchFields []NodeSelectorRequirement `json:"matchFields,omitempty" protobuf:"bytes,2,rep,name=matchFields"`
 }
 
@@ -876,6 +943,7 @@ type NodeSelectorRequirement struct {
 	Operator NodeSelectorOperator `json:"operator" protobuf:"bytes,2,opt,name=operator"`
 	// Values are required for In and NotIn, empty for Exists and
 	// DoesNotExist, and one integer for Gt and Lt.
+	// +listType=atomic
 	Values []string `json:"values,omitempty" protobuf:"bytes,3,rep,name=values"`
 }
 
@@ -903,18 +971,22 @@ type PreferredSchedulingTerm struct {
 // PodAffinity holds inter-pod affinity rules.
 type PodAffinity struct {
 	// RequiredDuringSchedulingIgnoredDuringExecution terms must all hold.
+	// +listType=atomic
 	RequiredDuringSchedulingIgnoredDuringExecution []PodAffinityTerm `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty" protobuf:"bytes,1,rep,name=requiredDuringSchedulingIgnoredDuringExecution"`
 	// PreferredDuringSchedulingIgnoredDuringExecution terms add their
 	// weight to the nodes that satisfy them.
+	// +listType=atomic
 	PreferredDuringSchedulingIgnoredDuringExecution []WeightedPodAffinityTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty" protobuf:"bytes,2,rep,name=preferredDuringSchedulingIgnoredDuringExecution"`
 }
 
 // PodAntiAffinity holds inter-pod anti-affinity rules.
 type PodAntiAffinity struct {
 	// RequiredDuringSchedulingIgnoredDuringExecution terms must all hold.
+	// +listType=atomic
 	RequiredDuringSchedulingIgnoredDuringExecution []PodAffinityTerm `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty" protobuf:"bytes,1,rep,name=requiredDuringSchedulingIgnoredDuringExecution"`
 	// PreferredDuringSchedulingIgnoredDuringExecution terms subtract their
 	// weight from the nodes that violate them.
+	// +listType=atomic
 	PreferredDuringSchedulingIgnoredDuringExecution []WeightedPodAffinityTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty" protobuf:"bytes,2,rep,name=preferredDuringSchedulingIgnoredDuringExecution"`
 }
 
@@ -925,6 +997,7 @@ type PodAffinityTerm struct {
 	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty" protobuf:"bytes,1,opt,name=labelSelector"`
 	// Namespaces to look in, added to those namespaceSelector selects;
 	// both empty means the pod's own namespace.
+	// +listType=atomic
 	Namespaces []string `json:"namespaces,omitempty" protobuf:"bytes,2,rep,name=namespaces"`
 	// TopologyKey is the node label that defines a domain; required.
 	TopologyKey string `json:"topologyKey" protobuf:"bytes,3,opt,name=topologyKey"`
@@ -932,9 +1005,11 @@ type PodAffinityTerm struct {
 	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty" protobuf:"bytes,4,opt,name=namespaceSelector"`
 	// MatchLabelKeys are label keys whose values on the incoming pod are
 	// added to labelSelector as "key in (value)".
+	// +listType=atomic
 	MatchLabelKeys []string `json:"matchLabelKeys,omitempty" protobuf:"bytes,5,rep,name=matchLabelKeys"`
 	// MismatchLabelKeys are label keys whose values on the incoming pod are
 	// added to labelSelector as "key notin (value)".
+	// +listType=atomic
 	MismatchLabelKeys []string `json:"mismatchLabelKeys,omitempty" protobuf:"bytes,6,rep,name=mismatchLabelKeys"`
 }
 
@@ -976,16 +1051,20 @@ type HostAlias struct {
 	// IP address of the entry.
 	IP string `json:"ip" protobuf:"bytes,1,opt,name=ip"`
 	// Hostnames for the address.
+	// +listType=atomic
 	Hostnames []string `json:"hostnames,omitempty" protobuf:"bytes,2,rep,name=hostnames"`
 }
 
 // PodDNSConfig adjusts the pod's resolv.conf.
 type PodDNSConfig struct {
 	// Nameservers are added to those the policy gives.
+	// +listType=atomic
 	Nameservers []string `json:"nameservers,omitempty" protobuf:"bytes,1,rep,name=nameservers"`
 	// Searches are added search domains.
+	// +listType=atomic
 	Searches []string `json:"searches,omitempty" protobuf:"bytes,2,rep,name=searches"`
 	// Options are resolver options; they replace same-named ones.
+	// +listType=atomic
 	Options []PodDNSConfigOption `json:"options,omitempty" protobuf:"bytes,3,rep,name=options"`
 }
 
@@ -1025,6 +1104,7 @@ type TopologySpreadConstraint struct {
 	NodeTaintsPolicy *NodeInclusionPolicy `json:"nodeTaintsPolicy,omitempty" protobuf:"bytes,7,opt,name=nodeTaintsPolicy"`
 	// MatchLabelKeys are label keys whose values on the incoming pod are
 	// added to labelSelector.
+	// +listType=atomic
 	MatchLabelKeys []string `json:"matchLabelKeys,omitempty" protobuf:"bytes,8,rep,name=matchLabelKeys"`
 }
 
@@ -1086,6 +1166,8 @@ type PodStatus struct {
 	// Phase summarises where the pod is in its life cycle.
 	Phase PodPhase `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase"`
 	// Conditions are the pod's current conditions.
+	// +listType=map
+	// +listMapKey=type
 	Conditions []PodCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,2,rep,name=conditions"`
 	// Message explains the pod's state to a human.
 	Message string `json:"message,omitempty" protobuf:"bytes,3,opt,name=message"`
@@ -1096,24 +1178,32 @@ type PodStatus struct {
 	// HostIP is the primary address of the pod's node.
 	HostIP string `json:"hostIP,omitempty" protobuf:"bytes,5,opt,name=hostIP"`
 	// HostIPs are the node's addresses, primary first.
+	// +listType=atomic
 	HostIPs []HostIP `json:"hostIPs,omitempty" patchStrategy:"merge" patchMergeKey:"ip" protobuf:"bytes,16,rep,name=hostIPs"`
 	// PodIP is the pod's primary address.
 	PodIP string `json:"podIP,omitempty" protobuf:"bytes,6,opt,name=podIP"`
 	// PodIPs are the pod's addresses, primary first.
+	// +listType=map
+	// +listMapKey=ip
 	PodIPs []PodIP `json:"podIPs,omitempty" patchStrategy:"merge" patchMergeKey:"ip" protobuf:"bytes,12,rep,name=podIPs"`
 	// StartTime is when the kubelet accepted the pod.
 	StartTime *metav1.Time `json:"startTime,omitempty" protobuf:"bytes,7,opt,name=startTime"`
 	// InitContainerStatuses are the init containers' statuses, in order.
+	// +listType=atomic
 	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty" protobuf:"bytes,10,rep,name=initContainerStatuses"`
 	// ContainerStatuses are the app containers' statuses.
+	// +listType=atomic
 	ContainerStatuses []ContainerStatus `json:"containerStatuses,omitempty" protobuf:"bytes,8,rep,name=containerStatuses"`
 	// QOSClass is derived from the containers' requests and limits.
 	QOSClass PodQOSClass `json:"qosClass,omitempty" protobuf:"bytes,9,opt,name=qosClass"`
 	// EphemeralContainerStatuses are the ephemeral containers' statuses.
+	// +listType=atomic
 	EphemeralContainerStatuses []ContainerStatus `json:"ephemeralContainerStatuses,omitempty" protobuf:"bytes,13,rep,name=ephemeralContainerStatuses"`
 	// Resize reports a pending resize; superseded by resize conditions.
 	Resize PodResizeStatus `json:"resize,omitempty" protobuf:"bytes,14,opt,name=resize"`
 	// ResourceClaimStatuses name the claims generated for the pod.
+	// +listType=map
+	// +listMapKey=name
 	ResourceClaimStatuses []PodResourceClaimStatus `json:"resourceClaimStatuses,omitempty" patchStrategy:"merge,retainKeys" patchMergeKey:"name" protobuf:"bytes,15,rep,name=resourceClaimStatuses"`
 }
 
@@ -1257,6 +1347,8 @@ type ContainerStatus struct {
 	// Resources are the requests and limits actually applied.
 	Resources *ResourceRequirements `json:"resources,omitempty" protobuf:"bytes,11,opt,name=resources"`
 	// VolumeMounts are the mounts as applied.
+	// +listType=map
+	// +listMapKey=mountPath
 	VolumeMounts []VolumeMountStatus `json:"volumeMounts,omitempty" patchStrategy:"merge" patchMergeKey:"mountPath" protobuf:"bytes,12,rep,name=volumeMounts"`
 	// User is the identity the first process runs as.
 	User *ContainerUser `json:"user,omitempty" protobuf:"bytes,13,opt,name=user"`
@@ -1330,5 +1422,6 @@ type LinuxContainerUser struct {
 	// GID of the process.
 	GID int64 `json:"gid" protobuf:"varint,2,opt,name=gid"`
 	// SupplementalGroups of the process.
+	// +listType=atomic
 	SupplementalGroups []int64 `json:"supplementalGroups,omitempty" protobuf:"varint,3,rep,name=supplementalGroups"`
 }

@@ -38,26 +38,33 @@ const ClusterIPNone = "None"
 // ServiceSpec is a service's desired behaviour.
 type ServiceSpec struct {
 	// Ports the service exposes.
+	// +listType=map
+	// +listMapKey=port
+	// +listMapKey=protocol
 	Ports []ServicePort `json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"port" protobuf:"bytes,1,rep,name=ports"`
 	// Selector picks the backing pods by label; without one the endpoints
 	// are managed by hand.
+	// +mapType=atomic
 	Selector map[string]string `json:"selector,omitempty" protobuf:"bytes,2,rep,name=selector"`
 	// ClusterIP is the virtual address, allocated when empty; "None" makes
 	// the service headless.
 	ClusterIP string `json:"clusterIP,omitempty" protobuf:"bytes,3,opt,name=clusterIP"`
 	// ClusterIPs are the virtual addresses, one per IP family, the first
 	// equal to clusterIP.
+	// +listType=atomic
 	ClusterIPs []string `json:"clusterIPs,omitempty" protobuf:"bytes,18,rep,name=clusterIPs"`
 	// Type is ClusterIP (the default), NodePort, LoadBalancer or
 	// ExternalName.
 	Type ServiceType `json:"type,omitempty" protobuf:"bytes,4,opt,name=type"`
 	// ExternalIPs are extra addresses nodes accept traffic on.
+	// +listType=atomic
 	ExternalIPs []string `json:"externalIPs,omitempty" protobuf:"bytes,5,rep,name=externalIPs"`
 	// SessionAffinity is None (the default) or ClientIP.
 	SessionAffinity ServiceAffinity `json:"sessionAffinity,omitempty" protobuf:"bytes,7,opt,name=sessionAffinity"`
 	// LoadBalancerIP is a deprecated request for a load balancer address.
 	LoadBalancerIP string `json:"loadBalancerIP,omitempty" protobuf:"bytes,8,opt,name=loadBalancerIP"`
 	// LoadBalancerSourceRanges restrict the clients of a load balancer.
+	// +listType=atomic
 	LoadBalancerSourceRanges []string `json:"loadBalancerSourceRanges,omitempty" protobuf:"bytes,9,rep,name=loadBalancerSourceRanges"`
 	// ExternalName is the DNS name an ExternalName service aliases.
 	ExternalName string `json:"externalName,omitempty" protobuf:"bytes,10,opt,name=externalName"`
@@ -72,6 +79,7 @@ type ServiceSpec struct {
 	// SessionAffinityConfig tunes ClientIP affinity.
 	SessionAffinityConfig *SessionAffinityConfig `json:"sessionAffinityConfig,omitempty" protobuf:"bytes,14,opt,name=sessionAffinityConfig"`
 	// IPFamilies are the families of clusterIPs, in order.
+	// +listType=atomic
 	IPFamilies []IPFamily `json:"ipFamilies,omitempty" protobuf:"bytes,19,rep,name=ipFamilies"`
 	// IPFamilyPolicy is SingleStack, PreferDualStack or RequireDualStack.
 	IPFamilyPolicy *IPFamilyPolicy `json:"ipFamilyPolicy,omitempty" protobuf:"bytes,17,opt,name=ipFamilyPolicy"`
@@ -105,6 +113,7 @@ type ServicePort struct {
 	// Name of the port; required when there are several.
 	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
 	// Protocol is TCP (the default), UDP or SCTP.
+	// +default="TCP"
 	Protocol Protocol `json:"protocol,omitempty" protobuf:"bytes,2,opt,name=protocol"`
 	// AppProtocol is the application protocol, such as "http".
 	AppProtocol *string `json:"appProtocol,omitempty" protobuf:"bytes,6,opt,name=appProtocol"`
@@ -207,12 +216,15 @@ type ServiceStatus struct {
 	// LoadBalancer holds the load balancer's addresses.
 	LoadBalancer LoadBalancerStatus `json:"loadBalancer,omitempty" protobuf:"bytes,1,opt,name=loadBalancer"`
 	// Conditions of the service.
+	// +listType=map
+	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,2,rep,name=conditions"`
 }
 
 // LoadBalancerStatus lists a load balancer's ingress points.
 type LoadBalancerStatus struct {
 	// Ingress points of the load balancer.
+	// +listType=atomic
 	Ingress []LoadBalancerIngress `json:"ingress,omitempty" protobuf:"bytes,1,rep,name=ingress"`
 }
 
@@ -225,6 +237,7 @@ type LoadBalancerIngress struct {
 	// IPMode is VIP or Proxy.
 	IPMode *LoadBalancerIPMode `json:"ipMode,omitempty" protobuf:"bytes,3,opt,name=ipMode"`
 	// Ports of the ingress point and their errors.
+	// +listType=atomic
 	Ports []PortStatus `json:"ports,omitempty" protobuf:"bytes,4,rep,name=ports"`
 }
 
@@ -257,20 +270,25 @@ type Endpoints struct {
 	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Subsets group addresses that share the same ports.
+	// +listType=atomic
 	Subsets []EndpointSubset `json:"subsets,omitempty" protobuf:"bytes,2,rep,name=subsets"`
 }
 
 // EndpointSubset is a set of addresses with a common set of ports.
 type EndpointSubset struct {
 	// Addresses that are ready.
+	// +listType=atomic
 	Addresses []EndpointAddress `json:"addresses,omitempty" protobuf:"bytes,1,rep,name=addresses"`
 	// NotReadyAddresses are not ready yet or no longer.
+	// +listType=atomic
 	NotReadyAddresses []EndpointAddress `json:"notReadyAddresses,omitempty" protobuf:"bytes,2,rep,name=notReadyAddresses"`
 	// Ports available on every address.
+	// +listType=atomic
 	Ports []EndpointPort `json:"ports,omitempty" protobuf:"bytes,3,rep,name=ports"`
 }
 
 // EndpointAddress is one backend address.
+// +structType=atomic
 type EndpointAddress struct {
 	// IP of the backend.
 	IP string `json:"ip" protobuf:"bytes,1,opt,name=ip"`
@@ -283,6 +301,7 @@ type EndpointAddress struct {
 }
 
 // EndpointPort is one port of the backends.
+// +structType=atomic
 type EndpointPort struct {
 	// Name matching the service port's name.
 	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`

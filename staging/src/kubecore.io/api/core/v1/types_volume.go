@@ -104,6 +104,7 @@ type SecretVolumeSource struct {
 	// SecretName in the pod's namespace.
 	SecretName string `json:"secretName,omitempty" protobuf:"bytes,1,opt,name=secretName"`
 	// Items select keys and name their files; empty projects every key.
+	// +listType=atomic
 	Items []KeyToPath `json:"items,omitempty" protobuf:"bytes,2,rep,name=items"`
 	// DefaultMode of the files; defaults to 0644.
 	DefaultMode *int32 `json:"defaultMode,omitempty" protobuf:"varint,3,opt,name=defaultMode"`
@@ -116,6 +117,7 @@ type ConfigMapVolumeSource struct {
 	// The config map to project.
 	LocalObjectReference `json:",inline" protobuf:"bytes,1,opt,name=localObjectReference"`
 	// Items select keys and name their files; empty projects every key.
+	// +listType=atomic
 	Items []KeyToPath `json:"items,omitempty" protobuf:"bytes,2,rep,name=items"`
 	// DefaultMode of the files; defaults to 0644.
 	DefaultMode *int32 `json:"defaultMode,omitempty" protobuf:"varint,3,opt,name=defaultMode"`
@@ -145,6 +147,7 @@ type PersistentVolumeClaimVolumeSource struct {
 // DownwardAPIVolumeSource projects pod information as files.
 type DownwardAPIVolumeSource struct {
 	// Items are the files.
+	// +listType=atomic
 	Items []DownwardAPIVolumeFile `json:"items,omitempty" protobuf:"bytes,1,rep,name=items"`
 	// DefaultMode of the files; defaults to 0644.
 	DefaultMode *int32 `json:"defaultMode,omitempty" protobuf:"varint,2,opt,name=defaultMode"`
@@ -165,6 +168,7 @@ type DownwardAPIVolumeFile struct {
 // ProjectedVolumeSource merges several sources into one directory.
 type ProjectedVolumeSource struct {
 	// Sources to merge.
+	// +listType=atomic
 	Sources []VolumeProjection `json:"sources" protobuf:"bytes,1,rep,name=sources"`
 	// DefaultMode of the files; defaults to 0644.
 	DefaultMode *int32 `json:"defaultMode,omitempty" protobuf:"varint,2,opt,name=defaultMode"`
@@ -189,6 +193,7 @@ type SecretProjection struct {
 	// The secret to project.
 	LocalObjectReference `json:",inline" protobuf:"bytes,1,opt,name=localObjectReference"`
 	// Items select keys and name their files; empty projects every key.
+	// +listType=atomic
 	Items []KeyToPath `json:"items,omitempty" protobuf:"bytes,2,rep,name=items"`
 	// Optional allows the secret or its keys to be missing.
 	Optional *bool `json:"optional,omitempty" protobuf:"varint,4,opt,name=optional"`
@@ -200,6 +205,7 @@ type ConfigMapProjection struct {
 	// The config map to project.
 	LocalObjectReference `json:",inline" protobuf:"bytes,1,opt,name=localObjectReference"`
 	// Items select keys and name their files; empty projects every key.
+	// +listType=atomic
 	Items []KeyToPath `json:"items,omitempty" protobuf:"bytes,2,rep,name=items"`
 	// Optional allows the config map or its keys to be missing.
 	Optional *bool `json:"optional,omitempty" protobuf:"varint,4,opt,name=optional"`
@@ -208,6 +214,7 @@ type ConfigMapProjection struct {
 // DownwardAPIProjection projects pod information into a projected volume.
 type DownwardAPIProjection struct {
 	// Items are the files.
+	// +listType=atomic
 	Items []DownwardAPIVolumeFile `json:"items,omitempty" protobuf:"bytes,1,rep,name=items"`
 }
 
@@ -303,8 +310,10 @@ type PersistentVolumeSpec struct {
 	// Where the volume is; set one member.
 	PersistentVolumeSource `json:",inline" protobuf:"bytes,2,opt,name=persistentVolumeSource"`
 	// AccessModes the volume supports.
+	// +listType=atomic
 	AccessModes []PersistentVolumeAccessMode `json:"accessModes,omitempty" protobuf:"bytes,3,rep,name=accessModes"`
 	// ClaimRef is the claim bound to the volume.
+	// +structType=granular
 	ClaimRef *ObjectReference `json:"claimRef,omitempty" protobuf:"bytes,4,opt,name=claimRef"`
 	// PersistentVolumeReclaimPolicy is what happens when the claim goes:
 	// Retain, Delete or Recycle.
@@ -312,6 +321,7 @@ type PersistentVolumeSpec struct {
 	// StorageClassName is the class the volume belongs to.
 	StorageClassName string `json:"storageClassName,omitempty" protobuf:"bytes,6,opt,name=storageClassName"`
 	// MountOptions are passed to mount.
+	// +listType=atomic
 	MountOptions []string `json:"mountOptions,omitempty" protobuf:"bytes,7,rep,name=mountOptions"`
 	// VolumeMode is Filesystem (the default) or Block.
 	VolumeMode *PersistentVolumeMode `json:"volumeMode,omitempty" protobuf:"bytes,8,opt,name=volumeMode"`
@@ -358,6 +368,7 @@ type CSIPersistentVolumeSource struct {
 }
 
 // SecretReference names a secret in any namespace.
+// +structType=atomic
 type SecretReference struct {
 	// Name of the secret.
 	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
@@ -458,6 +469,7 @@ type PersistentVolumeClaim struct {
 // PersistentVolumeClaimSpec is the storage a claim asks for.
 type PersistentVolumeClaimSpec struct {
 	// AccessModes the volume must support.
+	// +listType=atomic
 	AccessModes []PersistentVolumeAccessMode `json:"accessModes,omitempty" protobuf:"bytes,1,rep,name=accessModes"`
 	// Selector narrows the volumes that may be bound.
 	Selector *metav1.LabelSelector `json:"selector,omitempty" protobuf:"bytes,4,opt,name=selector"`
@@ -491,10 +503,13 @@ type PersistentVolumeClaimStatus struct {
 	// Phase of the claim.
 	Phase PersistentVolumeClaimPhase `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase"`
 	// AccessModes of the bound volume.
+	// +listType=atomic
 	AccessModes []PersistentVolumeAccessMode `json:"accessModes,omitempty" protobuf:"bytes,2,rep,name=accessModes"`
 	// Capacity of the bound volume.
 	Capacity ResourceList `json:"capacity,omitempty" protobuf:"bytes,3,rep,name=capacity"`
 	// Conditions of the claim, such as Resizing.
+	// +listType=map
+	// +listMapKey=type
 	Conditions []PersistentVolumeClaimCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,4,rep,name=conditions"`
 }
 

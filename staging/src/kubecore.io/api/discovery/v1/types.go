@@ -20,11 +20,13 @@ type EndpointSlice struct {
 	AddressType AddressType `json:"addressType" protobuf:"bytes,4,opt,name=addressType"`
 
 	// The backends, at most 1000.
+	// +listType=atomic
 	Endpoints []Endpoint `json:"endpoints" protobuf:"bytes,2,rep,name=endpoints"`
 
 	// Ports every backend of the slice serves, each with a unique name.
 	// Empty means no ports are defined; a port without a number means all
 	// ports.
+	// +listType=atomic
 	Ports []EndpointPort `json:"ports" protobuf:"bytes,3,rep,name=ports"`
 }
 
@@ -45,6 +47,7 @@ const (
 type Endpoint struct {
 	// Addresses of the backend, interpreted by the slice's address type;
 	// consumers use the first. 1 to 100 of them.
+	// +listType=set
 	Addresses []string `json:"addresses" protobuf:"bytes,1,rep,name=addresses"`
 
 	// Current state of the backend.
@@ -87,6 +90,7 @@ type EndpointConditions struct {
 // EndpointHints says where a backend should be used.
 type EndpointHints struct {
 	// Zones whose clients should use the backend, at most 8.
+	// +listType=atomic
 	ForZones []ForZone `json:"forZones,omitempty" protobuf:"bytes,1,rep,name=forZones"`
 }
 
@@ -97,6 +101,7 @@ type ForZone struct {
 }
 
 // EndpointPort is a port every backend of a slice serves.
+// +structType=atomic
 type EndpointPort struct {
 	// Name of the port, the Service port's: empty or a DNS label. Defaults
 	// to empty.

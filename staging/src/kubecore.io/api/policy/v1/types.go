@@ -100,6 +100,8 @@ type PodDisruptionBudgetStatus struct {
 	// Conditions of the budget; the disruption controller sets
 	// DisruptionAllowed, with reason SyncFailed, InsufficientPods or
 	// SufficientPods.
+	// +listType=map
+	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,7,rep,name=conditions"`
 }
 

@@ -23,20 +23,26 @@ const (
 type PolicyRule struct {
 	// Verbs granted: get, list, watch, create, update, patch, delete,
 	// deletecollection, or "*" for all.
+	// +listType=atomic
 	Verbs []string `json:"verbs" protobuf:"bytes,1,rep,name=verbs"`
 	// API groups of the resources; "" is the core group, "*" all groups.
+	// +listType=atomic
 	APIGroups []string `json:"apiGroups,omitempty" protobuf:"bytes,2,rep,name=apiGroups"`
 	// Resources granted ("pods", "pods/log" for a subresource, "*" for all).
+	// +listType=atomic
 	Resources []string `json:"resources,omitempty" protobuf:"bytes,3,rep,name=resources"`
 	// ResourceNames narrows the rule to objects of these names.
+	// +listType=atomic
 	ResourceNames []string `json:"resourceNames,omitempty" protobuf:"bytes,4,rep,name=resourceNames"`
 	// NonResourceURLs are paths ("/healthz", "/api/*") a ClusterRole may
 	// grant; a rule has either resources or these, not both.
+	// +listType=atomic
 	NonResourceURLs []string `json:"nonResourceURLs,omitempty" protobuf:"bytes,5,rep,name=nonResourceURLs"`
 }
 
 // Subject is who a binding grants its role to: a User, a Group or a
 // ServiceAccount (in Namespace).
+// +structType=atomic
 type Subject struct {
 	// Kind is User, Group or ServiceAccount.
 	Kind string `json:"kind" protobuf:"bytes,1,opt,name=kind"`
@@ -51,6 +57,7 @@ type Subject struct {
 
 // RoleRef names the Role or ClusterRole a binding grants. It cannot
 // change after the binding is created.
+// +structType=atomic
 type RoleRef struct {
 	// APIGroup is rbac.authorization.k8s.io.
 	APIGroup string `json:"apiGroup" protobuf:"bytes,1,opt,name=apiGroup"`
@@ -68,6 +75,7 @@ type Role struct {
 	// Standard object metadata.
 	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Rules granted by the role.
+	// +listType=atomic
 	Rules []PolicyRule `json:"rules" protobuf:"bytes,2,rep,name=rules"`
 }
 
@@ -91,6 +99,7 @@ type ClusterRole struct {
 	// Standard object metadata.
 	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Rules granted by the role.
+	// +listType=atomic
 	Rules []PolicyRule `json:"rules" protobuf:"bytes,2,rep,name=rules"`
 }
 
@@ -114,6 +123,7 @@ type RoleBinding struct {
 	// Standard object metadata.
 	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Subjects receiving the role.
+	// +listType=atomic
 	Subjects []Subject `json:"subjects,omitempty" protobuf:"bytes,2,rep,name=subjects"`
 	// RoleRef is the role granted.
 	RoleRef RoleRef `json:"roleRef" protobuf:"bytes,3,opt,name=roleRef"`
@@ -138,6 +148,7 @@ type ClusterRoleBinding struct {
 	// Standard object metadata.
 	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Subjects receiving the role.
+	// +listType=atomic
 	Subjects []Subject `json:"subjects,omitempty" protobuf:"bytes,2,rep,name=subjects"`
 	// RoleRef is the ClusterRole granted.
 	RoleRef RoleRef `json:"roleRef" protobuf:"bytes,3,opt,name=roleRef"`

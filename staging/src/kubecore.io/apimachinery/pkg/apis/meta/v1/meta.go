@@ -35,10 +35,14 @@ type ObjectMeta struct {
 	// Annotations are key/value pairs for tools and humans; they are not selectable.
 	Annotations map[string]string `json:"annotations,omitempty" protobuf:"bytes,12,rep,name=annotations"`
 	// OwnerReferences name the objects this one depends on; the garbage collector deletes it when every owner is gone.
+	// +listType=map
+	// +listMapKey=uid
 	OwnerReferences []OwnerReference `json:"ownerReferences,omitempty" patchStrategy:"merge" patchMergeKey:"uid" protobuf:"bytes,13,rep,name=ownerReferences"`
 	// Finalizers must all be removed before a deleted object is removed from storage.
+	// +listType=set
 	Finalizers []string `json:"finalizers,omitempty" patchStrategy:"merge" protobuf:"bytes,14,rep,name=finalizers"`
-	// ManagedFields record which client set which fields; kubecore keeps them as sent.
+	// ManagedFields record which manager set which fields, and when: the
+	// server maintains them on every write (server-side apply).
 	ManagedFields []ManagedFieldsEntry `json:"managedFields,omitempty" protobuf:"bytes,17,rep,name=managedFields"`
 }
 
@@ -51,6 +55,7 @@ type ListMeta struct {
 }
 
 // OwnerReference points at the object that owns this one.
+// +structType=atomic
 type OwnerReference struct {
 	APIVersion         string    `json:"apiVersion" protobuf:"bytes,5,opt,name=apiVersion"`
 	Kind               string    `json:"kind" protobuf:"bytes,1,opt,name=kind"`
@@ -60,8 +65,8 @@ type OwnerReference struct {
 	BlockOwnerDeletion *bool     `json:"blockOwnerDeletion,omitempty" protobuf:"varint,7,opt,name=blockOwnerDeletion"`
 }
 
-// ManagedFieldsEntry records which manager set which fields. kubecore keeps
-// what clients send but does not compute it (server-side apply is not built).
+// ManagedFieldsEntry records which manager set which fields of an object,
+// through which operation (Apply or Update), API version and subresource.
 type ManagedFieldsEntry struct {
 	Manager     string    `json:"manager,omitempty" protobuf:"bytes,1,opt,name=manager"`
 	Operation   string    `json:"operation,omitempty" protobuf:"bytes,2,opt,name=operation"`
@@ -97,6 +102,7 @@ func (f *FieldsV1) UnmarshalJSON(b []byte) error {
 
 // LabelSelector selects objects by their labels; the requirements are ANDed.
 // An empty selector matches everything; a nil one matches nothing.
+// +structType=atomic
 type LabelSelector struct {
 	MatchLabels      map[string]string          `json:"matchLabels,omitempty" protobuf:"bytes,1,rep,name=matchLabels"`
 	MatchExpressions []LabelSelectorRequirement `json:"matchExpressions,omitempty" protobuf:"bytes,2,rep,name=matchExpressions"`
