@@ -90,30 +90,47 @@ func containerFieldPath(pod *corev1.Pod, name string) string {
 	return ""
 }
 
+// logLevel is the verbosity at which Events of eventType are logged.
+func logLevel(eventType string) klog.Level {
+	if eventType == corev1.EventTypeWarning {
+		return 2
+	}
+	return 4
+}
+
+// wanted says whether an Event of eventType goes anywhere, to a recorder
+// or the log: hollow nodes skip making the ones that would not.
+func (e *kubeletEvents) wanted(ctx context.Context, eventType string) bool {
+	return e.given != nil || (!e.disabled && e.cs != nil) || klog.FromContext(ctx).V(int(logLevel(eventType))).Enabled()
+}
+
 // pod reports an Event about a pod.
 func (e *kubeletEvents) pod(ctx context.Context, pod *corev1.Pod, eventType, reason, format string, args ...any) {
-	e.record(ctx, podRef(pod, ""), eventType, reason, fmt.Sprintf(format, args...))
+	if e.wanted(ctx, eventType) {
+		e.record(ctx, podRef(pod, ""), eventType, reason, fmt.Sprintf(format, args...))
+	}
 }
 
 // container reports an Event about a container of a pod.
 func (e *kubeletEvents) container(ctx context.Context, pod *corev1.Pod, name, eventType, reason, format string, args ...any) {
-	e.record(ctx, podRef(pod, containerFieldPath(pod, name)), eventType, reason, fmt.Sprintf(format, args...))
+	if e.wanted(ctx, eventType) {
+		e.record(ctx, podRef(pod, containerFieldPath(pod, name)), eventType, reason, fmt.Sprintf(format, args...))
+	}
 }
 
 // node reports an Event about the kubelet's Node. Its reference carries
 // the node's name as UID, as Kubernetes' kubelet's does and as `kubectl
 // describe node` looks its Events up.
 func (e *kubeletEvents) node(ctx context.Context, eventType, reason, format string, args ...any) {
+	if !e.wanted(ctx, eventType) {
+		return
+	}
 	ref := corev1.ObjectReference{Kind: "Node", APIVersion: "v1", Name: e.source.Host, UID: types.UID(e.source.Host)}
 	e.record(ctx, ref, eventType, reason, fmt.Sprintf(format, args...))
 }
 
 func (e *kubeletEvents) record(ctx context.Context, ref corev1.ObjectReference, eventType, reason, msg string) {
-	level := klog.Level(4)
-	if eventType == corev1.EventTypeWarning {
-		level = 2
-	}
-	if logger := klog.FromContext(ctx).V(int(level)); logger.Enabled() {
+	if logger := klog.FromContext(ctx).V(int(logLevel(eventType))); logger.Enabled() {
 		logger.Info("Event", "object", klog.KRef(ref.Namespace, ref.Name), "kind", ref.Kind, "fieldPath", ref.FieldPath, "type", eventType, "reason", reason, "message", msg)
 	}
 	if r := e.get(); r != nil {
