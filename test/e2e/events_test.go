@@ -54,11 +54,13 @@ func TestPodEventsWithKubectl(t *testing.T) {
 		return ""
 	})
 	describe := k.MustRun(t, "describe", "pod", "life", "-n", ns)
+	t.Logf("kubectl describe pod life:\n%s", describe)
 	if msg := missingLines(framework.Result{Stdout: describe}, "^Events:", lifecycle); msg != "" {
 		t.Errorf("kubectl describe pod: %s", msg)
 	}
-	if !strings.Contains(describe, "kubelet") {
-		t.Errorf("kubectl describe pod names no kubelet Event source:\n%s", describe)
+	// The From column names the kubelet.
+	if msg := missingLines(framework.Result{Stdout: describe}, "^Events:", []string{"Started +.*kubelet.* Started container main"}); msg != "" {
+		t.Errorf("kubectl describe pod: %s", msg)
 	}
 
 	k.MustRun(t, "delete", "pod", "life", "-n", ns, "--wait", "--timeout=60s")
