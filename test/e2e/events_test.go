@@ -2,10 +2,13 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -94,4 +97,63 @@ func missingLines(r framework.Result, after string, patterns []string) string {
 		}
 	}
 	return ""
+}
+
+// TestHollowNodeEvents: hollow nodes only log their Events unless
+// --record-events, with which a pod's life shows in `kubectl events`.
+func TestHollowNodeEvents(t *testing.T) {
+	bin, err := framework.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := server.Kubectl(t)
+	ns := server.CreateNamespace(t, "hollow-events")
+	for i, record := range []bool{false, true} {
+		prefix := fmt.Sprintf("hollow-events-%d-%d-", os.Getpid(), i)
+		args := []string{"hollow-nodes", "--kubeconfig", server.Kubeconfig, "--count", "1", "--name-prefix", prefix, "--root-dir", t.TempDir()}
+		if record {
+			args = append(args, "--record-events")
+		}
+		cmd := exec.Command(bin, args...)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		node, pod := prefix+"0", fmt.Sprintf("p%d", i)
+		stop := func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			_ = cmd.Wait()
+			k.Run(t, "delete", "node", node)
+		}
+		eventually(t, 30*time.Second, func() string {
+			if r := k.Run(t, "get", "node", node); r.ExitCode != 0 {
+				return "hollow node not registered: " + r.String()
+			}
+			return ""
+		})
+		k.MustRunStdin(t, podSpec{ns, node, "pause"}.manifest(pod, "exec sleep 1000", ""), "apply", "-f", "-")
+		k.MustRun(t, "wait", "--for=condition=Ready", "pod/"+pod, "-n", ns, "--timeout=60s")
+		if record {
+			eventually(t, 30*time.Second, func() string {
+				return missingLines(k.Run(t, "events", "-n", ns, "--for", "pod/"+pod), "", []string{"Started .*Started container main"})
+			})
+			r := k.Run(t, "get", "events", "-n", "default", "-o", "jsonpath={range .items[*]}{.involvedObject.name}/{.reason} {end}")
+			if !strings.Contains(r.Stdout, node+"/Starting") {
+				t.Errorf("no Starting Event of hollow node %s: %s", node, r)
+			}
+		} else {
+			// The Ready pod's kubelet has synced it: any Event of it is written by now.
+			time.Sleep(2 * time.Second)
+			if r := k.MustRun(t, "events", "-n", ns, "--for", "pod/"+pod); strings.Contains(r, "kubelet") || strings.Contains(r, "Started") {
+				t.Errorf("a hollow node without --record-events wrote Events:\n%s", r)
+			}
+		}
+		k.MustRun(t, "delete", "pod", pod, "-n", ns, "--wait", "--timeout=60s")
+		stop()
+		if t.Failed() {
+			t.Logf("hollow-nodes output:\n%s", out.String())
+		}
+	}
 }
