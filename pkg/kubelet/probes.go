@@ -363,10 +363,9 @@ func (p *runtimeProber) probe(ctx context.Context, pr *corev1.Probe, t probeTarg
 		if len(out) > maxProbeOutput {
 			out = out[:maxProbeOutput]
 		}
-		if res.ExitCode != 0 {
-			return false, fmt.Sprintf("command %q exited with %d: %s", pr.Exec.Command, res.ExitCode, out), nil
-		}
-		return true, out, nil
+		// The output alone, as Kubernetes reports it (Unhealthy:
+		// "Liveness probe failed: <output>").
+		return res.ExitCode == 0, out, nil
 	case pr.HTTPGet != nil:
 		return p.httpGet(ctx, pr.HTTPGet, t)
 	case pr.TCPSocket != nil:
