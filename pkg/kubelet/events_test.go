@@ -109,6 +109,12 @@ func TestFailedMountAndConfigErrorEvents(t *testing.T) {
 	if got := events.fieldPaths(eventFailedMount); len(got) != 1 || got[0] != "" {
 		t.Errorf("FailedMount fieldPaths = %q, want the pod's", got)
 	}
+	events.events, events.refs = nil, nil
+	pod.Spec.Volumes = []corev1.Volume{{Name: "creds", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "gone"}}}}
+	if _, _, err := kl.syncPod(ctx, newPodState(), pod, false); err != nil {
+		t.Fatal(err)
+	}
+	wantEvents(t, events, `Warning FailedMount: MountVolume.SetUp failed for volume "creds" : secret "gone" not found`)
 
 	events.events, events.refs = nil, nil
 	pod = eventsPod(corev1.Container{Name: "main", Image: "app:1", Command: []string{"sleep", "inf"}, Env: []corev1.EnvVar{{
