@@ -99,25 +99,34 @@ func (kl *Kubelet) runPostStart(ctx context.Context, pod *corev1.Pod, c *corev1.
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	kl.events.warningf(ctx, pod, eventFailedPostStartHook, "PostStartHook of container %q failed: %v", c.Name, err)
+	// The hook's output stays out of the Event, as in Kubernetes: it may
+	// hold secrets. The container's waiting message has it.
+	kl.events.container(ctx, pod, c.Name, corev1.EventTypeWarning, eventFailedPostStartHook, "PostStartHook failed")
 	klog.FromContext(ctx).V(2).Info("Killing container whose postStart hook failed", "pod", klog.KObj(pod), "container", c.Name, "err", err)
-	if kerr := kl.stopContainer(ctx, pod, c, id, gracePeriod(pod)); kerr != nil {
+	if kerr := kl.stopContainer(ctx, pod, c.Name, id, true, gracePeriod(pod), eventFailedPostStartHook); kerr != nil {
 		return errors.Join(err, kerr)
 	}
 	return err
 }
 
-// stopContainer stops a container within grace: its preStop hook first
-// (none when spec is nil), then SIGTERM and, after what is left of the
-// grace period, SIGKILL.
-func (kl *Kubelet) stopContainer(ctx context.Context, pod *corev1.Pod, spec *corev1.Container, id string, grace time.Duration) error {
-	if spec != nil && spec.Lifecycle != nil && spec.Lifecycle.PreStop != nil && grace > 0 {
+// stopContainer stops a container within grace and reports it (Killing,
+// with message, "Stopping container <name>" when empty): its preStop hook
+// first when preStop, then SIGTERM and, after what is left of the grace
+// period, SIGKILL.
+func (kl *Kubelet) stopContainer(ctx context.Context, pod *corev1.Pod, name, id string, preStop bool, grace time.Duration, message string) error {
+	if message == "" {
+		message = "Stopping container " + name
+	}
+	kl.events.container(ctx, pod, name, corev1.EventTypeNormal, eventKilling, "%s", message)
+	spec := containerSpec(pod, name)
+	if preStop && spec != nil && spec.Lifecycle != nil && spec.Lifecycle.PreStop != nil && grace > 0 {
 		start := time.Now()
 		hctx, cancel := context.WithTimeout(ctx, grace)
 		err := kl.hooks.run(hctx, spec.Lifecycle.PreStop, spec, id, kl.cfg.NodeIP)
 		cancel()
 		if err != nil && ctx.Err() == nil {
-			kl.events.warningf(ctx, pod, eventFailedPreStopHook, "PreStopHook of container %q failed: %v", spec.Name, err)
+			klog.FromContext(ctx).V(2).Info("PreStop hook failed", "pod", klog.KObj(pod), "container", name, "err", err)
+			kl.events.container(ctx, pod, name, corev1.EventTypeWarning, eventFailedPreStopHook, "PreStopHook failed")
 		}
 		grace = max(grace-time.Since(start), minStopGrace)
 	}

@@ -22,18 +22,44 @@ import (
 	"kubecore.io/kubecore/pkg/kubelet/runtime/fake"
 )
 
-// eventLog is a recorder that keeps the reasons and messages it is given.
+// eventLog is a recorder that keeps the Events it is given.
 type eventLog struct {
 	mu     sync.Mutex
 	events []string // "Type Reason: message"
+	refs   []corev1.ObjectReference
 }
 
 var _ record.EventRecorder = (*eventLog)(nil)
 
-func (l *eventLog) Event(_ runtime.Object, eventType, reason, message string) {
+func (l *eventLog) Event(obj runtime.Object, eventType, reason, message string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.events = append(l.events, eventType+" "+reason+": "+message)
+	var ref corev1.ObjectReference
+	if r, ok := obj.(*record.Reference); ok {
+		ref = r.ObjectReference
+	}
+	l.refs = append(l.refs, ref)
+}
+
+// fieldPaths are the involvedObject fieldPaths of the Events of reason.
+func (l *eventLog) fieldPaths(reason string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for i, e := range l.events {
+		if strings.Contains(e, " "+reason+": ") {
+			out = append(out, l.refs[i].FieldPath)
+		}
+	}
+	return out
+}
+
+// all returns a copy of the Events so far.
+func (l *eventLog) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.events)
 }
 
 func (l *eventLog) Eventf(obj runtime.Object, eventType, reason, format string, args ...any) {
@@ -166,11 +192,19 @@ func TestPostStartHookFailureKillsAndRestartsWithBackOff(t *testing.T) {
 	if list[0].State != kruntime.ContainerExited {
 		t.Errorf("container state = %s, want exited after its postStart hook failed", list[0].State)
 	}
-	if got := events.with(eventFailedPostStartHook); len(got) != 1 || !strings.HasPrefix(got[0], "Warning ") || !strings.Contains(got[0], "exited with 3") {
+	// The hook's output stays out of the Event (it may hold secrets), in
+	// the waiting message.
+	if got := events.with(eventFailedPostStartHook); len(got) != 1 || got[0] != "Warning FailedPostStartHook: PostStartHook failed" {
 		t.Errorf("FailedPostStartHook events = %q", got)
 	}
-	if w := st.waiting["main"]; w.reason != reasonPostStartHookError {
-		t.Errorf("waiting = %+v, want %s", w, reasonPostStartHookError)
+	if got := events.fieldPaths(eventFailedPostStartHook); len(got) != 1 || got[0] != "spec.containers{main}" {
+		t.Errorf("FailedPostStartHook fieldPaths = %q", got)
+	}
+	if got := events.with(eventKilling); len(got) != 1 || got[0] != "Normal Killing: FailedPostStartHook" {
+		t.Errorf("Killing events = %q, want the one of the failed hook", got)
+	}
+	if w := st.waiting["main"]; w.reason != reasonPostStartHookError || !strings.Contains(w.message, "exited with 3") {
+		t.Errorf("waiting = %+v, want %s with the hook's failure", w, reasonPostStartHookError)
 	}
 
 	// The restart policy runs it again at once, then backs off.
@@ -204,8 +238,13 @@ func TestPostStartHookSuccessLeavesContainerRunning(t *testing.T) {
 	if len(list) != 1 || list[0].State != kruntime.ContainerRunning {
 		t.Errorf("containers = %+v, want one running", list)
 	}
-	if len(events.events) != 0 {
-		t.Errorf("events = %q, want none", events.events)
+	want := []string{
+		`Normal Pulled: Container image "x" already present on machine`,
+		"Normal Created: Created container: main",
+		"Normal Started: Started container main",
+	}
+	if got := events.all(); !slices.Equal(got, want) {
+		t.Errorf("events = %q, want %q", got, want)
 	}
 }
 
@@ -256,6 +295,9 @@ func TestPreStopHookRunsBeforeStop(t *testing.T) {
 			if got := events.with(eventFailedPreStopHook); (len(got) > 0) != tc.wantEvent {
 				t.Errorf("FailedPreStopHook events = %q, want one: %v", got, tc.wantEvent)
 			}
+			if got := events.with(eventKilling); len(got) != 1 || got[0] != "Normal Killing: Stopping container main" {
+				t.Errorf("Killing events = %q, want one", got)
+			}
 		})
 	}
 }
@@ -283,9 +325,9 @@ func TestPreStopHookUsesUpGracePeriod(t *testing.T) {
 	}
 	ctx := t.Context()
 	id := runningContainer(t, rt.Runtime)
-	spec := &corev1.Container{Name: "c", Lifecycle: &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 1}}}}
+	lc := &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 1}}}
 	start := time.Now()
-	if err := kl.stopContainer(ctx, hookPod(nil, 3), spec, id, 3*time.Second); err != nil {
+	if err := kl.stopContainer(ctx, hookPod(lc, 3), "main", id, true, 3*time.Second, ""); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(start); d < time.Second {
@@ -294,7 +336,7 @@ func TestPreStopHookUsesUpGracePeriod(t *testing.T) {
 	// A hook that outlives the grace period is cut, and SIGTERM still
 	// gets the minimum.
 	id2 := runningContainer(t, rt.Runtime)
-	if err := kl.stopContainer(ctx, hookPod(nil, 1), spec, id2, 500*time.Millisecond); err != nil {
+	if err := kl.stopContainer(ctx, hookPod(lc, 1), "main", id2, true, 500*time.Millisecond, ""); err != nil {
 		t.Fatal(err)
 	}
 	rt.mu.Lock()

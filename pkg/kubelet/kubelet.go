@@ -79,10 +79,14 @@ type Config struct {
 	// Machine, when set, replaces the capacity and system info read from
 	// the host (hollow nodes).
 	Machine *MachineInfo
-	// Recorder reports the kubelet's Events about pods; by default Run
-	// makes one writing through Client on the first Event.
+	// Recorder reports the kubelet's Events about pods and its Node; by
+	// default Run makes one writing through Client on the first Event.
 	Recorder record.EventRecorder
-	Clock    Clock
+	// DisableEvents keeps Events in the log (V(2) warnings, V(4) the
+	// rest) instead of writing them: hundreds of hollow nodes would add
+	// several writes per pod to the load they measure.
+	DisableEvents bool
+	Clock         Clock
 }
 
 func (c *Config) defaults() error {
@@ -139,7 +143,7 @@ type Kubelet struct {
 	status  *statusManager
 	probes  *probeManager
 	hooks   *hookRunner
-	events  *podEvents
+	events  *kubeletEvents
 	workers *podWorkers
 	machine MachineInfo
 
@@ -207,9 +211,12 @@ func New(cfg Config) (*Kubelet, error) {
 	kl.tokens = newTokenManager(cfg.Client, cfg.Clock)
 	kl.status = newStatusManager(cfg.Client)
 	kl.hooks = newHookRunner(kl.runtime)
-	kl.events = newPodEvents(cfg.Client, cfg.Recorder, cfg.NodeName)
+	kl.events = newKubeletEvents(cfg.Client, cfg.Recorder, cfg.NodeName, cfg.DisableEvents)
 	kl.workers = newPodWorkers(kl.syncPod, cfg.SyncFrequency, cfg.Clock)
 	kl.probes = newProbeManager(newRuntimeProber(kl.runtime), cfg.Clock, func(uid string) { kl.workers.wake(uid) })
+	kl.probes.unhealthy = func(ctx context.Context, ref corev1.ObjectReference, msg string) {
+		kl.events.record(ctx, ref, corev1.EventTypeWarning, eventUnhealthy, msg)
+	}
 	return kl, nil
 }
 
@@ -273,6 +280,7 @@ func (kl *Kubelet) Run(ctx context.Context) error {
 		<-ctx.Done()
 		return nil
 	}
+	kl.events.node(ctx, corev1.EventTypeNormal, eventStarting, "Starting kubelet.")
 	if _, err := kl.registerNode(ctx); err != nil {
 		return err
 	}

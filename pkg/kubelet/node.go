@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -299,6 +300,49 @@ func sameConditions(a []conditionSpec, b []conditionSpec) bool {
 	return true
 }
 
+// conditionEvents are the reasons of the Events of conditions in want whose
+// status differs from old's (all of them for a node being registered), as
+// Kubernetes' kubelet names them.
+func conditionEvents(want []conditionSpec, old []corev1.NodeCondition) []string {
+	var out []string
+	for _, w := range want {
+		if slices.ContainsFunc(old, func(o corev1.NodeCondition) bool { return o.Type == w.typ && o.Status == w.status }) {
+			continue
+		}
+		if r := conditionEvent(w.typ, w.status); r != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// conditionEvent is the Event reason of a node condition's status.
+func conditionEvent(typ corev1.NodeConditionType, status corev1.ConditionStatus) string {
+	reasons := map[corev1.NodeConditionType][2]string{ // when True, when False
+		corev1.NodeMemoryPressure: {"NodeHasInsufficientMemory", "NodeHasSufficientMemory"},
+		corev1.NodeDiskPressure:   {"NodeHasDiskPressure", "NodeHasNoDiskPressure"},
+		corev1.NodePIDPressure:    {"NodeHasInsufficientPID", "NodeHasSufficientPID"},
+		corev1.NodeReady:          {"NodeReady", "NodeNotReady"},
+	}
+	r, ok := reasons[typ]
+	switch {
+	case !ok:
+		return ""
+	case status == corev1.ConditionTrue:
+		return r[0]
+	case status == corev1.ConditionFalse || typ == corev1.NodeReady:
+		return r[1]
+	}
+	return ""
+}
+
+// recordConditionEvents reports the node's condition changes.
+func (kl *Kubelet) recordConditionEvents(ctx context.Context, reasons []string) {
+	for _, r := range reasons {
+		kl.events.node(ctx, corev1.EventTypeNormal, r, "Node %s status is now: %s", kl.cfg.NodeName, r)
+	}
+}
+
 // nodeStatusState is what the kubelet last wrote of its node's status.
 type nodeStatusState struct {
 	reported   []conditionSpec
@@ -390,6 +434,7 @@ func (kl *Kubelet) tryRegisterNode(ctx context.Context) (*corev1.Node, error) {
 	created, err := nodes.Create(ctx, node, metav1.CreateOptions{})
 	if err == nil {
 		kl.reported(want, now, created.UID)
+		kl.recordConditionEvents(ctx, conditionEvents(want, nil))
 		return created, nil
 	}
 	if !apierrors.IsAlreadyExists(err) {
@@ -419,6 +464,7 @@ func (kl *Kubelet) tryRegisterNode(ctx context.Context) (*corev1.Node, error) {
 		return nil, fmt.Errorf("update status of existing node: %w", err)
 	}
 	kl.reported(want, now, updated.UID)
+	kl.recordConditionEvents(ctx, conditionEvents(want, nil))
 	return updated, nil
 }
 
@@ -470,9 +516,11 @@ func (kl *Kubelet) syncNodeStatus(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("get node: %w", err)
 		}
+		changes := conditionEvents(want, node.Status.Conditions)
 		kl.setNodeStatus(ctx, node, want, now)
 		if _, err = nodes.UpdateStatus(ctx, node, metav1.UpdateOptions{}); err == nil {
 			kl.reported(want, now, node.UID)
+			kl.recordConditionEvents(ctx, changes)
 			klog.FromContext(ctx).V(4).Info("Node status updated")
 			return nil
 		}

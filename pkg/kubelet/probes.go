@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,6 +31,12 @@ const (
 	probeReadiness
 	probeLiveness
 )
+
+// title is the kind as Events name it: Startup, Readiness, Liveness.
+func (k probeKind) title() string {
+	n := k.String()
+	return strings.ToUpper(n[:1]) + n[1:]
+}
 
 func (k probeKind) String() string {
 	switch k {
@@ -72,6 +79,9 @@ type probeManager struct {
 	prober prober
 	clock  Clock
 	wake   func(podUID string)
+	// unhealthy, when set, reports a failed probe of the container ref
+	// names (an Unhealthy Event).
+	unhealthy func(ctx context.Context, ref corev1.ObjectReference, message string)
 
 	mu      sync.Mutex
 	workers map[probeKey]*probeWorker
@@ -90,7 +100,8 @@ type probeWorker struct {
 	m           *probeManager
 	key         probeKey
 	containerID string
-	probe       corev1.Probe // with defaults
+	ref         corev1.ObjectReference // the container, for Events
+	probe       corev1.Probe           // with defaults
 	target      probeTarget
 	startedAt   time.Time
 	cancel      context.CancelFunc
@@ -199,6 +210,13 @@ func (w *probeWorker) tick(ctx context.Context) bool {
 	logger := klog.FromContext(ctx)
 	if !ok {
 		logger.V(4).Info("Probe failed", "probe", w.key.kind.String(), "podUID", w.key.podUID, "container", w.key.container, "output", output)
+		if w.m.unhealthy != nil {
+			msg := fmt.Sprintf("%s probe failed: %s", w.key.kind.title(), output)
+			if err != nil {
+				msg = fmt.Sprintf("%s probe errored: %v", w.key.kind.title(), err)
+			}
+			w.m.unhealthy(ctx, w.ref, msg)
+		}
 	}
 	if changed {
 		logger.V(2).Info("Probe verdict changed", "probe", w.key.kind.String(), "podUID", w.key.podUID, "container", w.key.container, "result", result, "output", output)
@@ -233,6 +251,7 @@ func (m *probeManager) sync(ctx context.Context, pod *corev1.Pod, recs map[strin
 				w.cancel()
 			}
 			w := newProbeWorker(m, key, cur.ID, *p, probeTarget{containerID: cur.ID, podIP: podIP, ports: c.Ports}, cur.StartedAt)
+			w.ref = podRef(pod, "spec.containers{"+c.Name+"}")
 			wctx, cancel := context.WithCancel(ctx)
 			w.cancel = cancel
 			m.workers[key] = w
@@ -276,17 +295,18 @@ func (m *probeManager) started(podUID, name, containerID string) bool {
 }
 
 // failed says whether the container's startup or liveness probe failed
-// for good, and returns that probe: the container must be restarted.
-func (m *probeManager) failed(podUID, name, containerID string) (*corev1.Probe, bool) {
+// for good, and returns that probe and its kind: the container must be
+// restarted.
+func (m *probeManager) failed(podUID, name, containerID string) (*corev1.Probe, probeKind, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, kind := range []probeKind{probeStartup, probeLiveness} {
 		if w := m.workers[probeKey{podUID, name, kind}]; w != nil && w.containerID == containerID && w.failed {
 			p := w.probe
-			return &p, true
+			return &p, kind, true
 		}
 	}
-	return nil, false
+	return nil, 0, false
 }
 
 // stopPod stops the probes of a pod.
@@ -343,10 +363,9 @@ func (p *runtimeProber) probe(ctx context.Context, pr *corev1.Probe, t probeTarg
 		if len(out) > maxProbeOutput {
 			out = out[:maxProbeOutput]
 		}
-		if res.ExitCode != 0 {
-			return false, fmt.Sprintf("command %q exited with %d: %s", pr.Exec.Command, res.ExitCode, out), nil
-		}
-		return true, out, nil
+		// The output alone, as Kubernetes reports it (Unhealthy:
+		// "Liveness probe failed: <output>").
+		return res.ExitCode == 0, out, nil
 	case pr.HTTPGet != nil:
 		return p.httpGet(ctx, pr.HTTPGet, t)
 	case pr.TCPSocket != nil:

@@ -203,7 +203,7 @@ func TestProbeManagerLivenessWaitsForStartup(t *testing.T) {
 	// Both fire; the startup probe fails, the liveness probe must wait.
 	clock.Step(0)
 	eventually(t, "the startup probe", func() bool { return p.calls.Load() == 1 && clock.waiters() == 2 })
-	if _, failed := m.failed("u", "c", "c1"); failed || m.started("u", "c", "c1") {
+	if _, _, failed := m.failed("u", "c", "c1"); failed || m.started("u", "c", "c1") {
 		t.Fatal("liveness ran before startup succeeded, or startup succeeded early")
 	}
 	startupOK.Store(true)
@@ -213,10 +213,10 @@ func TestProbeManagerLivenessWaitsForStartup(t *testing.T) {
 	startupOK.Store(false)
 	eventually(t, "liveness failure", func() bool {
 		clock.Step(time.Second)
-		_, f := m.failed("u", "c", "c1")
+		_, _, f := m.failed("u", "c", "c1")
 		return f
 	})
-	if probe, _ := m.failed("u", "c", "c1"); probe == nil || probe.FailureThreshold != 1 {
+	if probe, kind, _ := m.failed("u", "c", "c1"); probe == nil || kind != probeLiveness || probe.FailureThreshold != 1 {
 		t.Errorf("failed returned probe %+v, want the liveness probe", probe)
 	}
 }

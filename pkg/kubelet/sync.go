@@ -40,7 +40,8 @@ type podState struct {
 	// adoptChecked: the runtime was searched for a sandbox to adopt.
 	adoptChecked bool
 	startTime    time.Time
-	backOffs     map[string]*backOff // by container name
+	backOffs     map[string]*backOff     // by container name
+	pulls        map[string]*pullBackOff // by image
 	// waiting holds this sync's waiting reasons of containers that are
 	// not running (back-off, configuration or runtime errors).
 	waiting          map[string]waitingInfo
@@ -50,7 +51,7 @@ type podState struct {
 type waitingInfo struct{ reason, message string }
 
 func newPodState() *podState {
-	return &podState{backOffs: map[string]*backOff{}, waiting: map[string]waitingInfo{}}
+	return &podState{backOffs: map[string]*backOff{}, pulls: map[string]*pullBackOff{}, waiting: map[string]waitingInfo{}}
 }
 
 func (st *podState) backOff(name string) *backOff {
@@ -188,6 +189,7 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 	dirs, volErr := kl.setUpVolumes(ctx, pod, s.ips)
 	s.dirs = dirs
 	if volErr != nil {
+		kl.events.pod(ctx, pod, corev1.EventTypeWarning, eventFailedMount, "%v", volErr)
 		s.after(volumeErrorRetry)
 	}
 	sandboxReady, err := kl.ensureSandbox(ctx, st, pod, volErr == nil && !st.deadlineExceeded)
@@ -251,6 +253,7 @@ func (kl *Kubelet) ensureSandbox(ctx context.Context, st *podState, pod *corev1.
 				return false, nil
 			}
 			// The sandbox died: start over with a new one.
+			kl.events.pod(ctx, pod, corev1.EventTypeNormal, eventSandboxChanged, "Pod sandbox changed, it will be killed and re-created.")
 			_ = kl.runtime.StopPodSandbox(ctx, st.sandboxID)
 			_ = kl.runtime.RemovePodSandbox(ctx, st.sandboxID)
 			st.sandboxID = ""
@@ -266,6 +269,7 @@ func (kl *Kubelet) ensureSandbox(ctx context.Context, st *podState, pod *corev1.
 		LogDirectory: kl.podLogDir(pod), Labels: pod.Labels, Annotations: pod.Annotations,
 	})
 	if err != nil {
+		kl.events.pod(ctx, pod, corev1.EventTypeWarning, eventFailedCreatePodSandBox, "Failed to create pod sandbox: %v", err)
 		return false, fmt.Errorf("run pod sandbox: %w", err)
 	}
 	st.sandboxID = id
@@ -324,7 +328,7 @@ func (s *podSync) killUnhealthy(ctx context.Context) error {
 		if cur == nil || cur.State != kruntime.ContainerRunning {
 			continue
 		}
-		probe, failed := s.kl.probes.failed(string(s.pod.UID), c.Name, cur.ID)
+		probe, kind, failed := s.kl.probes.failed(string(s.pod.UID), c.Name, cur.ID)
 		if !failed {
 			continue
 		}
@@ -333,7 +337,8 @@ func (s *podSync) killUnhealthy(ctx context.Context) error {
 			grace = time.Duration(*probe.TerminationGracePeriodSeconds) * time.Second
 		}
 		klog.FromContext(ctx).V(2).Info("Killing unhealthy container", "pod", klog.KObj(s.pod), "container", c.Name)
-		if err := s.kl.stopContainer(ctx, s.pod, &c, cur.ID, grace); err != nil {
+		msg := fmt.Sprintf("Container %s failed %s probe, will be restarted", c.Name, kind)
+		if err := s.kl.stopContainer(ctx, s.pod, c.Name, cur.ID, true, grace, msg); err != nil {
 			return fmt.Errorf("stop unhealthy container %s: %w", c.Name, err)
 		}
 	}
@@ -378,10 +383,14 @@ func (s *podSync) syncContainer(ctx context.Context, c *corev1.Container, policy
 		s.startContainer(ctx, c, 0)
 	case cur.State == kruntime.ContainerCreated:
 		if err := s.kl.runtime.StartContainer(ctx, cur.ID); err != nil {
+			s.kl.events.container(ctx, s.pod, c.Name, corev1.EventTypeWarning, eventFailed, "Error: %v", err)
 			s.st.waiting[c.Name] = waitingInfo{reason: reasonRunContainerError, message: err.Error()}
 			_ = s.kl.runtime.RemoveContainer(ctx, cur.ID)
 			s.after(runtimeRefusalRetry)
-		} else if err := s.kl.runPostStart(ctx, s.pod, c, cur.ID, s.ips.podIP); err != nil {
+			return
+		}
+		s.kl.events.container(ctx, s.pod, c.Name, corev1.EventTypeNormal, eventStarted, "Started container %s", c.Name)
+		if err := s.kl.runPostStart(ctx, s.pod, c, cur.ID, s.ips.podIP); err != nil {
 			s.st.waiting[c.Name] = waitingInfo{reason: reasonPostStartHookError, message: err.Error()}
 		}
 	case cur.State == kruntime.ContainerExited:
@@ -390,6 +399,8 @@ func (s *podSync) syncContainer(ctx context.Context, c *corev1.Container, policy
 		}
 		b := s.st.backOff(c.Name)
 		if wait := b.wait(s.now, cur.StartedAt, cur.FinishedAt); wait > 0 {
+			s.kl.events.container(ctx, s.pod, c.Name, corev1.EventTypeWarning, eventBackOff,
+				"Back-off restarting failed container %s in pod %s_%s(%s)", c.Name, s.pod.Name, s.pod.Namespace, s.pod.UID)
 			s.st.waiting[c.Name] = waitingInfo{reason: reasonCrashLoopBackOff, message: fmt.Sprintf(
 				"back-off %s restarting failed container=%s pod=%s_%s(%s)", b.delay, c.Name, s.pod.Name, s.pod.Namespace, s.pod.UID)}
 			s.after(wait)
@@ -411,13 +422,23 @@ func (s *podSync) startContainer(ctx context.Context, c *corev1.Container, attem
 		klog.FromContext(ctx).V(2).Info("Failed to start container", "pod", klog.KObj(s.pod), "container", c.Name, "reason", reason, "err", err)
 		return false
 	}
+	// failed is fail reported as Kubernetes does: a Failed Event "Error: ...".
+	failed := func(reason string, err error, retry time.Duration) bool {
+		kl.events.container(ctx, s.pod, c.Name, corev1.EventTypeWarning, eventFailed, "Error: %v", err)
+		return fail(reason, err, retry)
+	}
+	if w, retry := s.ensureImage(ctx, c); w != nil {
+		s.st.waiting[c.Name] = *w
+		s.after(retry)
+		return false
+	}
 	env, err := containerEnv(ctx, kl.objects, s.pod, c, s.ips, kl.machine.Capacity)
 	if err != nil {
-		return fail(reasonCreateConfigError, err, configErrorRetry)
+		return failed(reasonCreateConfigError, err, configErrorRetry)
 	}
 	mounts, err := s.dirs.mounts(c)
 	if err != nil {
-		return fail(reasonCreateConfigError, err, configErrorRetry)
+		return failed(reasonCreateConfigError, err, configErrorRetry)
 	}
 	vars := make(map[string]string, len(env))
 	for _, kv := range env {
@@ -440,14 +461,16 @@ func (s *podSync) startContainer(ctx context.Context, c *corev1.Container, attem
 	if err != nil {
 		var ce *kruntime.ContainerError
 		if errors.As(err, &ce) {
-			return fail(ce.Reason, errors.New(ce.Message), runtimeRefusalRetry)
+			return failed(ce.Reason, errors.New(ce.Message), runtimeRefusalRetry)
 		}
-		return fail(reasonCreateError, err, runtimeRefusalRetry)
+		return failed(reasonCreateError, err, runtimeRefusalRetry)
 	}
+	kl.events.container(ctx, s.pod, c.Name, corev1.EventTypeNormal, eventCreated, "Created container: %s", c.Name)
 	if err := kl.runtime.StartContainer(ctx, id); err != nil {
 		_ = kl.runtime.RemoveContainer(ctx, id)
-		return fail(reasonRunContainerError, err, runtimeRefusalRetry)
+		return failed(reasonRunContainerError, err, runtimeRefusalRetry)
 	}
+	kl.events.container(ctx, s.pod, c.Name, corev1.EventTypeNormal, eventStarted, "Started container %s", c.Name)
 	if err := kl.runPostStart(ctx, s.pod, c, id, s.ips.podIP); err != nil {
 		// The container ran and was killed: it counts as a restart, and
 		// its restart policy and back-off decide what comes next.
@@ -489,11 +512,7 @@ func (kl *Kubelet) killContainers(ctx context.Context, st *podState, pod *corev1
 		}
 		wg.Go(func() {
 			klog.FromContext(ctx).V(2).Info("Killing container", "pod", klog.KObj(pod), "container", c.Name, "gracePeriod", grace)
-			var spec *corev1.Container
-			if c.State == kruntime.ContainerRunning {
-				spec = containerSpec(pod, c.Name)
-			}
-			if err := kl.stopContainer(ctx, pod, spec, c.ID, grace); err != nil && !errors.Is(err, kruntime.ErrNotFound) {
+			if err := kl.stopContainer(ctx, pod, c.Name, c.ID, c.State == kruntime.ContainerRunning, grace, ""); err != nil && !errors.Is(err, kruntime.ErrNotFound) {
 				errs[i] = fmt.Errorf("stop container %s: %w", c.Name, err)
 			}
 		})

@@ -61,7 +61,8 @@ func (kl *Kubelet) setUpVolumes(ctx context.Context, pod *corev1.Pod, ips podIPs
 			err = fmt.Errorf("unsupported volume type: this kubelet mounts emptyDir, hostPath, configMap, secret, downwardAPI and projected volumes")
 		}
 		if err != nil {
-			return nil, fmt.Errorf("MountVolume.SetUp failed for volume %q: %w", v.Name, err)
+			// Kubernetes words it so, space before the colon included.
+			return nil, fmt.Errorf("MountVolume.SetUp failed for volume %q : %w", v.Name, err)
 		}
 		dirs[v.Name] = volumeDir{path: dir, readOnly: ro}
 	}

@@ -55,6 +55,18 @@ type Runtime interface {
 	Exec(ctx context.Context, id string, cmd []string, streams ExecStreams) (int32, error)
 }
 
+// ImageService is implemented by runtimes that pull images (cri): the
+// kubelet asks it before it creates a container, as the container's pull
+// policy says, and reports Pulling and Pulled. A runtime without one
+// (process, fake) runs no images: every image counts as present.
+type ImageService interface {
+	// ImagePresent says whether the runtime has the image.
+	ImagePresent(ctx context.Context, image string) (bool, error)
+	// PullImage pulls the image for a pod's sandbox and returns its size
+	// in bytes.
+	PullImage(ctx context.Context, image, sandboxID string) (uint64, error)
+}
+
 // ExecStreams are the standard streams of Exec; nil ones are not
 // attached. With TTY the command gets a terminal, whose output (stdout and
 // stderr merged) goes to Stdout, and Resize changes its size.

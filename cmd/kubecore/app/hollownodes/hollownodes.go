@@ -41,6 +41,10 @@ type Options struct {
 	Burst int
 	// ContentType is the client's encoding, as a kubelet's.
 	ContentType string
+	// RecordEvents makes the nodes write their Events (Pulled, Created,
+	// Started, node conditions...); off, they are only logged, which keeps
+	// hundreds of nodes' write load to what they measure.
+	RecordEvents bool
 	// RESTConfig, when set, is used instead of Kubeconfig (tests).
 	RESTConfig *rest.Config
 }
@@ -71,6 +75,7 @@ type Config struct {
 	names   []string
 	rootDir string
 	tmp     bool
+	events  bool
 }
 
 // Complete validates o and makes the shared client.
@@ -93,7 +98,7 @@ func (o *Options) Complete() (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hollow nodes client: %w", err)
 	}
-	c := &Config{cs: cs, rootDir: o.RootDir}
+	c := &Config{cs: cs, rootDir: o.RootDir, events: o.RecordEvents}
 	if c.rootDir == "" {
 		d, err := os.MkdirTemp("", "kubecore-hollow-nodes-")
 		if err != nil {
@@ -133,7 +138,7 @@ func (c *Config) Run(ctx context.Context) error {
 		kl, err := kubelet.New(kubelet.Config{
 			NodeName: name, Client: c.cs, Runtime: fake.New(fmt.Sprintf("10.%d.%d.%d", 64+i>>16&63, i>>8&255, i&255), nil),
 			RootDir: filepath.Join(c.rootDir, name), NodeIP: fmt.Sprintf("10.%d.%d.%d", 64+i>>16&63, i>>8&255, i&255),
-			Machine: m, ExternalPodSource: true, KubeletPort: 10250,
+			Machine: m, ExternalPodSource: true, KubeletPort: 10250, DisableEvents: !c.events,
 		})
 		if err != nil {
 			return fmt.Errorf("hollow node %s: %w", name, err)
@@ -210,6 +215,7 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&o.RootDir, "root-dir", o.RootDir, "Directory of the nodes' root dirs (default: a temp dir, removed at exit)")
 	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "Requests per second of each node, as a kubelet's; the shared client allows --count times as many (0: no limit)")
 	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "Burst of each node; the shared client allows --count times as many")
+	fs.BoolVar(&o.RecordEvents, "record-events", o.RecordEvents, "Write the nodes' Events to the API server (off: only logged, to keep the load of many nodes to what a scale test measures)")
 	options.AddContentTypeFlag(fs, &o.ContentType)
 	return cmd
 }

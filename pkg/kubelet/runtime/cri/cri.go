@@ -272,8 +272,35 @@ func (r *Runtime) ListPodSandbox(ctx context.Context) ([]kruntime.PodSandboxStat
 	return out, nil
 }
 
-// ensureImage pulls the image unless the runtime has it.
-func (r *Runtime) ensureImage(ctx context.Context, image string, sandbox *criapi.PodSandboxConfig) error {
+var _ kruntime.ImageService = (*Runtime)(nil)
+
+// ImagePresent says whether the runtime has the image.
+func (r *Runtime) ImagePresent(ctx context.Context, image string) (bool, error) {
+	st, err := r.is.ImageStatus(ctx, &criapi.ImageStatusRequest{Image: &criapi.ImageSpec{Image: image}})
+	if err != nil {
+		return false, fmt.Errorf("image status of %s: %w", image, err)
+	}
+	return st.GetImage() != nil, nil
+}
+
+// PullImage pulls the image for the pod of a sandbox ("" for none) and
+// returns its size. Pulls of one image are serialised.
+func (r *Runtime) PullImage(ctx context.Context, image, sandboxID string) (uint64, error) {
+	var sandbox *criapi.PodSandboxConfig
+	if sandboxID != "" {
+		sb, err := r.PodSandboxStatus(ctx, sandboxID)
+		if err != nil {
+			return 0, err
+		}
+		sandbox = r.sandboxConfig(sb.Config)
+	}
+	unlock := r.lockImage(image)
+	defer unlock()
+	return r.pull(ctx, image, sandbox)
+}
+
+// lockImage serialises the pulls of an image; it returns the unlock.
+func (r *Runtime) lockImage(image string) func() {
 	r.mu.Lock()
 	m, ok := r.pulls[image]
 	if !ok {
@@ -282,18 +309,38 @@ func (r *Runtime) ensureImage(ctx context.Context, image string, sandbox *criapi
 	}
 	r.mu.Unlock()
 	m.Lock()
-	defer m.Unlock()
-	spec := &criapi.ImageSpec{Image: image}
-	st, err := r.is.ImageStatus(ctx, &criapi.ImageStatusRequest{Image: spec})
+	return m.Unlock
+}
+
+// pull pulls an image and returns its size; the error is the runtime's
+// message.
+func (r *Runtime) pull(ctx context.Context, image string, sandbox *criapi.PodSandboxConfig) (uint64, error) {
+	klog.FromContext(ctx).V(2).Info("Pulling image", "image", image)
+	resp, err := r.is.PullImage(ctx, &criapi.PullImageRequest{Image: &criapi.ImageSpec{Image: image}, SandboxConfig: sandbox})
 	if err != nil {
-		return fmt.Errorf("image status of %s: %w", image, err)
+		return 0, errors.New(status.Convert(err).Message())
 	}
-	if st.GetImage() != nil {
+	st, err := r.is.ImageStatus(ctx, &criapi.ImageStatusRequest{Image: &criapi.ImageSpec{Image: resp.GetImageRef()}})
+	if err != nil {
+		return 0, fmt.Errorf("image status of %s: %w", resp.GetImageRef(), err)
+	}
+	return st.GetImage().GetSize(), nil
+}
+
+// ensureImage pulls the image unless the runtime has it (the kubelet
+// pulls first, through ImageService; this covers other callers).
+func (r *Runtime) ensureImage(ctx context.Context, image string, sandbox *criapi.PodSandboxConfig) error {
+	unlock := r.lockImage(image)
+	defer unlock()
+	present, err := r.ImagePresent(ctx, image)
+	if err != nil {
+		return err
+	}
+	if present {
 		return nil
 	}
-	klog.FromContext(ctx).V(2).Info("Pulling image", "image", image)
-	if _, err := r.is.PullImage(ctx, &criapi.PullImageRequest{Image: spec, SandboxConfig: sandbox}); err != nil {
-		return &kruntime.ContainerError{Reason: "ErrImagePull", Message: fmt.Sprintf("pull image %q: %s", image, status.Convert(err).Message())}
+	if _, err := r.pull(ctx, image, sandbox); err != nil {
+		return &kruntime.ContainerError{Reason: "ErrImagePull", Message: fmt.Sprintf("pull image %q: %v", image, err)}
 	}
 	return nil
 }

@@ -318,10 +318,30 @@ func (r *recorder) record(obj runtime.Object, annotations map[string]string, eve
 	}
 }
 
+// Reference is an Event's object given by its reference: recorders take
+// it as the involvedObject as it is. It names a part of an object, such as
+// one container of a pod (FieldPath "spec.containers{name}").
+type Reference struct {
+	corev1.ObjectReference
+}
+
+var _ runtime.Object = (*Reference)(nil)
+
+// DeepCopyObject copies the reference.
+func (r *Reference) DeepCopyObject() runtime.Object {
+	return &Reference{ObjectReference: *r.ObjectReference.DeepCopy()}
+}
+
 // reference builds the involvedObject of obj from its kind and metadata.
 func (r *recorder) reference(obj runtime.Object) (corev1.ObjectReference, error) {
 	if obj == nil {
 		return corev1.ObjectReference{}, fmt.Errorf("nil object")
+	}
+	if ref, ok := obj.(*Reference); ok {
+		if ref.Kind == "" || ref.Name == "" {
+			return corev1.ObjectReference{}, fmt.Errorf("reference %+v has no kind or name", ref.ObjectReference)
+		}
+		return ref.ObjectReference, nil
 	}
 	meta, ok := obj.(metav1.Object)
 	if !ok {

@@ -324,3 +324,32 @@ func TestInvalidEventsAreDropped(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceEvents: an Event about a part of an object keeps its field
+// path; repeats about one part fold into one Event, other parts get theirs.
+func TestReferenceEvents(t *testing.T) {
+	sink := newFakeSink()
+	b, r := start(t, sink, Options{})
+	ref := func(fieldPath string) *Reference {
+		return &Reference{ObjectReference: corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: "ns", Name: "web", UID: "uid-web", FieldPath: fieldPath}}
+	}
+	r.Event(ref("spec.containers{app}"), corev1.EventTypeWarning, "Unhealthy", "Readiness probe failed: no")
+	r.Event(ref("spec.containers{app}"), corev1.EventTypeWarning, "Unhealthy", "Readiness probe failed: no")
+	r.Event(ref("spec.initContainers{setup}"), corev1.EventTypeWarning, "Unhealthy", "Readiness probe failed: no")
+	r.Event(&Reference{}, corev1.EventTypeNormal, "Nothing", "a reference without kind or name is dropped")
+	shutdown(t, b)
+	got := map[string]int32{}
+	for _, ev := range sink.list() {
+		if ev.InvolvedObject.Kind != "Pod" || ev.InvolvedObject.Name != "web" || ev.Namespace != "ns" {
+			t.Errorf("event %s is about %+v", ev.Name, ev.InvolvedObject)
+		}
+		got[ev.InvolvedObject.FieldPath] += ev.Count
+	}
+	want := map[string]int32{"spec.containers{app}": 2, "spec.initContainers{setup}": 1}
+	if len(got) != len(want) || got["spec.containers{app}"] != 2 || got["spec.initContainers{setup}"] != 1 {
+		t.Errorf("counts by field path = %v, want %v", got, want)
+	}
+	if sink.creates != 2 || sink.patches != 1 {
+		t.Errorf("creates, patches = %d, %d; want 2, 1", sink.creates, sink.patches)
+	}
+}
