@@ -48,6 +48,9 @@ func (e *endpoint) serveWatch(ctx context.Context, w http.ResponseWriter, r *htt
 	if pb {
 		w.Header().Set("Content-Type", protobuf.WatchContentType)
 	} else {
+		// Protobuf asked for a kind without it (a custom resource's, a
+		// definition's) falls back to JSON objects.
+		out &^= outputProtobuf | outputProtobufOnly
 		w.Header().Set("Content-Type", contentTypeJSON)
 	}
 	w.Header().Set("Transfer-Encoding", "chunked")
