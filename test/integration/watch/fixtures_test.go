@@ -38,17 +38,17 @@ func fixtures(t *testing.T, ns string) map[string]obj {
 	t.Helper()
 	sel := obj{"app": "watch-test"}
 	return map[string]obj{
-		"/configmaps":          {"data": obj{"k": "v"}},
-		"/secrets":             {"stringData": obj{"k": "v"}},
-		"/serviceaccounts":     {},
-		"/podtemplates":        {"template": template(sel, "Always")},
-		"/pods":                {"spec": podSpec()},
-		"/services":            {"spec": obj{"ports": []any{obj{"port": 80}}, "selector": sel}},
-		"/endpoints":           {"subsets": []any{obj{"addresses": []any{obj{"ip": "10.1.2.3"}}, "ports": []any{obj{"port": 80}}}}},
-		"/events":              {"involvedObject": obj{"kind": "Pod", "namespace": ns, "name": "p", "apiVersion": "v1"}, "reason": "Test", "message": "m", "type": "Normal"},
-		"/namespaces":          {},
-		"/nodes":               {},
-		"/persistentvolumes":   {"spec": obj{"capacity": obj{"storage": "1Gi"}, "accessModes": []any{"ReadWriteOnce"}, "hostPath": obj{"path": "/tmp/watch-test"}}},
+		"/configmaps":        {"data": obj{"k": "v"}},
+		"/secrets":           {"stringData": obj{"k": "v"}},
+		"/serviceaccounts":   {},
+		"/podtemplates":      {"template": template(sel, "Always")},
+		"/pods":              {"spec": podSpec()},
+		"/services":          {"spec": obj{"ports": []any{obj{"port": 80}}, "selector": sel}},
+		"/endpoints":         {"subsets": []any{obj{"addresses": []any{obj{"ip": "10.1.2.3"}}, "ports": []any{obj{"port": 80}}}}},
+		"/events":            {"involvedObject": obj{"kind": "Pod", "namespace": ns, "name": "p", "apiVersion": "v1"}, "reason": "Test", "message": "m", "type": "Normal"},
+		"/namespaces":        {},
+		"/nodes":             {},
+		"/persistentvolumes": {"spec": obj{"capacity": obj{"storage": "1Gi"}, "accessModes": []any{"ReadWriteOnce"}, "hostPath": obj{"path": "/tmp/watch-test"}}},
 		"/persistentvolumeclaims": {
 			"spec": obj{"accessModes": []any{"ReadWriteOnce"}, "resources": obj{"requests": obj{"storage": "1Gi"}}},
 		},
@@ -77,9 +77,9 @@ func fixtures(t *testing.T, ns string) map[string]obj {
 			"roleRef":  obj{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
 			"subjects": []any{obj{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "watch-test"}},
 		},
-		"scheduling.k8s.io/priorityclasses": {"value": 1000},
+		"scheduling.k8s.io/priorityclasses":              {"value": 1000},
 		"apiextensions.k8s.io/customresourcedefinitions": crd("gadgets", "Gadget", "watch-fixture.kubecore.test", "v1"),
-		crdGroup + "/" + crdPlural: {"spec": obj{"size": 1}},
+		crdGroup + "/" + crdPlural:                       {"spec": obj{"size": 1}},
 	}
 }
 
