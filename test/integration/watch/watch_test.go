@@ -327,7 +327,7 @@ type testServer struct {
 	ns  string
 }
 
-func startServer(t *testing.T) *testServer {
+func startServer(t testing.TB) *testServer {
 	t.Helper()
 	s := framework.StartAPIServer(t, framework.APIServerOptions{Etcd: testEtcd})
 	c := &client{t: t, url: s.URL, http: s.HTTPClient(t)}
