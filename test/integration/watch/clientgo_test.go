@@ -27,7 +27,7 @@ import (
 // requestCounter counts the initial syncs (LISTs and streaming lists) and
 // the plain watches of each collection path a client sends.
 type requestCounter struct {
-	mu                        sync.Mutex
+	mu                         sync.Mutex
 	lists, watchLists, watches map[string]int
 }
 
