@@ -34,15 +34,12 @@ func (c *Cacher) watchList(ctx context.Context, key string, opts storage.ListOpt
 	if err != nil {
 		return nil, err
 	}
-	var nudge func(context.Context) error
 	if opts.ResourceVersion == "" {
-		current, err := c.cfg.Storage.CurrentResourceVersion(ctx)
-		if err != nil {
+		if rv, err = c.cfg.Storage.CurrentResourceVersion(ctx); err != nil {
 			return nil, err
 		}
-		rv, nudge = current, c.cfg.RequestProgress
 	}
-	if err := c.waitForRV(ctx, key, rv, nudge); err != nil {
+	if err := c.waitForRV(ctx, key, rv, c.cfg.RequestProgress); err != nil {
 		if errors.Is(err, errNotReady) {
 			return c.watchListFromStorage(ctx, key, opts, initial)
 		}
