@@ -322,20 +322,27 @@ func protobufEvent(ser *protobuf.Serializer, ev metav1.WatchEvent) (event, error
 // testServer is an API server serving the two-version custom resource.
 type testServer struct {
 	*framework.APIServer
-	c   *client
-	ser *protobuf.Serializer
-	ns  string
+	c    *client
+	ser  *protobuf.Serializer
+	ns   string
+	etcd *framework.Etcd
 }
 
 func startServer(t testing.TB) *testServer {
 	t.Helper()
-	s := framework.StartAPIServer(t, framework.APIServerOptions{Etcd: testEtcd})
+	return startServerOn(t, testEtcd)
+}
+
+// startServerOn starts the server on etcd; nil runs an etcd of its own.
+func startServerOn(t testing.TB, etcd *framework.Etcd) *testServer {
+	t.Helper()
+	s := framework.StartAPIServer(t, framework.APIServerOptions{Etcd: etcd})
 	c := &client{t: t, url: s.URL, http: s.HTTPClient(t)}
 	scheme, err := controlplane.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := &testServer{APIServer: s, c: c, ser: protobuf.NewSerializer(scheme), ns: s.CreateNamespace(t, "watch")}
+	ts := &testServer{APIServer: s, c: c, ser: protobuf.NewSerializer(scheme), ns: s.CreateNamespace(t, "watch"), etcd: etcd}
 	// Pods need their service account; no controller makes it here.
 	c.json(http.MethodPost, "/api/v1/namespaces/"+ts.ns+"/serviceaccounts", obj{"metadata": obj{"name": "default"}}, nil, http.StatusCreated, http.StatusConflict)
 	ts.createCRD(crd(crdPlural, crdKind, crdGroup, "v1", "v1beta1"))
@@ -409,7 +416,7 @@ func (s *testServer) mutate(t *testing.T, resources []resource) map[string]mutat
 // etcd for a progress notification), so that every watch gets a bookmark.
 func (s *testServer) nudgeBookmarks(t *testing.T, resources []resource) uint64 {
 	t.Helper()
-	put, err := testEtcd.Client().Put(context.Background(), "/watch-test/bump", time.Now().String())
+	put, err := s.etcd.Client().Put(context.Background(), "/watch-test/bump", time.Now().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,7 +537,7 @@ func TestWatchEveryResource(t *testing.T) {
 
 // noProtobuf are the groups whose objects have no protobuf encoding:
 // their watches answer JSON to a client that accepts both.
-var noProtobuf = map[string]bool{crdGroup: true, "apiextensions.k8s.io": true}
+var noProtobuf = map[string]bool{crdGroup: true}
 
 // isSubsequence reports whether want appears in got in order.
 func isSubsequence(want, got []string) bool {
