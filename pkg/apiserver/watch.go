@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/http"
+	goruntime "runtime"
 	"time"
 
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
@@ -59,58 +60,84 @@ func (e *endpoint) serveWatch(ctx context.Context, w http.ResponseWriter, r *htt
 	tableOpts := tableOptions(r)
 	var line bytes.Buffer
 	var frame []byte
+	// Events written but not flushed: a burst (the initial events of a
+	// streaming list) goes out in as few frames as the writer's buffer
+	// allows, and is flushed as soon as no event is ready.
+	unflushed := false
 	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-e.s.watchStop:
-			return
-		case ev, ok := <-wi.ResultChan():
-			if !ok {
-				return
-			}
-			if ev.Type == watch.Bookmark {
-				var err error
-				if ev.Object, err = e.bookmark(ev.Object); err != nil {
-					ev = watch.Event{Type: watch.Error, Object: statusOf(err)}
-				}
-			}
-			if pb {
-				var err error
-				if frame, err = e.s.appendProtobufEvent(frame[:0], ev); err != nil {
-					return
-				}
-				if _, err := w.Write(frame); err != nil {
-					return
-				}
+		ev, ok, ready := receiveReady(wi.ResultChan())
+		if !ready && unflushed {
+			// The watch's sender may be about to hand over the next
+			// event of a burst: let it run once before flushing.
+			goruntime.Gosched()
+			ev, ok, ready = receiveReady(wi.ResultChan())
+		}
+		if !ready {
+			if unflushed {
 				if err := rc.Flush(); err != nil {
 					return
 				}
-				continue
+				unflushed = false
 			}
-			data, err := e.eventObject(ctx, ev, out, tableOpts)
-			if err != nil {
-				data, _ = json.Marshal(statusOf(err))
-				ev.Type = watch.Error
-			}
-			if out == outputTable && ev.Type != watch.Error && ev.Type != watch.Bookmark {
-				// Later events of a Table watch carry rows only.
-				tableOpts = &metav1.TableOptions{NoHeaders: true, IncludeObject: tableOpts.IncludeObject}
-			}
-			line.Reset()
-			line.WriteString(`{"type":`)
-			tb, _ := json.Marshal(string(ev.Type))
-			line.Write(tb)
-			line.WriteString(`,"object":`)
-			line.Write(data)
-			line.WriteString("}\n")
-			if _, err := w.Write(line.Bytes()); err != nil {
+			select {
+			case <-ctx.Done():
 				return
-			}
-			if err := rc.Flush(); err != nil {
+			case <-e.s.watchStop:
 				return
+			case ev, ok = <-wi.ResultChan():
 			}
 		}
+		if !ok {
+			return
+		}
+		if ev.Type == watch.Bookmark {
+			var err error
+			if ev.Object, err = e.bookmark(ev.Object); err != nil {
+				ev = watch.Event{Type: watch.Error, Object: statusOf(err)}
+			}
+		}
+		if pb {
+			var err error
+			if frame, err = e.s.appendProtobufEvent(frame[:0], ev); err != nil {
+				return
+			}
+			if _, err := w.Write(frame); err != nil {
+				return
+			}
+			unflushed = true
+			continue
+		}
+		data, err := e.eventObject(ctx, ev, out, tableOpts)
+		if err != nil {
+			data, _ = json.Marshal(statusOf(err))
+			ev.Type = watch.Error
+		}
+		if out == outputTable && ev.Type != watch.Error && ev.Type != watch.Bookmark {
+			// Later events of a Table watch carry rows only.
+			tableOpts = &metav1.TableOptions{NoHeaders: true, IncludeObject: tableOpts.IncludeObject}
+		}
+		line.Reset()
+		line.WriteString(`{"type":`)
+		tb, _ := json.Marshal(string(ev.Type))
+		line.Write(tb)
+		line.WriteString(`,"object":`)
+		line.Write(data)
+		line.WriteString("}\n")
+		if _, err := w.Write(line.Bytes()); err != nil {
+			return
+		}
+		unflushed = true
+	}
+}
+
+// receiveReady takes an event from ch if one is ready; ready is false
+// otherwise.
+func receiveReady(ch <-chan watch.Event) (ev watch.Event, ok, ready bool) {
+	select {
+	case ev, ok = <-ch:
+		return ev, ok, true
+	default:
+		return watch.Event{}, false, false
 	}
 }
 

@@ -11,8 +11,6 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/protobuf"
-
-	"kubecore.io/kubecore/test/integration/framework"
 )
 
 func ptrTo[T any](v T) *T { return &v }
@@ -60,16 +58,9 @@ func protobufCRD() *apiextensionsv1.CustomResourceDefinition {
 
 // TestCustomResourceDefinitionProtobuf creates, reads, lists, updates,
 // watches and deletes a CustomResourceDefinition in protobuf, as the
-// apiextensions clientset does by default. It has an etcd of its own:
-// after it, on a shared etcd, the next server's watch caches of other
-// resources did not catch up with etcd's revision (to be investigated).
+// apiextensions clientset does by default.
 func TestCustomResourceDefinitionProtobuf(t *testing.T) {
-	e, err := framework.StartEtcd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Stop)
-	s := startServerOn(t, e)
+	s := startServer(t)
 	const path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 	ctx := context.Background()
 	crdRes := resource{group: "apiextensions.k8s.io", version: "v1", name: "customresourcedefinitions", kind: "CustomResourceDefinition"}

@@ -4,13 +4,4 @@
 // annotated bookmark, and the stock client-go informers never relist.
 package watch
 
-import (
-	"os"
-	"testing"
-
-	"kubecore.io/kubecore/test/integration/framework"
-)
-
-var testEtcd *framework.Etcd
-
-func TestMain(m *testing.M) { os.Exit(framework.RunWithEtcd(m, &testEtcd)) }
+// Each test starts an etcd of its own (startServer).
