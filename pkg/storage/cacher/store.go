@@ -74,7 +74,7 @@ func (c *Cacher) Get(ctx context.Context, key string, opts storage.GetOptions) (
 	if err != nil {
 		return nil, err
 	}
-	if err := c.waitForRV(ctx, key, rv, c.cfg.RequestProgress); err != nil {
+	if err := c.waitForRV(ctx, key, rv, nil); err != nil {
 		if errors.Is(err, errNotReady) {
 			return c.cfg.Storage.Get(ctx, key, opts)
 		}
@@ -141,7 +141,7 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 			return nil, err
 		}
 	case rv > 0:
-		if err := c.waitForRV(ctx, key, rv, c.cfg.RequestProgress); err != nil {
+		if err := c.waitForRV(ctx, key, rv, nil); err != nil {
 			if errors.Is(err, errNotReady) {
 				return c.cfg.Storage.GetList(ctx, key, opts)
 			}

@@ -73,7 +73,7 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 		return nil, err
 	}
 	if rv > 0 {
-		if err := c.waitForRV(ctx, key, rv, c.cfg.RequestProgress); err != nil {
+		if err := c.waitForRV(ctx, key, rv, nil); err != nil {
 			if err == errNotReady {
 				return c.cfg.Storage.Watch(ctx, key, opts)
 			}

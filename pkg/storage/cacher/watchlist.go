@@ -34,12 +34,16 @@ func (c *Cacher) watchList(ctx context.Context, key string, opts storage.ListOpt
 	if err != nil {
 		return nil, err
 	}
+	var nudge func(context.Context) error
 	if opts.ResourceVersion == "" {
+		// A consistent start: etcd answers now, and is asked for a
+		// progress notification while the cache catches up.
 		if rv, err = c.cfg.Storage.CurrentResourceVersion(ctx); err != nil {
 			return nil, err
 		}
+		nudge = c.cfg.RequestProgress
 	}
-	if err := c.waitForRV(ctx, key, rv, c.cfg.RequestProgress); err != nil {
+	if err := c.waitForRV(ctx, key, rv, nudge); err != nil {
 		if errors.Is(err, errNotReady) {
 			return c.watchListFromStorage(ctx, key, opts, initial)
 		}
