@@ -64,6 +64,7 @@ func listOptions(r *http.Request) (*rest.ListOptions, error) {
 		Continue:             q.Continue,
 		Watch:                q.Watch,
 		AllowWatchBookmarks:  q.AllowWatchBookmarks,
+		SendInitialEvents:    q.SendInitialEvents,
 		TimeoutSeconds:       q.TimeoutSeconds,
 		LabelSelector:        labels.Everything(),
 		FieldSelector:        fields.Everything(),

@@ -96,18 +96,21 @@ func validateDeleteOptions(o *metav1.DeleteOptions) error {
 	return invalidOptions("DeleteOptions", errs)
 }
 
-// validateListOptions checks resourceVersionMatch against the other list
-// parameters as Kubernetes does (a watch takes none).
+// validateListOptions checks resourceVersionMatch and sendInitialEvents
+// against the other list parameters as Kubernetes does.
 func validateListOptions(o *rest.ListOptions) error {
-	match := o.ResourceVersionMatch
-	if match == "" {
-		return nil
-	}
-	p := field.NewPath("resourceVersionMatch")
 	if o.Watch {
-		return invalidOptions("ListOptions", field.ErrorList{field.Forbidden(p, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")})
+		return invalidOptions("ListOptions", validateWatchOptions(o))
 	}
 	var errs field.ErrorList
+	if o.SendInitialEvents != nil {
+		errs = append(errs, field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list"))
+	}
+	match := o.ResourceVersionMatch
+	if match == "" {
+		return invalidOptions("ListOptions", errs)
+	}
+	p := field.NewPath("resourceVersionMatch")
 	if o.ResourceVersion == "" {
 		errs = append(errs, field.Forbidden(p, "resourceVersionMatch is forbidden unless resourceVersion is provided"))
 	}
@@ -122,4 +125,30 @@ func validateListOptions(o *rest.ListOptions) error {
 		errs = append(errs, field.Forbidden(p, `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
 	}
 	return invalidOptions("ListOptions", errs)
+}
+
+// validateWatchOptions checks a watch's resourceVersionMatch and
+// sendInitialEvents: a streaming list (sendInitialEvents) needs
+// resourceVersionMatch NotOlderThan, and the match is meaningful only for
+// one.
+func validateWatchOptions(o *rest.ListOptions) field.ErrorList {
+	var errs field.ErrorList
+	p := field.NewPath("resourceVersionMatch")
+	match := o.ResourceVersionMatch
+	if o.SendInitialEvents != nil && match != metav1.ResourceVersionMatchNotOlderThan {
+		errs = append(errs, field.Forbidden(p, fmt.Sprintf("sendInitialEvents requires setting resourceVersionMatch to %s", metav1.ResourceVersionMatchNotOlderThan)))
+	}
+	if match == "" {
+		return errs
+	}
+	if o.SendInitialEvents == nil {
+		errs = append(errs, field.Forbidden(p, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+	}
+	if match != metav1.ResourceVersionMatchNotOlderThan {
+		errs = append(errs, field.NotSupported(p, string(match), []metav1.ResourceVersionMatch{metav1.ResourceVersionMatchNotOlderThan}))
+	}
+	if o.Continue != "" {
+		errs = append(errs, field.Forbidden(p, "resourceVersionMatch is forbidden when continue is provided"))
+	}
+	return errs
 }

@@ -89,6 +89,7 @@ func TestValidateDeleteOptions(t *testing.T) {
 }
 
 func TestValidateListOptions(t *testing.T) {
+	yes, no := true, false
 	tests := []struct {
 		name string
 		opts rest.ListOptions
@@ -107,6 +108,17 @@ func TestValidateListOptions(t *testing.T) {
 			msg: `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"`},
 		{name: "watch with match", opts: rest.ListOptions{Watch: true, ResourceVersion: "5", ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan},
 			msg: `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided`},
+		{name: "watch list", opts: rest.ListOptions{Watch: true, SendInitialEvents: &yes, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}},
+		{name: "watch list from 0", opts: rest.ListOptions{Watch: true, ResourceVersion: "0", SendInitialEvents: &yes, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}},
+		{name: "watch without initial events", opts: rest.ListOptions{Watch: true, ResourceVersion: "7", SendInitialEvents: &no, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}},
+		{name: "watch list without match", opts: rest.ListOptions{Watch: true, SendInitialEvents: &yes},
+			msg: `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`},
+		{name: "watch list exact", opts: rest.ListOptions{Watch: true, ResourceVersion: "5", SendInitialEvents: &yes, ResourceVersionMatch: metav1.ResourceVersionMatchExact},
+			msg: `ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan, resourceVersionMatch: Unsupported value: "Exact": supported values: "NotOlderThan"]`},
+		{name: "watch list with continue", opts: rest.ListOptions{Watch: true, Continue: "x", SendInitialEvents: &yes, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan},
+			msg: `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided`},
+		{name: "list with initial events", opts: rest.ListOptions{SendInitialEvents: &no},
+			msg: `ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list`},
 	}
 	for _, tt := range tests {
 		wantInvalid(t, tt.name, validateListOptions(&tt.opts), tt.msg)

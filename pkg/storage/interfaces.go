@@ -84,6 +84,13 @@ type ListOptions struct {
 	Recursive            bool
 	// ProgressNotify asks Watch for bookmarks (allowWatchBookmarks).
 	ProgressNotify bool
+	// SendInitialEvents, set, makes Watch a streaming list
+	// (resourceVersionMatch NotOlderThan): true starts with the state at
+	// a revision not older than ResourceVersion ("" the latest, "0" any)
+	// as ADDED events, then, with ProgressNotify, a BOOKMARK at that
+	// revision annotated k8s.io/initial-events-end; false starts after
+	// that revision ("N": after N) with no initial events.
+	SendInitialEvents *bool
 }
 
 // List is one page of a GetList.

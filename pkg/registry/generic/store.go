@@ -396,6 +396,7 @@ func (s *Store) Watch(ctx context.Context, opts *rest.ListOptions) (watch.Interf
 	if opts != nil {
 		lopts.ResourceVersion = opts.ResourceVersion
 		lopts.ProgressNotify = opts.AllowWatchBookmarks
+		lopts.SendInitialEvents = opts.SendInitialEvents
 	}
 	ctx = s.narrowNamespace(ctx, p)
 	key := s.keyRoot(ctx)

@@ -59,6 +59,7 @@ type ListOptions struct {
 	Continue             string
 	Watch                bool
 	AllowWatchBookmarks  bool
+	SendInitialEvents    *bool
 	TimeoutSeconds       *int64
 }
 

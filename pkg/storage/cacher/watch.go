@@ -38,6 +38,9 @@ type watcher struct {
 	once   sync.Once
 
 	lastRV uint64 // the revision of the last event or bookmark sent
+	// initialEnd: after the initial events, a BOOKMARK at lastRV annotated
+	// k8s.io/initial-events-end (a streaming list's end).
+	initialEnd bool
 }
 
 var _ watch.Interface = (*watcher)(nil)
@@ -62,6 +65,9 @@ func (w *watcher) Stop() {
 // Expired Status: a client resuming after an apiserver restart (whose
 // cache starts at its first list) loses no event.
 func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions) (watch.Interface, error) {
+	if opts.SendInitialEvents != nil {
+		return c.watchList(ctx, key, opts)
+	}
 	rv, err := parseRV(key, opts.ResourceVersion)
 	if err != nil {
 		return nil, err
@@ -75,12 +81,7 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 		}
 	}
 	key = strings.TrimSuffix(key, "/")
-	w := &watcher{
-		c: c, key: key, recursive: opts.Recursive, pred: opts.Predicate, progress: opts.ProgressNotify,
-		wake:   make(chan struct{}, 1),
-		result: make(chan watch.Event),
-		done:   make(chan struct{}),
-	}
+	w := c.newWatcher(key, opts)
 	c.mu.Lock()
 	if !c.ready {
 		c.mu.Unlock()
@@ -106,6 +107,15 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 	c.mu.Unlock()
 	go w.run(ctx, initial, replay)
 	return w, nil
+}
+
+func (c *Cacher) newWatcher(key string, opts storage.ListOptions) *watcher {
+	return &watcher{
+		c: c, key: key, recursive: opts.Recursive, pred: opts.Predicate, progress: opts.ProgressNotify,
+		wake:   make(chan struct{}, 1),
+		result: make(chan watch.Event),
+		done:   make(chan struct{}),
+	}
 }
 
 // registerLocked files w where the dispatcher finds it: under an indexed
@@ -276,6 +286,16 @@ func (w *watcher) run(ctx context.Context, initial []*entry, replay []*event) {
 			return
 		}
 	}
+	if w.initialEnd {
+		bm, err := initialEventsEnd(w.c.cfg.NewFunc, w.lastRV)
+		if err != nil {
+			w.sendError(ctx, apierrors.NewInternalError(err))
+			return
+		}
+		if !w.send(ctx, watch.Event{Type: watch.Bookmark, Object: bm}) {
+			return
+		}
+	}
 	for _, e := range replay {
 		if !w.process(ctx, e) {
 			return
@@ -340,12 +360,10 @@ func (w *watcher) process(ctx context.Context, e *event) bool {
 		if !w.progress || e.rv <= w.lastRV {
 			return true
 		}
-		obj := w.c.cfg.NewFunc()
-		m, err := accessor(obj)
+		obj, err := bookmarkObject(w.c.cfg.NewFunc, e.rv)
 		if err != nil {
 			return w.sendError(ctx, apierrors.NewInternalError(err))
 		}
-		m.SetResourceVersion(fmt.Sprint(e.rv))
 		w.lastRV = e.rv
 		return w.send(ctx, watch.Event{Type: watch.Bookmark, Object: obj})
 	}

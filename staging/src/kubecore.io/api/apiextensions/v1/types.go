@@ -16,12 +16,12 @@ import (
 type CustomResourceDefinition struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard object metadata; the name is <plural>.<group>.
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// The resource the definition describes.
-	Spec CustomResourceDefinitionSpec `json:"spec"`
+	Spec CustomResourceDefinitionSpec `json:"spec" protobuf:"bytes,2,opt,name=spec"`
 	// The definition's observed state: conditions and accepted names.
-	Status CustomResourceDefinitionStatus `json:"status,omitempty"`
+	Status CustomResourceDefinitionStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // CustomResourceDefinitionList is a list of CustomResourceDefinitions.
@@ -30,9 +30,9 @@ type CustomResourceDefinition struct {
 type CustomResourceDefinitionList struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard list metadata.
-	metav1.ListMeta `json:"metadata,omitempty"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// The definitions.
-	Items []CustomResourceDefinition `json:"items"`
+	Items []CustomResourceDefinition `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // ResourceScope says whether the custom objects live in namespaces.
@@ -47,39 +47,39 @@ const (
 // CustomResourceDefinitionSpec describes the resource.
 type CustomResourceDefinitionSpec struct {
 	// The API group of the resource (/apis/<group>/...).
-	Group string `json:"group"`
+	Group string `json:"group" protobuf:"bytes,1,opt,name=group"`
 	// The resource's names: plural, singular, kind, list kind, short names.
-	Names CustomResourceDefinitionNames `json:"names"`
+	Names CustomResourceDefinitionNames `json:"names" protobuf:"bytes,3,opt,name=names"`
 	// Cluster or Namespaced.
-	Scope ResourceScope `json:"scope"`
+	Scope ResourceScope `json:"scope" protobuf:"bytes,4,opt,name=scope"`
 	// The versions served, exactly one of them the storage version.
-	Versions []CustomResourceDefinitionVersion `json:"versions"`
+	Versions []CustomResourceDefinitionVersion `json:"versions" protobuf:"bytes,7,rep,name=versions"`
 	// How objects convert between versions; only None is supported.
-	Conversion *CustomResourceConversion `json:"conversion,omitempty"`
+	Conversion *CustomResourceConversion `json:"conversion,omitempty" protobuf:"bytes,9,opt,name=conversion"`
 	// Keep fields the schema does not declare; must be false in v1.
-	PreserveUnknownFields bool `json:"preserveUnknownFields,omitempty"`
+	PreserveUnknownFields bool `json:"preserveUnknownFields,omitempty" protobuf:"varint,10,opt,name=preserveUnknownFields"`
 }
 
 // CustomResourceDefinitionNames are the names of the resource.
 type CustomResourceDefinitionNames struct {
 	// The plural resource name, in lower case: the URL segment.
-	Plural string `json:"plural"`
+	Plural string `json:"plural" protobuf:"bytes,1,opt,name=plural"`
 	// The singular name, in lower case; the lower-cased kind by default.
-	Singular string `json:"singular,omitempty"`
+	Singular string `json:"singular,omitempty" protobuf:"bytes,2,opt,name=singular"`
 	// Short names for the CLI.
-	ShortNames []string `json:"shortNames,omitempty"`
+	ShortNames []string `json:"shortNames,omitempty" protobuf:"bytes,3,rep,name=shortNames"`
 	// The kind of the objects, in CamelCase.
-	Kind string `json:"kind"`
+	Kind string `json:"kind" protobuf:"bytes,4,opt,name=kind"`
 	// The kind of lists; <kind>List by default.
-	ListKind string `json:"listKind,omitempty"`
+	ListKind string `json:"listKind,omitempty" protobuf:"bytes,5,opt,name=listKind"`
 	// Groups of resources this one belongs to ("all").
-	Categories []string `json:"categories,omitempty"`
+	Categories []string `json:"categories,omitempty" protobuf:"bytes,6,rep,name=categories"`
 }
 
 // CustomResourceConversion says how objects convert between versions.
 type CustomResourceConversion struct {
 	// None: only apiVersion changes. Webhook is not supported.
-	Strategy ConversionStrategyType `json:"strategy"`
+	Strategy ConversionStrategyType `json:"strategy" protobuf:"bytes,1,opt,name=strategy"`
 }
 
 // ConversionStrategyType names a conversion strategy.
@@ -94,47 +94,47 @@ const (
 // CustomResourceDefinitionVersion is one version of the resource.
 type CustomResourceDefinitionVersion struct {
 	// The version name ("v1", "v1beta1"): /apis/<group>/<name>/...
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 	// Whether the version is served.
-	Served bool `json:"served"`
+	Served bool `json:"served" protobuf:"varint,2,opt,name=served"`
 	// Whether objects are stored in this version; exactly one version is.
-	Storage bool `json:"storage"`
+	Storage bool `json:"storage" protobuf:"varint,3,opt,name=storage"`
 	// Whether the version is deprecated; requests get a warning.
-	Deprecated bool `json:"deprecated,omitempty"`
+	Deprecated bool `json:"deprecated,omitempty" protobuf:"varint,7,opt,name=deprecated"`
 	// The warning of a deprecated version, instead of the default one.
-	DeprecationWarning *string `json:"deprecationWarning,omitempty"`
+	DeprecationWarning *string `json:"deprecationWarning,omitempty" protobuf:"bytes,8,opt,name=deprecationWarning"`
 	// The schema objects of this version are validated, pruned and
 	// defaulted with.
-	Schema *CustomResourceValidation `json:"schema,omitempty"`
+	Schema *CustomResourceValidation `json:"schema,omitempty" protobuf:"bytes,4,opt,name=schema"`
 	// The status and scale subresources.
-	Subresources *CustomResourceSubresources `json:"subresources,omitempty"`
+	Subresources *CustomResourceSubresources `json:"subresources,omitempty" protobuf:"bytes,5,opt,name=subresources"`
 	// Extra columns of Table output (kubectl get).
-	AdditionalPrinterColumns []CustomResourceColumnDefinition `json:"additionalPrinterColumns,omitempty"`
+	AdditionalPrinterColumns []CustomResourceColumnDefinition `json:"additionalPrinterColumns,omitempty" protobuf:"bytes,6,rep,name=additionalPrinterColumns"`
 }
 
 // CustomResourceColumnDefinition is one extra column of Table output.
 type CustomResourceColumnDefinition struct {
 	// The column header.
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 	// The OpenAPI type of the cells: integer, number, string, boolean or date.
-	Type string `json:"type"`
+	Type string `json:"type" protobuf:"bytes,2,opt,name=type"`
 	// An OpenAPI format of the cells.
-	Format string `json:"format,omitempty"`
+	Format string `json:"format,omitempty" protobuf:"bytes,3,opt,name=format"`
 	// A description of the column.
-	Description string `json:"description,omitempty"`
+	Description string `json:"description,omitempty" protobuf:"bytes,4,opt,name=description"`
 	// 0 for the default columns; higher ones show only with -o wide.
-	Priority int32 `json:"priority,omitempty"`
+	Priority int32 `json:"priority,omitempty" protobuf:"varint,5,opt,name=priority"`
 	// A simple JSONPath, relative to each object, of the cell's value.
-	JSONPath string `json:"jsonPath"`
+	JSONPath string `json:"jsonPath" protobuf:"bytes,6,opt,name=jsonPath"`
 }
 
 // CustomResourceSubresources are the subresources of a version.
 type CustomResourceSubresources struct {
 	// Serve /status: the main resource ignores status, /status everything
 	// else.
-	Status *CustomResourceSubresourceStatus `json:"status,omitempty"`
+	Status *CustomResourceSubresourceStatus `json:"status,omitempty" protobuf:"bytes,1,opt,name=status"`
 	// Serve /scale as an autoscaling/v1 Scale.
-	Scale *CustomResourceSubresourceScale `json:"scale,omitempty"`
+	Scale *CustomResourceSubresourceScale `json:"scale,omitempty" protobuf:"bytes,2,opt,name=scale"`
 }
 
 // CustomResourceSubresourceStatus enables the status subresource; it has
@@ -144,75 +144,75 @@ type CustomResourceSubresourceStatus struct{}
 // CustomResourceSubresourceScale maps a Scale onto the objects' fields.
 type CustomResourceSubresourceScale struct {
 	// The JSON path (".spec.replicas") of the desired replicas.
-	SpecReplicasPath string `json:"specReplicasPath"`
+	SpecReplicasPath string `json:"specReplicasPath" protobuf:"bytes,1,opt,name=specReplicasPath"`
 	// The JSON path (".status.replicas") of the observed replicas.
-	StatusReplicasPath string `json:"statusReplicasPath"`
+	StatusReplicasPath string `json:"statusReplicasPath" protobuf:"bytes,2,opt,name=statusReplicasPath"`
 	// The JSON path (".status.selector") of the label selector string.
-	LabelSelectorPath *string `json:"labelSelectorPath,omitempty"`
+	LabelSelectorPath *string `json:"labelSelectorPath,omitempty" protobuf:"bytes,3,opt,name=labelSelectorPath"`
 }
 
 // CustomResourceValidation holds a version's schema.
 type CustomResourceValidation struct {
 	// The OpenAPI v3 schema of the objects.
-	OpenAPIV3Schema *JSONSchemaProps `json:"openAPIV3Schema,omitempty"`
+	OpenAPIV3Schema *JSONSchemaProps `json:"openAPIV3Schema,omitempty" protobuf:"bytes,1,opt,name=openAPIV3Schema"`
 }
 
 // JSONSchemaProps is a JSON-Schema following OpenAPI v3, with Kubernetes'
 // extensions.
 type JSONSchemaProps struct {
-	ID                   string                     `json:"id,omitempty"`
-	Schema               string                     `json:"$schema,omitempty"`
-	Ref                  *string                    `json:"$ref,omitempty"`
-	Description          string                     `json:"description,omitempty"`
-	Type                 string                     `json:"type,omitempty"`
-	Format               string                     `json:"format,omitempty"`
-	Title                string                     `json:"title,omitempty"`
-	Default              *JSON                      `json:"default,omitempty"`
-	Maximum              *float64                   `json:"maximum,omitempty"`
-	ExclusiveMaximum     bool                       `json:"exclusiveMaximum,omitempty"`
-	Minimum              *float64                   `json:"minimum,omitempty"`
-	ExclusiveMinimum     bool                       `json:"exclusiveMinimum,omitempty"`
-	MaxLength            *int64                     `json:"maxLength,omitempty"`
-	MinLength            *int64                     `json:"minLength,omitempty"`
-	Pattern              string                     `json:"pattern,omitempty"`
-	MaxItems             *int64                     `json:"maxItems,omitempty"`
-	MinItems             *int64                     `json:"minItems,omitempty"`
-	UniqueItems          bool                       `json:"uniqueItems,omitempty"`
-	MultipleOf           *float64                   `json:"multipleOf,omitempty"`
-	Enum                 []JSON                     `json:"enum,omitempty"`
-	MaxProperties        *int64                     `json:"maxProperties,omitempty"`
-	MinProperties        *int64                     `json:"minProperties,omitempty"`
-	Required             []string                   `json:"required,omitempty"`
-	Items                *JSONSchemaPropsOrArray    `json:"items,omitempty"`
-	AllOf                []JSONSchemaProps          `json:"allOf,omitempty"`
-	OneOf                []JSONSchemaProps          `json:"oneOf,omitempty"`
-	AnyOf                []JSONSchemaProps          `json:"anyOf,omitempty"`
-	Not                  *JSONSchemaProps           `json:"not,omitempty"`
-	Properties           map[string]JSONSchemaProps `json:"properties,omitempty"`
-	AdditionalProperties *JSONSchemaPropsOrBool     `json:"additionalProperties,omitempty"`
-	PatternProperties    map[string]JSONSchemaProps `json:"patternProperties,omitempty"`
-	Example              *JSON                      `json:"example,omitempty"`
-	Nullable             bool                       `json:"nullable,omitempty"`
+	ID                   string                     `json:"id,omitempty" protobuf:"bytes,1,opt,name=id"`
+	Schema               string                     `json:"$schema,omitempty" protobuf:"bytes,2,opt,name=schema"`
+	Ref                  *string                    `json:"$ref,omitempty" protobuf:"bytes,3,opt,name=ref"`
+	Description          string                     `json:"description,omitempty" protobuf:"bytes,4,opt,name=description"`
+	Type                 string                     `json:"type,omitempty" protobuf:"bytes,5,opt,name=type"`
+	Format               string                     `json:"format,omitempty" protobuf:"bytes,6,opt,name=format"`
+	Title                string                     `json:"title,omitempty" protobuf:"bytes,7,opt,name=title"`
+	Default              *JSON                      `json:"default,omitempty" protobuf:"bytes,8,opt,name=default"`
+	Maximum              *float64                   `json:"maximum,omitempty" protobuf:"fixed64,9,opt,name=maximum"`
+	ExclusiveMaximum     bool                       `json:"exclusiveMaximum,omitempty" protobuf:"varint,10,opt,name=exclusiveMaximum"`
+	Minimum              *float64                   `json:"minimum,omitempty" protobuf:"fixed64,11,opt,name=minimum"`
+	ExclusiveMinimum     bool                       `json:"exclusiveMinimum,omitempty" protobuf:"varint,12,opt,name=exclusiveMinimum"`
+	MaxLength            *int64                     `json:"maxLength,omitempty" protobuf:"varint,13,opt,name=maxLength"`
+	MinLength            *int64                     `json:"minLength,omitempty" protobuf:"varint,14,opt,name=minLength"`
+	Pattern              string                     `json:"pattern,omitempty" protobuf:"bytes,15,opt,name=pattern"`
+	MaxItems             *int64                     `json:"maxItems,omitempty" protobuf:"varint,16,opt,name=maxItems"`
+	MinItems             *int64                     `json:"minItems,omitempty" protobuf:"varint,17,opt,name=minItems"`
+	UniqueItems          bool                       `json:"uniqueItems,omitempty" protobuf:"varint,18,opt,name=uniqueItems"`
+	MultipleOf           *float64                   `json:"multipleOf,omitempty" protobuf:"fixed64,19,opt,name=multipleOf"`
+	Enum                 []JSON                     `json:"enum,omitempty" protobuf:"bytes,20,rep,name=enum"`
+	MaxProperties        *int64                     `json:"maxProperties,omitempty" protobuf:"varint,21,opt,name=maxProperties"`
+	MinProperties        *int64                     `json:"minProperties,omitempty" protobuf:"varint,22,opt,name=minProperties"`
+	Required             []string                   `json:"required,omitempty" protobuf:"bytes,23,rep,name=required"`
+	Items                *JSONSchemaPropsOrArray    `json:"items,omitempty" protobuf:"bytes,24,opt,name=items"`
+	AllOf                []JSONSchemaProps          `json:"allOf,omitempty" protobuf:"bytes,25,rep,name=allOf"`
+	OneOf                []JSONSchemaProps          `json:"oneOf,omitempty" protobuf:"bytes,26,rep,name=oneOf"`
+	AnyOf                []JSONSchemaProps          `json:"anyOf,omitempty" protobuf:"bytes,27,rep,name=anyOf"`
+	Not                  *JSONSchemaProps           `json:"not,omitempty" protobuf:"bytes,28,opt,name=not"`
+	Properties           map[string]JSONSchemaProps `json:"properties,omitempty" protobuf:"bytes,29,rep,name=properties"`
+	AdditionalProperties *JSONSchemaPropsOrBool     `json:"additionalProperties,omitempty" protobuf:"bytes,30,opt,name=additionalProperties"`
+	PatternProperties    map[string]JSONSchemaProps `json:"patternProperties,omitempty" protobuf:"bytes,31,rep,name=patternProperties"`
+	Example              *JSON                      `json:"example,omitempty" protobuf:"bytes,36,opt,name=example"`
+	Nullable             bool                       `json:"nullable,omitempty" protobuf:"varint,37,opt,name=nullable"`
 
 	// x-kubernetes-preserve-unknown-fields keeps fields the schema does
 	// not declare, here and below, instead of pruning them.
-	XPreserveUnknownFields *bool `json:"x-kubernetes-preserve-unknown-fields,omitempty"`
+	XPreserveUnknownFields *bool `json:"x-kubernetes-preserve-unknown-fields,omitempty" protobuf:"varint,38,opt,name=xKubernetesPreserveUnknownFields"`
 	// x-kubernetes-embedded-resource: the value is an object with its own
 	// apiVersion, kind and metadata.
-	XEmbeddedResource bool `json:"x-kubernetes-embedded-resource,omitempty"`
+	XEmbeddedResource bool `json:"x-kubernetes-embedded-resource,omitempty" protobuf:"varint,39,opt,name=xKubernetesEmbeddedResource"`
 	// x-kubernetes-int-or-string: the value is an integer or a string.
-	XIntOrString bool `json:"x-kubernetes-int-or-string,omitempty"`
+	XIntOrString bool `json:"x-kubernetes-int-or-string,omitempty" protobuf:"varint,40,opt,name=xKubernetesIntOrString"`
 	// x-kubernetes-list-map-keys are the keys of a list of type map.
-	XListMapKeys []string `json:"x-kubernetes-list-map-keys,omitempty"`
+	XListMapKeys []string `json:"x-kubernetes-list-map-keys,omitempty" protobuf:"bytes,41,rep,name=xKubernetesListMapKeys"`
 	// x-kubernetes-list-type: atomic, set or map.
-	XListType *string `json:"x-kubernetes-list-type,omitempty"`
+	XListType *string `json:"x-kubernetes-list-type,omitempty" protobuf:"bytes,42,opt,name=xKubernetesListType"`
 	// x-kubernetes-map-type: granular or atomic.
-	XMapType *string `json:"x-kubernetes-map-type,omitempty"`
+	XMapType *string `json:"x-kubernetes-map-type,omitempty" protobuf:"bytes,43,opt,name=xKubernetesMapType"`
 }
 
 // JSON is any JSON value, kept as its encoding; null is kept as no bytes.
 type JSON struct {
-	Raw []byte `json:"-"`
+	Raw []byte `json:"-" protobuf:"bytes,1,opt,name=raw"`
 }
 
 // MarshalJSON writes the value (null when empty).
@@ -236,8 +236,8 @@ func (j *JSON) UnmarshalJSON(data []byte) error {
 // JSONSchemaPropsOrArray is the value of items: one schema for every
 // element, or (not supported in structural schemas) one per position.
 type JSONSchemaPropsOrArray struct {
-	Schema      *JSONSchemaProps  `json:"-"`
-	JSONSchemas []JSONSchemaProps `json:"-"`
+	Schema      *JSONSchemaProps  `json:"-" protobuf:"bytes,1,opt,name=schema"`
+	JSONSchemas []JSONSchemaProps `json:"-" protobuf:"bytes,2,rep,name=jSONSchemas"`
 }
 
 // MarshalJSON writes the schema or the array of schemas.
@@ -268,8 +268,8 @@ func (s *JSONSchemaPropsOrArray) UnmarshalJSON(data []byte) error {
 // JSONSchemaPropsOrBool is the value of additionalProperties: a boolean
 // or the schema of the additional values.
 type JSONSchemaPropsOrBool struct {
-	Allows bool             `json:"-"`
-	Schema *JSONSchemaProps `json:"-"`
+	Allows bool             `json:"-" protobuf:"varint,1,opt,name=allows"`
+	Schema *JSONSchemaProps `json:"-" protobuf:"bytes,2,opt,name=schema"`
 }
 
 // MarshalJSON writes the schema, or the boolean when there is none.
@@ -302,12 +302,12 @@ type CustomResourceDefinitionStatus struct {
 	// The definition's conditions: NamesAccepted, Established, Terminating.
 	// +listType=map
 	// +listMapKey=type
-	Conditions []CustomResourceDefinitionCondition `json:"conditions,omitempty"`
+	Conditions []CustomResourceDefinitionCondition `json:"conditions,omitempty" protobuf:"bytes,1,rep,name=conditions"`
 	// The names actually served; they may differ from spec.names while a
 	// conflict lasts.
-	AcceptedNames CustomResourceDefinitionNames `json:"acceptedNames"`
+	AcceptedNames CustomResourceDefinitionNames `json:"acceptedNames" protobuf:"bytes,2,opt,name=acceptedNames"`
 	// The versions objects have ever been stored in.
-	StoredVersions []string `json:"storedVersions"`
+	StoredVersions []string `json:"storedVersions" protobuf:"bytes,3,rep,name=storedVersions"`
 }
 
 // CustomResourceDefinitionConditionType names a condition.
@@ -336,15 +336,15 @@ const (
 // CustomResourceDefinitionCondition is one condition of a definition.
 type CustomResourceDefinitionCondition struct {
 	// The condition's type.
-	Type CustomResourceDefinitionConditionType `json:"type"`
+	Type CustomResourceDefinitionConditionType `json:"type" protobuf:"bytes,1,opt,name=type"`
 	// True, False or Unknown.
-	Status ConditionStatus `json:"status"`
+	Status ConditionStatus `json:"status" protobuf:"bytes,2,opt,name=status"`
 	// When the status last changed.
-	LastTransitionTime metav1.Time `json:"lastTransitionTime,omitempty"`
+	LastTransitionTime metav1.Time `json:"lastTransitionTime,omitempty" protobuf:"bytes,3,opt,name=lastTransitionTime"`
 	// A CamelCase reason for the status.
-	Reason string `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`
 	// A human-readable message.
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,5,opt,name=message"`
 }
 
 // CustomResourceCleanupFinalizer holds a definition being deleted until

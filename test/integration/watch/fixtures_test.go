@@ -1,0 +1,131 @@
+package watch
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"strings"
+	"testing"
+)
+
+// obj is a JSON object.
+type obj = map[string]any
+
+// podSpec is a pod template's spec that every validation accepts.
+func podSpec() obj {
+	return obj{
+		"automountServiceAccountToken": false,
+		"restartPolicy":                "Always",
+		"containers":                   []any{obj{"name": "c", "image": "busybox", "command": []any{"sleep", "3600"}}},
+	}
+}
+
+func template(labels obj, restartPolicy string) obj {
+	spec := podSpec()
+	spec["restartPolicy"] = restartPolicy
+	return obj{"metadata": obj{"labels": labels}, "spec": spec}
+}
+
+// fixtures returns, by "group/resource", the body of one object of each
+// built-in resource that can be created, without apiVersion, kind and
+// metadata.name (added by the caller). ns is the namespace of namespaced
+// objects.
+func fixtures(t *testing.T, ns string) map[string]obj {
+	t.Helper()
+	sel := obj{"app": "watch-test"}
+	return map[string]obj{
+		"/configmaps":        {"data": obj{"k": "v"}},
+		"/secrets":           {"stringData": obj{"k": "v"}},
+		"/serviceaccounts":   {},
+		"/podtemplates":      {"template": template(sel, "Always")},
+		"/pods":              {"spec": podSpec()},
+		"/services":          {"spec": obj{"ports": []any{obj{"port": 80}}, "selector": sel}},
+		"/endpoints":         {"subsets": []any{obj{"addresses": []any{obj{"ip": "10.1.2.3"}}, "ports": []any{obj{"port": 80}}}}},
+		"/events":            {"involvedObject": obj{"kind": "Pod", "namespace": ns, "name": "p", "apiVersion": "v1"}, "reason": "Test", "message": "m", "type": "Normal"},
+		"/namespaces":        {},
+		"/nodes":             {},
+		"/persistentvolumes": {"spec": obj{"capacity": obj{"storage": "1Gi"}, "accessModes": []any{"ReadWriteOnce"}, "hostPath": obj{"path": "/tmp/watch-test"}}},
+		"/persistentvolumeclaims": {
+			"spec": obj{"accessModes": []any{"ReadWriteOnce"}, "resources": obj{"requests": obj{"storage": "1Gi"}}},
+		},
+		"apps/controllerrevisions": {"revision": 1, "data": obj{"x": "y"}},
+		"apps/daemonsets":          {"spec": obj{"selector": obj{"matchLabels": sel}, "template": template(sel, "Always")}},
+		"apps/deployments":         {"spec": obj{"replicas": 0, "selector": obj{"matchLabels": sel}, "template": template(sel, "Always")}},
+		"apps/replicasets":         {"spec": obj{"replicas": 0, "selector": obj{"matchLabels": sel}, "template": template(sel, "Always")}},
+		"apps/statefulsets":        {"spec": obj{"replicas": 0, "serviceName": "s", "selector": obj{"matchLabels": sel}, "template": template(sel, "Always")}},
+		"batch/jobs":               {"spec": obj{"suspend": true, "template": template(obj{}, "Never")}},
+		"batch/cronjobs":           {"spec": obj{"schedule": "0 0 1 1 *", "suspend": true, "jobTemplate": obj{"spec": obj{"template": template(obj{}, "Never")}}}},
+		"certificates.k8s.io/certificatesigningrequests": {"spec": obj{
+			"request": base64.StdEncoding.EncodeToString(csr(t)), "signerName": "example.com/watch-test", "usages": []any{"client auth"},
+		}},
+		"coordination.k8s.io/leases":      {"spec": obj{"holderIdentity": "me", "leaseDurationSeconds": 15}},
+		"discovery.k8s.io/endpointslices": {"addressType": "IPv4", "endpoints": []any{obj{"addresses": []any{"10.1.2.3"}}}},
+		"policy/poddisruptionbudgets":     {"spec": obj{"minAvailable": 1, "selector": obj{"matchLabels": sel}}},
+		"rbac.authorization.k8s.io/roles": {"rules": []any{obj{"apiGroups": []any{""}, "resources": []any{"pods"}, "verbs": []any{"get"}}}},
+		"rbac.authorization.k8s.io/clusterroles": {
+			"rules": []any{obj{"apiGroups": []any{""}, "resources": []any{"pods"}, "verbs": []any{"get"}}},
+		},
+		"rbac.authorization.k8s.io/rolebindings": {
+			"roleRef":  obj{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+			"subjects": []any{obj{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "watch-test"}},
+		},
+		"rbac.authorization.k8s.io/clusterrolebindings": {
+			"roleRef":  obj{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+			"subjects": []any{obj{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "watch-test"}},
+		},
+		"scheduling.k8s.io/priorityclasses":              {"value": 1000},
+		"apiextensions.k8s.io/customresourcedefinitions": crd("gadgets", "Gadget", "watch-fixture.kubecore.test", "v1"),
+		crdGroup + "/" + crdPlural:                       {"spec": obj{"size": 1}},
+	}
+}
+
+// csr is a PEM certificate signing request of a fresh key.
+func csr(t *testing.T) []byte {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "watch-test"}}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+}
+
+// The custom resource every watch test serves, in two versions.
+const (
+	crdGroup  = "watch.kubecore.test"
+	crdPlural = "widgets"
+	crdKind   = "Widget"
+)
+
+// crd is a namespaced definition served in versions (the first one
+// stored) with a status subresource, as sample-controller's Foo.
+func crd(plural, kind, group string, versions ...string) obj {
+	schema := obj{"openAPIV3Schema": obj{
+		"type": "object",
+		"properties": obj{
+			"spec":   obj{"type": "object", "properties": obj{"size": obj{"type": "integer"}}},
+			"status": obj{"type": "object", "properties": obj{"seen": obj{"type": "integer"}}},
+		},
+	}}
+	var vs []any
+	for i, v := range versions {
+		vs = append(vs, obj{
+			"name": v, "served": true, "storage": i == 0, "schema": schema,
+			"subresources": obj{"status": obj{}},
+		})
+	}
+	return obj{
+		"metadata": obj{"name": plural + "." + group},
+		"spec": obj{
+			"group": group, "scope": "Namespaced", "versions": vs,
+			"names": obj{"plural": plural, "singular": strings.ToLower(kind), "kind": kind, "listKind": kind + "List"},
+		},
+	}
+}
