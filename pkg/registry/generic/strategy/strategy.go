@@ -1,6 +1,7 @@
-// Package strategy holds the pieces every per-resource strategy shares: a
-// Strategy built from a few functions, the status and generation rules of
-// resources with a spec, and the storage of their status subresource.
+// Package strategy is the registry side every per-resource strategy shares:
+// a Strategy built from a few functions, the status and generation rules of
+// resources with a spec, and the Stores of a resource and its status and
+// scale subresources.
 package strategy
 
 import (
