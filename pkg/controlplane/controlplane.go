@@ -28,8 +28,6 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 
-	"kubecore.io/kubecore/pkg/admission"
-	"kubecore.io/kubecore/pkg/admission/noderestriction"
 	apiextensionsdefaults "kubecore.io/kubecore/pkg/apis/apiextensions/v1"
 	appsdefaults "kubecore.io/kubecore/pkg/apis/apps/v1"
 	batchdefaults "kubecore.io/kubecore/pkg/apis/batch/v1"
@@ -128,6 +126,7 @@ type Instance struct {
 	advertise           Endpoint
 	leases              apiServerLeases
 	objects             *objectReader
+	admission           rest.Admission
 	serviceAccountKey   *ecdsa.PrivateKey
 	destroy             []func()
 	extensions          *apiExtensions
@@ -162,13 +161,15 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	objects := &objectReader{}
+	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: objects, admission: newAdmission(objects), advertise: cfg.Advertise, clusterCA: cfg.ClusterCA, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
 	opts := generic.StoreOptions{
 		Client:            cfg.EtcdClient,
 		Prefix:            cfg.Prefix,
 		Decorate:          cfg.Decorate,
 		TableConvertorFor: printers.TableConvertorFor,
+		Admission:         in.admission,
 	}
-	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: &objectReader{}, advertise: cfg.Advertise, clusterCA: cfg.ClusterCA, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
 	var errs []error
 	// keep records a resource's storage for Destroy.
 	keep := func(st rest.Storage) { in.destroy = append(in.destroy, st.Destroy) }
@@ -196,7 +197,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	var kubelets pod.KubeletConnectionGetter
 	if n, err := node.NewStorage(opts); must("nodes", err) {
 		keep(n.Node)
-		core["nodes"], core["nodes/status"] = &admission.Store{Store: n.Node.Store, Admit: noderestriction.AdmitNode}, n.Status
+		core["nodes"], core["nodes/status"] = n.Node, n.Status
 		in.objects.nodes = cached[*corev1.Node]{n.Node.Store}
 		kubelets = node.NewKubeletConnections(n.Node, cfg.Kubelet)
 	}
@@ -214,11 +215,10 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		keep(p)
 		in.priorityClasses = p
 	}
-	var priorities pod.PriorityClassGetter
 	if in.priorityClasses != nil {
-		priorities = &priorityClassReader{classes: cached[*schedulingv1.PriorityClass]{in.priorityClasses.Store}}
+		in.objects.priorityClasses = cached[*schedulingv1.PriorityClass]{in.priorityClasses.Store}
 	}
-	if p, err := pod.NewStorage(opts, checker, priorities, in.objects, kubelets); must("pods", err) {
+	if p, err := pod.NewStorage(opts, checker, kubelets); must("pods", err) {
 		keep(p.Pod)
 		core["pods"], core["pods/status"], core["pods/binding"], core["pods/eviction"] = p.Pod, p.Status, p.Binding, p.Eviction
 		if p.Log != nil {
@@ -305,7 +305,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	coordination := map[string]rest.Storage{}
 	if l, err := lease.NewREST(opts); must("leases", err) {
 		keep(l)
-		coordination["leases"] = &admission.Store{Store: l.Store, Admit: noderestriction.AdmitLease}
+		coordination["leases"] = l
 	}
 	scheduling := map[string]rest.Storage{}
 	if in.priorityClasses != nil {

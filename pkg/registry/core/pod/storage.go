@@ -13,7 +13,6 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
-	"kubecore.io/kubecore/pkg/admission/noderestriction"
 	"kubecore.io/kubecore/pkg/apirequest"
 	"kubecore.io/kubecore/pkg/apis/core/validation"
 	"kubecore.io/kubecore/pkg/registry/generic"
@@ -36,79 +35,14 @@ type Storage struct {
 // REST serves pods.
 type REST struct {
 	*generic.Store
-	priorities PriorityClassGetter
-	objects    AdmissionObjects
-}
-
-var (
-	_ rest.Creater         = (*REST)(nil)
-	_ rest.GracefulDeleter = (*REST)(nil)
-)
-
-// Create implements rest.Creater: Priority admission resolves the pod's
-// priority from its PriorityClass and ServiceAccount admission mounts its
-// API access volume before the Store creates it (DefaultTolerationSeconds
-// is in the strategy); NodeRestriction checks a kubelet's pod last.
-func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
-	if pod, ok := obj.(*corev1.Pod); ok {
-		if r.priorities != nil {
-			if err := admitPriority(ctx, r.priorities, pod); err != nil {
-				return nil, err
-			}
-		}
-		if err := admitServiceAccount(ctx, r.objects, pod); err != nil {
-			return nil, err
-		}
-	}
-	admitNode := func(ctx context.Context, obj runtime.Object) error {
-		if createValidation != nil {
-			if err := createValidation(ctx, obj); err != nil {
-				return err
-			}
-		}
-		pod, ok := obj.(*corev1.Pod)
-		if !ok || noderestriction.NodeOf(ctx) == "" {
-			return nil
-		}
-		nodeUID := ""
-		if r.objects != nil {
-			n, err := r.objects.Node(ctx, pod.Spec.NodeName)
-			if err != nil {
-				return apierrors.NewInternalError(err)
-			}
-			if n != nil {
-				nodeUID = string(n.UID)
-			}
-		}
-		return noderestriction.AdmitPodCreate(ctx, pod, nodeUID)
-	}
-	return r.Store.Create(ctx, obj, admitNode, opts)
-}
-
-// Delete implements rest.GracefulDeleter: NodeRestriction lets a kubelet
-// delete only the pods bound to its node.
-func (r *REST) Delete(ctx context.Context, name string, deleteValidation rest.ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
-	admitNode := func(ctx context.Context, obj runtime.Object) error {
-		if deleteValidation != nil {
-			if err := deleteValidation(ctx, obj); err != nil {
-				return err
-			}
-		}
-		if pod, ok := obj.(*corev1.Pod); ok {
-			return noderestriction.AdmitPodDelete(ctx, pod)
-		}
-		return nil
-	}
-	return r.Store.Delete(ctx, name, admitNode, opts)
 }
 
 // NewStorage returns the storage of pods. disruptions checks evictions
-// against disruption budgets; nil allows every eviction. priorities
-// resolves the PriorityClass of new pods; nil leaves their priority as
-// sent. objects gives admission the service accounts and nodes; nil mounts
-// no API access volume. kubelets finds the kubelet pods/log and pods/exec
-// proxy to; nil leaves those subresources out.
-func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, priorities PriorityClassGetter, objects AdmissionObjects, kubelets KubeletConnectionGetter) (*Storage, error) {
+// against disruption budgets; nil allows every eviction. kubelets finds the
+// kubelet pods/log and pods/exec proxy to; nil leaves those subresources
+// out. Admission (Priority, ServiceAccount, NodeRestriction) is the chain
+// of opts.
+func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, kubelets KubeletConnectionGetter) (*Storage, error) {
 	s := NewStrategy()
 	store := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Pod{} },
@@ -127,7 +61,7 @@ func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, priori
 		return nil, err
 	}
 	st := &Storage{
-		Pod:      &REST{Store: store, priorities: priorities, objects: objects},
+		Pod:      &REST{Store: store},
 		Status:   strategy.NewStatusREST(store, NewStatusStrategy()),
 		Binding:  &BindingREST{store: store},
 		Eviction: &EvictionREST{store: store, disruptions: disruptions},
@@ -161,7 +95,19 @@ func (r *BindingREST) New() runtime.Object { return &corev1.Binding{} }
 // Destroy implements rest.Storage.
 func (r *BindingREST) Destroy() {}
 
-var bindingResource = schema.GroupResource{Resource: "pods/binding"}
+var (
+	bindingResource = schema.GroupResource{Resource: "pods/binding"}
+	bindingKind     = corev1.SchemeGroupVersion.WithKind("Binding")
+	evictionKind    = policyv1.SchemeGroupVersion.WithKind("Eviction")
+)
+
+// subresourceAttributes describe to admission the create of obj, of kind,
+// at the subresource of pod name.
+func subresourceAttributes(ctx context.Context, subresource string, kind schema.GroupVersionKind, name string, obj runtime.Object, dryRun bool, opts *metav1.CreateOptions) *rest.Attributes {
+	a := rest.NewAttributes(ctx, rest.OperationCreate, corev1.Resource("pods"), subresource, kind.GroupKind(), name, obj, nil, dryRun, opts)
+	a.Kind = kind
+	return a
+}
 
 // Create implements rest.NamedCreater: it sets spec.nodeName, the
 // binding's annotations and the PodScheduled condition of pod name.
@@ -176,10 +122,18 @@ func (r *BindingREST) Create(ctx context.Context, name string, obj runtime.Objec
 	if errs := validation.ValidatePodBinding(binding); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(schema.GroupKind{Kind: "Binding"}, binding.Name, errs)
 	}
+	dryRun := opts != nil && slices.Contains(opts.DryRun, metav1.DryRunAll)
+	attrs := subresourceAttributes(ctx, "binding", bindingKind, name, binding, dryRun, opts)
+	if err := rest.Admit(ctx, r.store.Admission, attrs); err != nil {
+		return nil, err
+	}
 	if validate != nil {
 		if err := validate(ctx, binding); err != nil {
 			return nil, err
 		}
+	}
+	if err := rest.Validate(ctx, r.store.Admission, attrs); err != nil {
+		return nil, err
 	}
 	key, err := podKey(ctx, r.store, name)
 	if err != nil {
@@ -209,7 +163,7 @@ func (r *BindingREST) Create(ctx context.Context, name string, obj runtime.Objec
 		setCondition(&pod.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(time.Now().Truncate(time.Second))})
 		return pod, nil
 	}
-	if opts != nil && slices.Contains(opts.DryRun, metav1.DryRunAll) {
+	if dryRun {
 		current, err := r.store.Storage.Get(ctx, key, storage.GetOptions{})
 		if err != nil {
 			return nil, strategy.StorageError(err, r.store.DefaultQualifiedResource, name)
@@ -260,7 +214,7 @@ func (r *EvictionREST) Destroy() {}
 
 // GroupVersionKind implements rest.KindProvider: an Eviction is policy/v1.
 func (r *EvictionREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
-	return policyv1.SchemeGroupVersion.WithKind("Eviction")
+	return evictionKind
 }
 
 // Create implements rest.NamedCreater.
@@ -272,6 +226,11 @@ func (r *EvictionREST) Create(ctx context.Context, name string, obj runtime.Obje
 	if eviction.Name != name {
 		return nil, apierrors.NewBadRequest("name in URL does not match name in Eviction object")
 	}
+	dryRun := opts != nil && slices.Contains(opts.DryRun, metav1.DryRunAll)
+	attrs := subresourceAttributes(ctx, "eviction", evictionKind, name, eviction, dryRun, opts)
+	if err := rest.Admit(ctx, r.store.Admission, attrs); err != nil {
+		return nil, err
+	}
 	if validate != nil {
 		if err := validate(ctx, eviction); err != nil {
 			return nil, err
@@ -281,7 +240,6 @@ func (r *EvictionREST) Create(ctx context.Context, name string, obj runtime.Obje
 	if eviction.DeleteOptions != nil {
 		deleteOpts = eviction.DeleteOptions.DeepCopy()
 	}
-	dryRun := opts != nil && slices.Contains(opts.DryRun, metav1.DryRunAll)
 	if dryRun {
 		deleteOpts.DryRun = []string{metav1.DryRunAll}
 	}
@@ -290,7 +248,8 @@ func (r *EvictionREST) Create(ctx context.Context, name string, obj runtime.Obje
 		return nil, err
 	}
 	pod := current.(*corev1.Pod)
-	if err := noderestriction.AdmitEviction(ctx, pod); err != nil {
+	// NodeRestriction reads the pod itself, as a webhook would.
+	if err := rest.Validate(ctx, r.store.Admission, attrs); err != nil {
 		return nil, err
 	}
 	if pod.DeletionTimestamp != nil {
