@@ -44,20 +44,9 @@ type REST struct {
 // of opts.
 func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, kubelets KubeletConnectionGetter) (*Storage, error) {
 	s := NewStrategy()
-	store := &generic.Store{
-		NewFunc:                   func() runtime.Object { return &corev1.Pod{} },
-		NewListFunc:               func() runtime.Object { return &corev1.PodList{} },
-		DefaultQualifiedResource:  corev1.Resource("pods"),
-		SingularQualifiedResource: corev1.Resource("pod"),
-		CreateStrategy:            s,
-		UpdateStrategy:            s,
-		DeleteStrategy:            s,
-		ReturnDeletedObject:       true,
-		GetAttrs:                  GetAttrs,
-		ShortNamesList:            []string{"po"},
-		CategoriesList:            []string{"all"},
-	}
-	if err := store.CompleteWithOptions(opts); err != nil {
+	r := strategy.Of[corev1.Pod, corev1.PodList](corev1.Resource("pods"), "pod", s.Strategy).DeletedBy(s)
+	store, err := strategy.NewStore(opts, r.Short("po").InCategories("all").Selectable(GetAttrs).ReturnsDeleted())
+	if err != nil {
 		return nil, err
 	}
 	st := &Storage{

@@ -11,7 +11,6 @@ import (
 	"kubecore.io/apimachinery/pkg/fields"
 	"kubecore.io/apimachinery/pkg/labels"
 	"kubecore.io/apimachinery/pkg/runtime"
-	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/apis/core/helper"
 	"kubecore.io/kubecore/pkg/apis/core/validation"
@@ -38,12 +37,8 @@ func NewStrategy() Strategy {
 			helper.DefaultServiceAccount(p)
 			defaultTolerations(p)
 		},
-		ValidateFunc: func(_ context.Context, p *corev1.Pod) field.ErrorList {
-			return validation.ValidatePod(p)
-		},
-		ValidateUpdateFunc: func(_ context.Context, p, old *corev1.Pod) field.ErrorList {
-			return validation.ValidatePodUpdate(p, old)
-		},
+		ValidateFunc:       validation.ValidatePod,
+		ValidateUpdateFunc: validation.ValidatePodUpdate,
 	}}
 }
 
@@ -76,10 +71,8 @@ func (Strategy) CheckGracefulDelete(_ context.Context, obj runtime.Object, opts 
 // the stored nodeName-related spec, as the kubelet writes status only.
 func NewStatusStrategy() *strategy.StatusStrategy[*corev1.Pod] {
 	return &strategy.StatusStrategy[*corev1.Pod]{
-		Namespaced: true,
-		ValidateStatus: func(_ context.Context, p, old *corev1.Pod) field.ErrorList {
-			return validation.ValidatePodStatusUpdate(p, old)
-		},
+		Namespaced:     true,
+		ValidateStatus: validation.ValidatePodStatusUpdate,
 	}
 }
 

@@ -43,13 +43,30 @@ type Strategy[T runtime.Object] struct {
 	// set, after the status and generation rules.
 	PrepareCreate func(ctx context.Context, obj T)
 	PrepareUpdate func(ctx context.Context, obj, old T)
-	// ValidateFunc and ValidateUpdateFunc return the field errors.
-	ValidateFunc       func(ctx context.Context, obj T) field.ErrorList
-	ValidateUpdateFunc func(ctx context.Context, obj, old T) field.ErrorList
+	// ValidateFunc and ValidateUpdateFunc return the field errors: the
+	// validation functions of pkg/apis/<group>/validation.
+	ValidateFunc       func(obj T) field.ErrorList
+	ValidateUpdateFunc func(obj, old T) field.ErrorList
 	// Warn returns the warnings of a write.
 	Warn func(obj T) []string
 	// CanonicalizeFunc normalizes obj before it is stored.
 	CanonicalizeFunc func(obj T)
+}
+
+// Namespaced is the strategy of a namespaced resource that only validates.
+func Namespaced[T runtime.Object](validate func(T) field.ErrorList, validateUpdate func(obj, old T) field.ErrorList) *Strategy[T] {
+	return &Strategy[T]{Namespaced: true, ValidateFunc: validate, ValidateUpdateFunc: validateUpdate}
+}
+
+// ClusterScoped is the strategy of a cluster-scoped resource that only
+// validates.
+func ClusterScoped[T runtime.Object](validate func(T) field.ErrorList, validateUpdate func(obj, old T) field.ErrorList) *Strategy[T] {
+	return &Strategy[T]{ValidateFunc: validate, ValidateUpdateFunc: validateUpdate}
+}
+
+// ValidateNew is a ValidateUpdateFunc that validates the new object alone.
+func ValidateNew[T runtime.Object](validate func(T) field.ErrorList) func(obj, old T) field.ErrorList {
+	return func(obj, _ T) field.ErrorList { return validate(obj) }
 }
 
 var (
@@ -121,7 +138,7 @@ func (s *Strategy[T]) Validate(ctx context.Context, obj runtime.Object) field.Er
 	if s.ValidateFunc == nil {
 		return nil
 	}
-	return s.ValidateFunc(ctx, o)
+	return s.ValidateFunc(o)
 }
 
 // ValidateUpdate implements rest.UpdateStrategy.
@@ -137,7 +154,7 @@ func (s *Strategy[T]) ValidateUpdate(ctx context.Context, obj, old runtime.Objec
 	if s.ValidateUpdateFunc == nil {
 		return nil
 	}
-	return s.ValidateUpdateFunc(ctx, o, prev)
+	return s.ValidateUpdateFunc(o, prev)
 }
 
 // WarningsOnCreate implements rest.CreateStrategy.
@@ -166,7 +183,7 @@ func (s *Strategy[T]) Canonicalize(obj runtime.Object) {
 type StatusStrategy[T runtime.Object] struct {
 	Namespaced bool
 	// ValidateStatus returns the field errors of a status update.
-	ValidateStatus func(ctx context.Context, obj, old T) field.ErrorList
+	ValidateStatus func(obj, old T) field.ErrorList
 	// PrepareStatus keeps more of the stored object, after the spec.
 	PrepareStatus func(ctx context.Context, obj, old T)
 }
@@ -211,7 +228,7 @@ func (s *StatusStrategy[T]) ValidateUpdate(ctx context.Context, obj, old runtime
 	if s.ValidateStatus == nil {
 		return nil
 	}
-	return s.ValidateStatus(ctx, o, prev)
+	return s.ValidateStatus(o, prev)
 }
 
 // WarningsOnUpdate implements rest.UpdateStrategy.

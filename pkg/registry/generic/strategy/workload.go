@@ -1,28 +1,14 @@
 package strategy
 
 import (
-	"context"
+	"reflect"
 
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
-	"kubecore.io/apimachinery/pkg/runtime/schema"
 	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/registry/generic"
 )
-
-// Workload describes a namespaced, scalable resource with a spec and a
-// status (deployments, replicasets, statefulsets): status written only
-// through /status, generation bumped on spec changes, and a scale
-// subresource. NewWorkload builds its storage.
-type Workload[T runtime.Object] struct {
-	// Resource and Singular name it ("replicasets", "replicaset").
-	Resource, Singular schema.GroupResource
-	NewObj, NewList    func() runtime.Object
-	ShortNames         []string
-	Validate           func(obj T) field.ErrorList
-	ValidateUpdate     func(obj, old T) field.ErrorList
-	Scale              Scalable[T]
-}
 
 // WorkloadStorage is a workload's Store and its subresources.
 type WorkloadStorage[T runtime.Object] struct {
@@ -31,33 +17,47 @@ type WorkloadStorage[T runtime.Object] struct {
 	Scale  *ScaleREST[T]
 }
 
-// Strategy returns the workload's strategy.
-func (w Workload[T]) Strategy() *Strategy[T] {
+// Workload is the strategy of a namespaced, scalable resource with a spec
+// and a status (deployments, replicasets, statefulsets): status written
+// only through /status, generation bumped on spec changes.
+func Workload[T runtime.Object](validate func(T) field.ErrorList, validateUpdate func(obj, old T) field.ErrorList) *Strategy[T] {
 	return &Strategy[T]{
 		Namespaced:         true,
 		StatusSubresource:  true,
 		Generation:         true,
-		ValidateFunc:       func(_ context.Context, obj T) field.ErrorList { return w.Validate(obj) },
-		ValidateUpdateFunc: func(_ context.Context, obj, old T) field.ErrorList { return w.ValidateUpdate(obj, old) },
+		ValidateFunc:       validate,
+		ValidateUpdateFunc: validateUpdate,
 	}
 }
 
 // NewWorkload builds the workload's Store, in the "all" category, with its
-// status and scale subresources.
-func NewWorkload[T runtime.Object](opts generic.StoreOptions, w Workload[T]) (*WorkloadStorage[T], error) {
-	st, err := NewWithStatus(opts, Resource[T]{
-		Resource:   w.Resource,
-		Singular:   w.Singular,
-		NewObj:     w.NewObj,
-		NewList:    w.NewList,
-		ShortNames: w.ShortNames,
-		Categories: []string{"all"},
-		Strategy:   w.Strategy(),
-	})
+// status and its scale subresource, which maps spec.replicas (1 when
+// unset), status.replicas and spec.selector.
+func NewWorkload[T runtime.Object](opts generic.StoreOptions, r Resource[T]) (*WorkloadStorage[T], error) {
+	st, err := NewWithStatus(opts, r.InCategories("all"))
 	if err != nil {
 		return nil, err
 	}
-	return &WorkloadStorage[T]{Store: st.Store, Status: st.Status, Scale: NewScaleREST(st.Store, w.Scale)}, nil
+	return &WorkloadStorage[T]{Store: st.Store, Status: st.Status, Scale: NewScaleREST(st.Store, ScalableFields[T]())}, nil
+}
+
+// ScalableFields reads and writes the scale of a workload T through its
+// fields Spec.Replicas (*int32), Status.Replicas (int32) and
+// Spec.Selector (*metav1.LabelSelector), which every workload has.
+func ScalableFields[T runtime.Object]() Scalable[T] {
+	spec := func(o T) reflect.Value { return reflect.ValueOf(o).Elem().FieldByName("Spec") }
+	return Scalable[T]{
+		Replicas: func(o T) int32 {
+			return ReplicasOf(spec(o).FieldByName("Replicas").Interface().(*int32))
+		},
+		SetReplicas: func(o T, n int32) { spec(o).FieldByName("Replicas").Set(reflect.ValueOf(&n)) },
+		StatusReplicas: func(o T) int32 {
+			return int32(reflect.ValueOf(o).Elem().FieldByName("Status").FieldByName("Replicas").Int())
+		},
+		Selector: func(o T) *metav1.LabelSelector {
+			return spec(o).FieldByName("Selector").Interface().(*metav1.LabelSelector)
+		},
+	}
 }
 
 // ReplicasOf is spec.replicas, 1 when unset as the workloads' default says.
