@@ -10,12 +10,8 @@ import (
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 )
 
-// NewStrategy returns the strategy of controllerrevisions.
-func NewStrategy() *strategy.Strategy[*appsv1.ControllerRevision] {
-	return strategy.Namespaced(validation.ValidateControllerRevision, validation.ValidateControllerRevisionUpdate)
-}
-
 // NewREST returns the storage of controllerrevisions.
 func NewREST(opts generic.StoreOptions) (*generic.Store, error) {
-	return strategy.NewStore(opts, strategy.Of[appsv1.ControllerRevision, appsv1.ControllerRevisionList](appsv1.Resource("controllerrevisions"), "controllerrevision", NewStrategy()))
+	s := strategy.Namespaced(validation.ValidateControllerRevision, validation.ValidateControllerRevisionUpdate)
+	return strategy.NewStore(opts, strategy.Of[appsv1.ControllerRevision, appsv1.ControllerRevisionList](appsv1.Resource("controllerrevisions"), "controllerrevision", s))
 }

@@ -10,12 +10,8 @@ import (
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 )
 
-// NewStrategy returns the strategy of leases.
-func NewStrategy() *strategy.Strategy[*coordinationv1.Lease] {
-	return strategy.Namespaced(validation.ValidateLease, validation.ValidateLeaseUpdate)
-}
-
 // NewREST returns the storage of leases.
 func NewREST(opts generic.StoreOptions) (*generic.Store, error) {
-	return strategy.NewStore(opts, strategy.Of[coordinationv1.Lease, coordinationv1.LeaseList](coordinationv1.Resource("leases"), "lease", NewStrategy()))
+	s := strategy.Namespaced(validation.ValidateLease, validation.ValidateLeaseUpdate)
+	return strategy.NewStore(opts, strategy.Of[coordinationv1.Lease, coordinationv1.LeaseList](coordinationv1.Resource("leases"), "lease", s))
 }

@@ -10,12 +10,8 @@ import (
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 )
 
-// NewStrategy returns the strategy of endpoints.
-func NewStrategy() *strategy.Strategy[*corev1.Endpoints] {
-	return strategy.Namespaced(validation.ValidateEndpoints, strategy.ValidateNew(validation.ValidateEndpoints))
-}
-
 // NewREST returns the storage of endpoints.
 func NewREST(opts generic.StoreOptions) (*generic.Store, error) {
-	return strategy.NewStore(opts, strategy.Of[corev1.Endpoints, corev1.EndpointsList](corev1.Resource("endpoints"), "endpoints", NewStrategy()).Short("ep"))
+	s := strategy.Namespaced(validation.ValidateEndpoints, strategy.ValidateNew(validation.ValidateEndpoints))
+	return strategy.NewStore(opts, strategy.Of[corev1.Endpoints, corev1.EndpointsList](corev1.Resource("endpoints"), "endpoints", s).Short("ep"))
 }

@@ -10,12 +10,8 @@ import (
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 )
 
-// NewStrategy returns the strategy of podtemplates.
-func NewStrategy() *strategy.Strategy[*corev1.PodTemplate] {
-	return strategy.Namespaced(validation.ValidatePodTemplate, strategy.ValidateNew(validation.ValidatePodTemplate))
-}
-
 // NewREST returns the storage of podtemplates.
 func NewREST(opts generic.StoreOptions) (*generic.Store, error) {
-	return strategy.NewStore(opts, strategy.Of[corev1.PodTemplate, corev1.PodTemplateList](corev1.Resource("podtemplates"), "podtemplate", NewStrategy()))
+	s := strategy.Namespaced(validation.ValidatePodTemplate, strategy.ValidateNew(validation.ValidatePodTemplate))
+	return strategy.NewStore(opts, strategy.Of[corev1.PodTemplate, corev1.PodTemplateList](corev1.Resource("podtemplates"), "podtemplate", s))
 }

@@ -11,12 +11,8 @@ import (
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 )
 
-// NewStrategy returns the strategy of serviceaccounts.
-func NewStrategy() *strategy.Strategy[*corev1.ServiceAccount] {
-	return strategy.Namespaced(validation.ValidateServiceAccount, strategy.ValidateNew(validation.ValidateServiceAccount))
-}
-
 // NewREST returns the storage of serviceaccounts.
 func NewREST(opts generic.StoreOptions) (*generic.Store, error) {
-	return strategy.NewStore(opts, strategy.Of[corev1.ServiceAccount, corev1.ServiceAccountList](corev1.Resource("serviceaccounts"), "serviceaccount", NewStrategy()).Short("sa"))
+	s := strategy.Namespaced(validation.ValidateServiceAccount, strategy.ValidateNew(validation.ValidateServiceAccount))
+	return strategy.NewStore(opts, strategy.Of[corev1.ServiceAccount, corev1.ServiceAccountList](corev1.Resource("serviceaccounts"), "serviceaccount", s).Short("sa"))
 }

@@ -10,12 +10,8 @@ import (
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 )
 
-// NewStrategy returns the strategy of priorityclasses.
-func NewStrategy() *strategy.Strategy[*schedulingv1.PriorityClass] {
-	return strategy.ClusterScoped(validation.ValidatePriorityClass, validation.ValidatePriorityClassUpdate)
-}
-
 // NewREST returns the storage of priorityclasses.
 func NewREST(opts generic.StoreOptions) (*generic.Store, error) {
-	return strategy.NewStore(opts, strategy.Of[schedulingv1.PriorityClass, schedulingv1.PriorityClassList](schedulingv1.Resource("priorityclasses"), "priorityclass", NewStrategy()).Short("pc"))
+	s := strategy.ClusterScoped(validation.ValidatePriorityClass, validation.ValidatePriorityClassUpdate)
+	return strategy.NewStore(opts, strategy.Of[schedulingv1.PriorityClass, schedulingv1.PriorityClassList](schedulingv1.Resource("priorityclasses"), "priorityclass", s).Short("pc"))
 }
