@@ -96,6 +96,24 @@ func (s *Store) beforeCreate(ctx context.Context, obj runtime.Object, m metav1.O
 	return nil
 }
 
+// admitCreate runs the mutating admission of a create, the strategy
+// (beforeCreate), createValidation and the validating admission.
+func (s *Store) admitCreate(ctx context.Context, obj runtime.Object, m metav1.Object, attrs *rest.Attributes, createValidation rest.ValidateObjectFunc) error {
+	if err := rest.Admit(ctx, s.Admission, attrs); err != nil {
+		return err
+	}
+	if err := s.beforeCreate(ctx, obj, m); err != nil {
+		return err
+	}
+	if createValidation != nil {
+		if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
+			return err
+		}
+	}
+	attrs.Name = m.GetName()
+	return rest.Validate(ctx, s.Admission, attrs)
+}
+
 // Create implements rest.Creater.
 func (s *Store) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
 	m, err := objectMeta(obj)
@@ -108,19 +126,7 @@ func (s *Store) Create(ctx context.Context, obj runtime.Object, createValidation
 	generated := m.GetGenerateName() != "" && m.GetName() == ""
 	dryRun := opts != nil && isDryRun(opts.DryRun)
 	attrs := s.attributes(ctx, rest.OperationCreate, m.GetName(), obj, nil, dryRun, opts)
-	if err := rest.Admit(ctx, s.Admission, attrs); err != nil {
-		return nil, err
-	}
-	if err := s.beforeCreate(ctx, obj, m); err != nil {
-		return nil, err
-	}
-	if createValidation != nil {
-		if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
-			return nil, err
-		}
-	}
-	attrs.Name = m.GetName()
-	if err := rest.Validate(ctx, s.Admission, attrs); err != nil {
+	if err := s.admitCreate(ctx, obj, m, attrs, createValidation); err != nil {
 		return nil, err
 	}
 	for attempt := 1; ; attempt++ {

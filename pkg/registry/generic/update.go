@@ -63,18 +63,7 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 			m.SetResourceVersion("")
 			creating = true
 			attrs := s.attributes(ctx, rest.OperationCreate, name, obj, nil, dryRun, createOptions(opts))
-			if err := rest.Admit(ctx, s.Admission, attrs); err != nil {
-				return nil, err
-			}
-			if err := s.beforeCreate(ctx, obj, m); err != nil {
-				return nil, err
-			}
-			if createValidation != nil {
-				if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
-					return nil, err
-				}
-			}
-			if err := rest.Validate(ctx, s.Admission, attrs); err != nil {
+			if err := s.admitCreate(ctx, obj, m, attrs, createValidation); err != nil {
 				return nil, err
 			}
 			return obj, nil

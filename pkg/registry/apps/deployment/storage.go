@@ -12,6 +12,6 @@ import (
 
 // NewStorage returns the storage of deployments and their status and scale.
 func NewStorage(opts generic.StoreOptions) (*strategy.WorkloadStorage[*appsv1.Deployment], error) {
-	s := strategy.Workload(validation.ValidateDeployment, validation.ValidateDeploymentUpdate)
+	s := strategy.SpecAndStatus(validation.ValidateDeployment, validation.ValidateDeploymentUpdate)
 	return strategy.NewWorkload(opts, strategy.Of[appsv1.Deployment, appsv1.DeploymentList](appsv1.Resource("deployments"), "deployment", s).Short("deploy"))
 }

@@ -12,6 +12,6 @@ import (
 
 // NewStorage returns the storage of replicasets and their status and scale.
 func NewStorage(opts generic.StoreOptions) (*strategy.WorkloadStorage[*appsv1.ReplicaSet], error) {
-	s := strategy.Workload(validation.ValidateReplicaSet, validation.ValidateReplicaSetUpdate)
+	s := strategy.SpecAndStatus(validation.ValidateReplicaSet, validation.ValidateReplicaSetUpdate)
 	return strategy.NewWorkload(opts, strategy.Of[appsv1.ReplicaSet, appsv1.ReplicaSetList](appsv1.Resource("replicasets"), "replicaset", s).Short("rs"))
 }

@@ -12,6 +12,6 @@ import (
 
 // NewStorage returns the storage of statefulsets and their status and scale.
 func NewStorage(opts generic.StoreOptions) (*strategy.WorkloadStorage[*appsv1.StatefulSet], error) {
-	s := strategy.Workload(validation.ValidateStatefulSet, validation.ValidateStatefulSetUpdate)
+	s := strategy.SpecAndStatus(validation.ValidateStatefulSet, validation.ValidateStatefulSetUpdate)
 	return strategy.NewWorkload(opts, strategy.Of[appsv1.StatefulSet, appsv1.StatefulSetList](appsv1.Resource("statefulsets"), "statefulset", s).Short("sts"))
 }

@@ -142,7 +142,12 @@ func (s *Strategy[T]) Validate(ctx context.Context, obj runtime.Object) field.Er
 }
 
 // ValidateUpdate implements rest.UpdateStrategy.
-func (s *Strategy[T]) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+func (s *Strategy[T]) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return validateUpdate(s.ValidateUpdateFunc, obj, old)
+}
+
+// validateUpdate runs validate (nil for none) on obj and old as Ts.
+func validateUpdate[T runtime.Object](validate func(obj, old T) field.ErrorList, obj, old runtime.Object) field.ErrorList {
 	o, ok := obj.(T)
 	if !ok {
 		return typeError(obj)
@@ -151,10 +156,10 @@ func (s *Strategy[T]) ValidateUpdate(ctx context.Context, obj, old runtime.Objec
 	if !ok {
 		return typeError(old)
 	}
-	if s.ValidateUpdateFunc == nil {
+	if validate == nil {
 		return nil
 	}
-	return s.ValidateUpdateFunc(o, prev)
+	return validate(o, prev)
 }
 
 // WarningsOnCreate implements rest.CreateStrategy.
@@ -216,19 +221,8 @@ func (s *StatusStrategy[T]) PrepareForUpdate(ctx context.Context, obj, old runti
 }
 
 // ValidateUpdate implements rest.UpdateStrategy.
-func (s *StatusStrategy[T]) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-	o, ok := obj.(T)
-	if !ok {
-		return typeError(obj)
-	}
-	prev, ok := old.(T)
-	if !ok {
-		return typeError(old)
-	}
-	if s.ValidateStatus == nil {
-		return nil
-	}
-	return s.ValidateStatus(o, prev)
+func (s *StatusStrategy[T]) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return validateUpdate(s.ValidateStatus, obj, old)
 }
 
 // WarningsOnUpdate implements rest.UpdateStrategy.

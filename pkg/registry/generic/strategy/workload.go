@@ -17,10 +17,10 @@ type WorkloadStorage[T runtime.Object] struct {
 	Scale  *ScaleREST[T]
 }
 
-// Workload is the strategy of a namespaced, scalable resource with a spec
-// and a status (deployments, replicasets, statefulsets): status written
-// only through /status, generation bumped on spec changes.
-func Workload[T runtime.Object](validate func(T) field.ErrorList, validateUpdate func(obj, old T) field.ErrorList) *Strategy[T] {
+// SpecAndStatus is the strategy of a namespaced resource with a spec and a
+// status (the workloads, cronjobs): status written only through /status,
+// generation bumped on spec changes.
+func SpecAndStatus[T runtime.Object](validate func(T) field.ErrorList, validateUpdate func(obj, old T) field.ErrorList) *Strategy[T] {
 	return &Strategy[T]{
 		Namespaced:         true,
 		StatusSubresource:  true,
