@@ -19,7 +19,6 @@ import (
 
 func noErrors(*appsv1.Deployment) field.ErrorList { return nil }
 
-
 func TestOfDescribesTheResource(t *testing.T) {
 	r := Of[appsv1.Deployment, appsv1.DeploymentList](appsv1.Resource("deployments"), "deployment", SpecAndStatus(noErrors, ValidateNew(noErrors))).
 		Short("deploy").InCategories("all").ReturnsDeleted()
