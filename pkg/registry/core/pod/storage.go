@@ -57,7 +57,7 @@ func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, kubele
 	}
 	if kubelets != nil {
 		st.Log = &LogREST{pods: store, kubelet: kubelets}
-		st.Exec = &ExecREST{pods: store, kubelet: kubelets}
+		st.Exec = &ExecREST{pods: store, kubelet: kubelets, admission: store.Admission}
 	}
 	return st, nil
 }
