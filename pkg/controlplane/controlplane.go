@@ -146,17 +146,21 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		TableConvertorFor: printers.TableConvertorFor,
 		Admission:         in.admission,
 	}
-	for _, g := range in.groupProviders(ctx, cfg) {
+	for _, g := range in.groups(cfg) {
+		p := g.provider()
 		rs := strategy.Resources{}
-		err := g.storage(rs, opts)
+		err := p.NewStorage(ctx, rs, opts)
 		for _, st := range rs {
 			in.destroy = append(in.destroy, st.Destroy)
 		}
 		if err != nil {
 			in.Destroy()
-			return nil, fmt.Errorf("storage of %s: %w", g.gv, err)
+			return nil, fmt.Errorf("storage of %s: %w", p.GroupVersion(), err)
 		}
-		in.Groups = append(in.Groups, apiserver.APIGroupInfo{GroupVersion: g.gv, Storage: rs})
+		if g.built != nil {
+			g.built(rs)
+		}
+		in.Groups = append(in.Groups, apiserver.APIGroupInfo{GroupVersion: p.GroupVersion(), Storage: rs})
 		// Every namespaced Store after the core group's checks namespaces.
 		opts.NamespaceLifecycle = in.NamespaceLifecycle
 	}
