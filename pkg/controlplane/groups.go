@@ -36,7 +36,7 @@ type storageProvider interface {
 
 var (
 	_ storageProvider = core.Provider{}
-	_ storageProvider = apps.Provider{}
+	_ storageProvider = strategy.Group{}
 	_ storageProvider = authorization.Provider{}
 )
 
@@ -65,18 +65,18 @@ func (in *Instance) groups(cfg Config) []groupStorage {
 			Disruptions: disruptions,
 			Token:       in.tokenREST(),
 		}), in.builtCore},
-		{provider(apps.Provider{}), nil},
-		{provider(batch.Provider{}), nil},
-		{provider(coordination.Provider{}), nil},
-		{provider(scheduling.Provider{}), func(rs strategy.Resources) {
+		{provider(apps.Provider()), nil},
+		{provider(batch.Provider()), nil},
+		{provider(coordination.Provider()), nil},
+		{provider(scheduling.Provider()), func(rs strategy.Resources) {
 			in.priorityClasses = storeOf(rs, "priorityclasses")
 			in.objects.priorityClasses = cached[*schedulingv1.PriorityClass]{in.priorityClasses}
 		}},
-		{provider(policy.Provider{}), func(rs strategy.Resources) { disruptions.store = storeOf(rs, "poddisruptionbudgets") }},
-		{provider(rbacregistry.Provider{}), in.builtRBAC},
+		{provider(policy.Provider()), func(rs strategy.Resources) { disruptions.store = storeOf(rs, "poddisruptionbudgets") }},
+		{provider(rbacregistry.Provider()), in.builtRBAC},
 		{func() storageProvider { return authorization.Provider{Authorizer: in.Authorizer(), Rules: in.rbac} }, nil},
 		{func() storageProvider { return certificates.Provider{Authorizer: in.Authorizer()} }, nil},
-		{provider(discovery.Provider{}), func(rs strategy.Resources) { in.endpointSlices = storeOf(rs, "endpointslices") }},
+		{provider(discovery.Provider()), func(rs strategy.Resources) { in.endpointSlices = storeOf(rs, "endpointslices") }},
 	}
 }
 

@@ -3,12 +3,8 @@
 package rbac
 
 import (
-	"context"
-	"errors"
-
 	rbacv1 "kubecore.io/api/rbac/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
-	"kubecore.io/apimachinery/pkg/runtime/schema"
 	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/apis/rbac/validation"
@@ -100,17 +96,11 @@ func NewClusterRoleBindings(opts generic.StoreOptions) (*REST, error) {
 }
 
 // Provider builds the storage of rbac.authorization.k8s.io/v1.
-type Provider struct{}
-
-// GroupVersion is the group version served.
-func (Provider) GroupVersion() schema.GroupVersion { return rbacv1.SchemeGroupVersion }
-
-// NewStorage adds the four RBAC resources to rs.
-func (Provider) NewStorage(_ context.Context, rs strategy.Resources, opts generic.StoreOptions) error {
-	return errors.Join(
-		strategy.Add(rs, "roles", opts, NewRoles),
-		strategy.Add(rs, "clusterroles", opts, NewClusterRoles),
-		strategy.Add(rs, "rolebindings", opts, NewRoleBindings),
-		strategy.Add(rs, "clusterrolebindings", opts, NewClusterRoleBindings),
+func Provider() strategy.Group {
+	return strategy.NewGroup(rbacv1.SchemeGroupVersion,
+		strategy.Served("roles", NewRoles),
+		strategy.Served("clusterroles", NewClusterRoles),
+		strategy.Served("rolebindings", NewRoleBindings),
+		strategy.Served("clusterrolebindings", NewClusterRoleBindings),
 	)
 }
