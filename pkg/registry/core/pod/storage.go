@@ -90,12 +90,22 @@ var (
 	evictionKind    = policyv1.SchemeGroupVersion.WithKind("Eviction")
 )
 
-// subresourceAttributes describe to admission the create of obj, of kind,
-// at the subresource of pod name.
-func subresourceAttributes(ctx context.Context, subresource string, kind schema.GroupVersionKind, name string, obj runtime.Object, dryRun bool, opts *metav1.CreateOptions) *rest.Attributes {
+// admitSubresource runs the mutating admission of the create of obj, of
+// kind, at the subresource of pod name, then validate (nil for none). It
+// returns the attributes for the validating phase.
+func admitSubresource(ctx context.Context, adm rest.Admission, subresource string, kind schema.GroupVersionKind, name string, obj runtime.Object, validate rest.ValidateObjectFunc, opts *metav1.CreateOptions) (*rest.Attributes, error) {
+	dryRun := opts != nil && slices.Contains(opts.DryRun, metav1.DryRunAll)
 	a := rest.NewAttributes(ctx, rest.OperationCreate, corev1.Resource("pods"), subresource, kind.GroupKind(), name, obj, nil, dryRun, opts)
 	a.Kind = kind
-	return a
+	if err := rest.Admit(ctx, adm, a); err != nil {
+		return nil, err
+	}
+	if validate != nil {
+		if err := validate(ctx, obj); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
 }
 
 // Create implements rest.NamedCreater: it sets spec.nodeName, the
@@ -111,15 +121,9 @@ func (r *BindingREST) Create(ctx context.Context, name string, obj runtime.Objec
 	if errs := validation.ValidatePodBinding(binding); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(schema.GroupKind{Kind: "Binding"}, binding.Name, errs)
 	}
-	dryRun := opts != nil && slices.Contains(opts.DryRun, metav1.DryRunAll)
-	attrs := subresourceAttributes(ctx, "binding", bindingKind, name, binding, dryRun, opts)
-	if err := rest.Admit(ctx, r.store.Admission, attrs); err != nil {
+	attrs, err := admitSubresource(ctx, r.store.Admission, "binding", bindingKind, name, binding, validate, opts)
+	if err != nil {
 		return nil, err
-	}
-	if validate != nil {
-		if err := validate(ctx, binding); err != nil {
-			return nil, err
-		}
 	}
 	if err := rest.Validate(ctx, r.store.Admission, attrs); err != nil {
 		return nil, err
@@ -152,7 +156,7 @@ func (r *BindingREST) Create(ctx context.Context, name string, obj runtime.Objec
 		setCondition(&pod.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(time.Now().Truncate(time.Second))})
 		return pod, nil
 	}
-	if dryRun {
+	if attrs.DryRun {
 		current, err := r.store.Storage.Get(ctx, key, storage.GetOptions{})
 		if err != nil {
 			return nil, strategy.StorageError(err, r.store.DefaultQualifiedResource, name)
@@ -215,16 +219,11 @@ func (r *EvictionREST) Create(ctx context.Context, name string, obj runtime.Obje
 	if eviction.Name != name {
 		return nil, apierrors.NewBadRequest("name in URL does not match name in Eviction object")
 	}
-	dryRun := opts != nil && slices.Contains(opts.DryRun, metav1.DryRunAll)
-	attrs := subresourceAttributes(ctx, "eviction", evictionKind, name, eviction, dryRun, opts)
-	if err := rest.Admit(ctx, r.store.Admission, attrs); err != nil {
+	attrs, err := admitSubresource(ctx, r.store.Admission, "eviction", evictionKind, name, eviction, validate, opts)
+	if err != nil {
 		return nil, err
 	}
-	if validate != nil {
-		if err := validate(ctx, eviction); err != nil {
-			return nil, err
-		}
-	}
+	dryRun := attrs.DryRun
 	deleteOpts := &metav1.DeleteOptions{}
 	if eviction.DeleteOptions != nil {
 		deleteOpts = eviction.DeleteOptions.DeepCopy()
