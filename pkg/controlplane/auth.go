@@ -9,11 +9,14 @@ import (
 
 	corev1 "kubecore.io/api/core/v1"
 	rbacv1 "kubecore.io/api/rbac/v1"
+	schedulingv1 "kubecore.io/api/scheduling/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/fields"
 	"kubecore.io/apimachinery/pkg/runtime"
 
+	"kubecore.io/kubecore/pkg/admission/plugin/noderestriction"
+	serviceaccountadmission "kubecore.io/kubecore/pkg/admission/plugin/serviceaccount"
 	"kubecore.io/kubecore/pkg/apirequest"
 	"kubecore.io/kubecore/pkg/auth/authenticator"
 	"kubecore.io/kubecore/pkg/auth/authenticator/bootstrap"
@@ -22,7 +25,6 @@ import (
 	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
 	"kubecore.io/kubecore/pkg/auth/bootstrappolicy"
 	"kubecore.io/kubecore/pkg/auth/serviceaccount"
-	"kubecore.io/kubecore/pkg/registry/core/pod"
 	serviceaccountregistry "kubecore.io/kubecore/pkg/registry/core/serviceaccount"
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/storage"
@@ -62,6 +64,7 @@ type objectReader struct {
 	claims          cached[*corev1.PersistentVolumeClaim]
 	secrets         cached[*corev1.Secret]
 	serviceAccounts cached[*corev1.ServiceAccount]
+	priorityClasses cached[*schedulingv1.PriorityClass]
 }
 
 var (
@@ -70,7 +73,8 @@ var (
 	_ serviceaccount.Getter  = (*objectReader)(nil)
 
 	_ serviceaccountregistry.TokenObjects = (*objectReader)(nil)
-	_ pod.AdmissionObjects                = (*objectReader)(nil)
+	_ noderestriction.Objects             = (*objectReader)(nil)
+	_ serviceaccountadmission.Getter      = (*objectReader)(nil)
 )
 
 func (r *objectReader) PodsOnNode(ctx context.Context, nodeName string) ([]*corev1.Pod, error) {
@@ -109,6 +113,7 @@ func (in *Instance) tokenREST() *serviceaccountregistry.TokenREST {
 		Issuer:    &serviceaccount.Issuer{Key: in.serviceAccountKey, Issuer: serviceaccount.DefaultIssuer},
 		Objects:   in.objects,
 		Audiences: []string{serviceaccount.DefaultAudience},
+		Admission: in.admission,
 	}
 }
 

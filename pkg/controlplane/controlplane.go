@@ -12,15 +12,12 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/klog/v2"
 
-	appsv1 "kubecore.io/api/apps/v1"
 	authenticationv1 "kubecore.io/api/authentication/v1"
 	authorizationv1 "kubecore.io/api/authorization/v1"
 	autoscalingv1 "kubecore.io/api/autoscaling/v1"
-	batchv1 "kubecore.io/api/batch/v1"
 	certificatesv1 "kubecore.io/api/certificates/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
-	discoveryv1 "kubecore.io/api/discovery/v1"
 	policyv1 "kubecore.io/api/policy/v1"
 	rbacv1 "kubecore.io/api/rbac/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
@@ -28,8 +25,6 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 
-	"kubecore.io/kubecore/pkg/admission"
-	"kubecore.io/kubecore/pkg/admission/noderestriction"
 	apiextensionsdefaults "kubecore.io/kubecore/pkg/apis/apiextensions/v1"
 	appsdefaults "kubecore.io/kubecore/pkg/apis/apps/v1"
 	batchdefaults "kubecore.io/kubecore/pkg/apis/batch/v1"
@@ -39,34 +34,13 @@ import (
 	"kubecore.io/kubecore/pkg/apiserver"
 	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
 	"kubecore.io/kubecore/pkg/printers"
-	"kubecore.io/kubecore/pkg/registry/apps/controllerrevision"
-	"kubecore.io/kubecore/pkg/registry/apps/daemonset"
-	"kubecore.io/kubecore/pkg/registry/apps/deployment"
-	"kubecore.io/kubecore/pkg/registry/apps/replicaset"
-	"kubecore.io/kubecore/pkg/registry/apps/statefulset"
-	"kubecore.io/kubecore/pkg/registry/authorization"
-	"kubecore.io/kubecore/pkg/registry/batch/cronjob"
-	"kubecore.io/kubecore/pkg/registry/batch/job"
-	"kubecore.io/kubecore/pkg/registry/certificates/certificatesigningrequest"
-	"kubecore.io/kubecore/pkg/registry/coordination/lease"
-	"kubecore.io/kubecore/pkg/registry/core/configmap"
-	"kubecore.io/kubecore/pkg/registry/core/endpoints"
-	"kubecore.io/kubecore/pkg/registry/core/event"
 	"kubecore.io/kubecore/pkg/registry/core/namespace"
 	"kubecore.io/kubecore/pkg/registry/core/node"
-	"kubecore.io/kubecore/pkg/registry/core/persistentvolume"
-	"kubecore.io/kubecore/pkg/registry/core/persistentvolumeclaim"
-	"kubecore.io/kubecore/pkg/registry/core/pod"
-	"kubecore.io/kubecore/pkg/registry/core/podtemplate"
-	"kubecore.io/kubecore/pkg/registry/core/secret"
 	"kubecore.io/kubecore/pkg/registry/core/service"
-	"kubecore.io/kubecore/pkg/registry/core/serviceaccount"
-	"kubecore.io/kubecore/pkg/registry/discovery/endpointslice"
 	"kubecore.io/kubecore/pkg/registry/generic"
-	"kubecore.io/kubecore/pkg/registry/policy/poddisruptionbudget"
+	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 	rbacregistry "kubecore.io/kubecore/pkg/registry/rbac"
 	"kubecore.io/kubecore/pkg/registry/rest"
-	"kubecore.io/kubecore/pkg/registry/scheduling/priorityclass"
 	"kubecore.io/kubecore/pkg/storage"
 )
 
@@ -114,7 +88,7 @@ type Instance struct {
 	NamespaceLifecycle func(ctx context.Context, namespace string) error
 
 	namespaces          *namespace.REST
-	priorityClasses     *priorityclass.REST
+	priorityClasses     *generic.Store
 	clusterRoles        *rbacREST
 	clusterRoleBindings *rbacREST
 	roles               *rbacREST
@@ -123,11 +97,12 @@ type Instance struct {
 	clusterCA           []byte
 	rbac                *rbac.Authorizer
 	services            *service.REST
-	endpoints           *endpoints.REST
-	endpointSlices      *endpointslice.REST
+	endpoints           *generic.Store
+	endpointSlices      *generic.Store
 	advertise           Endpoint
 	leases              apiServerLeases
 	objects             *objectReader
+	admission           rest.Admission
 	serviceAccountKey   *ecdsa.PrivateKey
 	destroy             []func()
 	extensions          *apiExtensions
@@ -162,228 +137,40 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	objects := &objectReader{}
+	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: objects, admission: newAdmission(objects), advertise: cfg.Advertise, clusterCA: cfg.ClusterCA, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
 	opts := generic.StoreOptions{
 		Client:            cfg.EtcdClient,
 		Prefix:            cfg.Prefix,
 		Decorate:          cfg.Decorate,
 		TableConvertorFor: printers.TableConvertorFor,
+		Admission:         in.admission,
 	}
-	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: &objectReader{}, advertise: cfg.Advertise, clusterCA: cfg.ClusterCA, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
-	var errs []error
-	// keep records a resource's storage for Destroy.
-	keep := func(st rest.Storage) { in.destroy = append(in.destroy, st.Destroy) }
-	must := func(name string, err error) bool {
+	for _, g := range in.groups(cfg) {
+		p := g.provider()
+		rs := strategy.Resources{}
+		err := p.NewStorage(ctx, rs, opts)
+		for _, st := range rs {
+			in.destroy = append(in.destroy, st.Destroy)
+		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("storage of %s: %w", name, err))
-			return false
+			in.Destroy()
+			return nil, fmt.Errorf("storage of %s: %w", p.GroupVersion(), err)
 		}
-		return true
-	}
-
-	// Namespaces come first: every namespaced Store checks them on create.
-	ns, err := namespace.NewStorage(opts)
-	if err != nil {
-		return nil, fmt.Errorf("storage of namespaces: %w", err)
-	}
-	keep(ns.Namespace)
-	in.namespaces = ns.Namespace
-	in.NamespaceLifecycle = ns.Namespace.Lifecycle()
-	opts.NamespaceLifecycle = in.NamespaceLifecycle
-
-	core := map[string]rest.Storage{
-		"namespaces": ns.Namespace, "namespaces/status": ns.Status, "namespaces/finalize": ns.Finalize,
-	}
-	var kubelets pod.KubeletConnectionGetter
-	if n, err := node.NewStorage(opts); must("nodes", err) {
-		keep(n.Node)
-		core["nodes"], core["nodes/status"] = &admission.Store{Store: n.Node.Store, Admit: noderestriction.AdmitNode}, n.Status
-		in.objects.nodes = cached[*corev1.Node]{n.Node.Store}
-		kubelets = node.NewKubeletConnections(n.Node, cfg.Kubelet)
-	}
-	var pdbs *poddisruptionbudget.Storage
-	if p, err := poddisruptionbudget.NewStorage(opts); must("poddisruptionbudgets", err) {
-		keep(p.PodDisruptionBudget)
-		pdbs = p
-	}
-	var checker pod.DisruptionChecker
-	if pdbs != nil {
-		checker = &budgetChecker{store: pdbs.PodDisruptionBudget.Store}
-	}
-	// Pods resolve their priority from the priority classes.
-	if p, err := priorityclass.NewREST(opts); must("priorityclasses", err) {
-		keep(p)
-		in.priorityClasses = p
-	}
-	var priorities pod.PriorityClassGetter
-	if in.priorityClasses != nil {
-		priorities = &priorityClassReader{classes: cached[*schedulingv1.PriorityClass]{in.priorityClasses.Store}}
-	}
-	if p, err := pod.NewStorage(opts, checker, priorities, in.objects, kubelets); must("pods", err) {
-		keep(p.Pod)
-		core["pods"], core["pods/status"], core["pods/binding"], core["pods/eviction"] = p.Pod, p.Status, p.Binding, p.Eviction
-		if p.Log != nil {
-			core["pods/log"], core["pods/exec"] = p.Log, p.Exec
+		if g.built != nil {
+			g.built(rs)
 		}
-		in.objects.pods = cached[*corev1.Pod]{p.Pod.Store}
-	}
-	if s, err := service.NewStorage(ctx, opts, service.Config{ServiceCIDR: cfg.ServiceCIDR, NodePortBase: cfg.NodePortBase, NodePortSize: cfg.NodePortSize}); must("services", err) {
-		keep(s.Service)
-		core["services"], core["services/status"] = s.Service, s.Status
-		in.services = s.Service
-	}
-	if e, err := endpoints.NewREST(opts); must("endpoints", err) {
-		keep(e)
-		core["endpoints"] = e
-		in.endpoints = e
-	}
-	if c, err := persistentvolumeclaim.NewStorage(opts); must("persistentvolumeclaims", err) {
-		keep(c.PersistentVolumeClaim)
-		core["persistentvolumeclaims"], core["persistentvolumeclaims/status"] = c.PersistentVolumeClaim, c.Status
-		in.objects.claims = cached[*corev1.PersistentVolumeClaim]{c.PersistentVolumeClaim.Store}
-	}
-	if s, err := secret.NewREST(opts); must("secrets", err) {
-		keep(s)
-		core["secrets"] = s
-		in.objects.secrets = cached[*corev1.Secret]{s.Store}
-	}
-	if s, err := serviceaccount.NewREST(opts); must("serviceaccounts", err) {
-		keep(s)
-		core["serviceaccounts"] = s
-		if t := in.tokenREST(); t != nil {
-			core["serviceaccounts/token"] = t
-		}
-		in.objects.serviceAccounts = cached[*corev1.ServiceAccount]{s.Store}
-	}
-	if v, err := persistentvolume.NewStorage(opts); must("persistentvolumes", err) {
-		keep(v.PersistentVolume)
-		core["persistentvolumes"], core["persistentvolumes/status"] = v.PersistentVolume, v.Status
-	}
-	for name, newREST := range map[string]func(generic.StoreOptions) (rest.Storage, error){
-		"configmaps":   storageOf(configmap.NewREST),
-		"events":       storageOf(event.NewREST),
-		"podtemplates": storageOf(podtemplate.NewREST),
-	} {
-		if st, err := newREST(opts); must(name, err) {
-			keep(st)
-			core[name] = st
-		}
-	}
-	in.configMaps, _ = core["configmaps"].(objectWriter)
-
-	apps := map[string]rest.Storage{}
-	if d, err := deployment.NewStorage(opts); must("deployments", err) {
-		keep(d.Deployment)
-		apps["deployments"], apps["deployments/status"], apps["deployments/scale"] = d.Deployment, d.Status, d.Scale
-	}
-	if r, err := replicaset.NewStorage(opts); must("replicasets", err) {
-		keep(r.ReplicaSet)
-		apps["replicasets"], apps["replicasets/status"], apps["replicasets/scale"] = r.ReplicaSet, r.Status, r.Scale
-	}
-	if s, err := statefulset.NewStorage(opts); must("statefulsets", err) {
-		keep(s.StatefulSet)
-		apps["statefulsets"], apps["statefulsets/status"], apps["statefulsets/scale"] = s.StatefulSet, s.Status, s.Scale
-	}
-	if d, err := daemonset.NewStorage(opts); must("daemonsets", err) {
-		keep(d.DaemonSet)
-		apps["daemonsets"], apps["daemonsets/status"] = d.DaemonSet, d.Status
-	}
-	if r, err := controllerrevision.NewREST(opts); must("controllerrevisions", err) {
-		keep(r)
-		apps["controllerrevisions"] = r
-	}
-
-	batch := map[string]rest.Storage{}
-	if j, err := job.NewStorage(opts); must("jobs", err) {
-		keep(j.Job)
-		batch["jobs"], batch["jobs/status"] = j.Job, j.Status
-	}
-	if c, err := cronjob.NewStorage(opts); must("cronjobs", err) {
-		keep(c.CronJob)
-		batch["cronjobs"], batch["cronjobs/status"] = c.CronJob, c.Status
-	}
-
-	coordination := map[string]rest.Storage{}
-	if l, err := lease.NewREST(opts); must("leases", err) {
-		keep(l)
-		coordination["leases"] = &admission.Store{Store: l.Store, Admit: noderestriction.AdmitLease}
-	}
-	scheduling := map[string]rest.Storage{}
-	if in.priorityClasses != nil {
-		scheduling["priorityclasses"] = in.priorityClasses
-	}
-	policy := map[string]rest.Storage{}
-	if pdbs != nil {
-		policy["poddisruptionbudgets"], policy["poddisruptionbudgets/status"] = pdbs.PodDisruptionBudget, pdbs.Status
-	}
-	rbacGroup := map[string]rest.Storage{}
-	source := &rbacSource{}
-	for name, newREST := range map[string]func(generic.StoreOptions) (*rbacREST, error){
-		"roles": rbacregistry.NewRoles, "clusterroles": rbacregistry.NewClusterRoles,
-		"rolebindings": rbacregistry.NewRoleBindings, "clusterrolebindings": rbacregistry.NewClusterRoleBindings,
-	} {
-		if st, err := newREST(opts); must(name, err) {
-			keep(st)
-			rbacGroup[name] = st
-			switch name {
-			case "roles":
-				source.roles, in.roles = cached[*rbacv1.Role]{st.Store}, st
-			case "clusterroles":
-				source.clusterRoles, in.clusterRoles = cached[*rbacv1.ClusterRole]{st.Store}, st
-			case "rolebindings":
-				source.roleBindings, in.roleBindings = cached[*rbacv1.RoleBinding]{st.Store}, st
-			case "clusterrolebindings":
-				source.clusterRoleBindings, in.clusterRoleBindings = cached[*rbacv1.ClusterRoleBinding]{st.Store}, st
-			}
-		}
-	}
-	in.rbac = &rbac.Authorizer{Source: source}
-	authz := in.Authorizer()
-	authorizationGroup := map[string]rest.Storage{
-		"subjectaccessreviews":     &authorization.SubjectAccessReviewREST{Authorizer: authz},
-		"selfsubjectaccessreviews": &authorization.SelfSubjectAccessReviewREST{Authorizer: authz},
-		"selfsubjectrulesreviews":  &authorization.SelfSubjectRulesReviewREST{Rules: in.rbac},
-	}
-	// Approving and signing requests is authorized per signer.
-	certificates := map[string]rest.Storage{}
-	if c, err := certificatesigningrequest.NewStorage(opts, authz); must("certificatesigningrequests", err) {
-		keep(c.CertificateSigningRequest)
-		certificates["certificatesigningrequests"] = c.CertificateSigningRequest
-		certificates["certificatesigningrequests/status"], certificates["certificatesigningrequests/approval"] = c.Status, c.Approval
-	}
-	discovery := map[string]rest.Storage{}
-	if e, err := endpointslice.NewREST(opts); must("endpointslices", err) {
-		keep(e)
-		discovery["endpointslices"] = e
-		in.endpointSlices = e
-	}
-	if err := errors.Join(errs...); err != nil {
-		in.Destroy()
-		return nil, err
+		in.Groups = append(in.Groups, apiserver.APIGroupInfo{GroupVersion: p.GroupVersion(), Storage: rs})
+		// Every namespaced Store after the core group's checks namespaces.
+		opts.NamespaceLifecycle = in.NamespaceLifecycle
 	}
 	extensions, err := in.newAPIExtensions(opts)
 	if err != nil {
 		in.Destroy()
 		return nil, err
 	}
-	in.Groups = []apiserver.APIGroupInfo{
-		{GroupVersion: corev1.SchemeGroupVersion, Storage: core},
-		{GroupVersion: appsv1.SchemeGroupVersion, Storage: apps},
-		{GroupVersion: batchv1.SchemeGroupVersion, Storage: batch},
-		{GroupVersion: coordinationv1.SchemeGroupVersion, Storage: coordination},
-		{GroupVersion: schedulingv1.SchemeGroupVersion, Storage: scheduling},
-		{GroupVersion: policyv1.SchemeGroupVersion, Storage: policy},
-		{GroupVersion: rbacv1.SchemeGroupVersion, Storage: rbacGroup},
-		{GroupVersion: authorizationv1.SchemeGroupVersion, Storage: authorizationGroup},
-		{GroupVersion: certificatesv1.SchemeGroupVersion, Storage: certificates},
-		{GroupVersion: discoveryv1.SchemeGroupVersion, Storage: discovery},
-		extensions,
-	}
+	in.Groups = append(in.Groups, extensions)
 	return in, nil
-}
-
-// storageOf adapts a resource's NewREST to return its rest.Storage.
-func storageOf[R rest.Storage](newREST func(generic.StoreOptions) (R, error)) func(generic.StoreOptions) (rest.Storage, error) {
-	return func(opts generic.StoreOptions) (rest.Storage, error) { return newREST(opts) }
 }
 
 // Destroy releases every resource's storage.

@@ -17,9 +17,9 @@ import (
 	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	apischema "kubecore.io/kubecore/pkg/apiextensions/schema"
-	registrystrategy "kubecore.io/kubecore/pkg/apis/strategy"
 	"kubecore.io/kubecore/pkg/openapi"
 	"kubecore.io/kubecore/pkg/registry/generic"
+	registrystrategy "kubecore.io/kubecore/pkg/registry/generic/strategy"
 	"kubecore.io/kubecore/pkg/registry/rest"
 )
 

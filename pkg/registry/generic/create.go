@@ -3,7 +3,6 @@ package generic
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
@@ -18,37 +17,16 @@ import (
 	"kubecore.io/kubecore/pkg/storage"
 )
 
-const (
-	// nameSuffixAlphabet leaves out vowels and look-alike characters, so
-	// that generated names spell no words.
-	nameSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
-	nameSuffixLength   = 5
-	// maxGeneratedBaseLength keeps a generated name within 63 characters.
-	maxGeneratedBaseLength = 63 - nameSuffixLength
-	// generateNameAttempts bounds the retries of a generated name that
-	// collides with an existing object.
-	generateNameAttempts = 8
-)
-
-// SimpleNameGenerator returns base (cut to 58 characters) followed by five
-// random characters.
-func SimpleNameGenerator(base string) string {
-	if len(base) > maxGeneratedBaseLength {
-		base = base[:maxGeneratedBaseLength]
-	}
-	b := make([]byte, nameSuffixLength)
-	for i := range b {
-		b[i] = nameSuffixAlphabet[rand.IntN(len(nameSuffixAlphabet))]
-	}
-	return base + string(b)
-}
-
 func (s *Store) generateName(base string) string {
 	if s.NameGenerator != nil {
 		return s.NameGenerator(base)
 	}
-	return SimpleNameGenerator(base)
+	return rest.SimpleNameGenerator(base)
 }
+
+// generateNameAttempts bounds the retries of a generated name that
+// collides with an existing object.
+const generateNameAttempts = 8
 
 // isDryRun reports dryRun=All.
 func isDryRun(dryRun []string) bool { return slices.Contains(dryRun, metav1.DryRunAll) }
@@ -118,6 +96,24 @@ func (s *Store) beforeCreate(ctx context.Context, obj runtime.Object, m metav1.O
 	return nil
 }
 
+// admitCreate runs the mutating admission of a create, the strategy
+// (beforeCreate), createValidation and the validating admission.
+func (s *Store) admitCreate(ctx context.Context, obj runtime.Object, m metav1.Object, attrs *rest.Attributes, createValidation rest.ValidateObjectFunc) error {
+	if err := rest.Admit(ctx, s.Admission, attrs); err != nil {
+		return err
+	}
+	if err := s.beforeCreate(ctx, obj, m); err != nil {
+		return err
+	}
+	if createValidation != nil {
+		if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
+			return err
+		}
+	}
+	attrs.Name = m.GetName()
+	return rest.Validate(ctx, s.Admission, attrs)
+}
+
 // Create implements rest.Creater.
 func (s *Store) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
 	m, err := objectMeta(obj)
@@ -128,15 +124,11 @@ func (s *Store) Create(ctx context.Context, obj runtime.Object, createValidation
 		return nil, apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
 	}
 	generated := m.GetGenerateName() != "" && m.GetName() == ""
-	if err := s.beforeCreate(ctx, obj, m); err != nil {
+	dryRun := opts != nil && isDryRun(opts.DryRun)
+	attrs := s.attributes(ctx, rest.OperationCreate, m.GetName(), obj, nil, dryRun, opts)
+	if err := s.admitCreate(ctx, obj, m, attrs, createValidation); err != nil {
 		return nil, err
 	}
-	if createValidation != nil {
-		if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
-			return nil, err
-		}
-	}
-	dryRun := opts != nil && isDryRun(opts.DryRun)
 	for attempt := 1; ; attempt++ {
 		key, err := s.key(ctx, m.GetName())
 		if err != nil {

@@ -90,6 +90,7 @@ func (s *Store) Delete(ctx context.Context, name string, deleteValidation rest.V
 		preconditions.UID, preconditions.ResourceVersion = p.UID, p.ResourceVersion
 	}
 	dryRun := isDryRun(opts.DryRun)
+	deleteValidation = s.admitDelete(name, opts, deleteValidation)
 
 	graceful, pending, err := s.beforeDelete(ctx, existing, opts)
 	if err != nil {
@@ -143,6 +144,26 @@ func (s *Store) Delete(ctx context.Context, name string, deleteValidation rest.V
 		return nil, false, interpretStorageError(err, verbDelete, s.DefaultQualifiedResource, name)
 	}
 	return s.finalizeDelete(ctx, deleted, true), true, nil
+}
+
+// admitDelete returns validate (nil for none) followed by both phases of
+// admission of the delete of current, the stored object.
+func (s *Store) admitDelete(name string, opts *metav1.DeleteOptions, validate rest.ValidateObjectFunc) rest.ValidateObjectFunc {
+	if s.Admission == nil {
+		return validate
+	}
+	return func(ctx context.Context, current runtime.Object) error {
+		if validate != nil {
+			if err := validate(ctx, current); err != nil {
+				return err
+			}
+		}
+		attrs := s.attributes(ctx, rest.OperationDelete, name, nil, current, isDryRun(opts.DryRun), opts)
+		if err := rest.Admit(ctx, s.Admission, attrs); err != nil {
+			return err
+		}
+		return rest.Validate(ctx, s.Admission, attrs)
+	}
 }
 
 // mustMeta is objectMeta for objects that passed it before.

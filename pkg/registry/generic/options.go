@@ -32,6 +32,9 @@ type StoreOptions struct {
 	// NamespaceLifecycle fills an unset NamespaceLifecycle of namespaced
 	// Stores.
 	NamespaceLifecycle func(ctx context.Context, namespace string) error
+	// Admission fills an unset Admission: the chain every Store's writes
+	// pass.
+	Admission rest.Admission
 }
 
 // CompleteWithOptions checks the required fields and, when Storage is nil,
@@ -58,6 +61,9 @@ func (s *Store) CompleteWithOptions(opts StoreOptions) error {
 	}
 	if s.NamespaceLifecycle == nil && s.NamespaceScoped() {
 		s.NamespaceLifecycle = opts.NamespaceLifecycle
+	}
+	if s.Admission == nil {
+		s.Admission = opts.Admission
 	}
 	if s.Storage != nil {
 		return nil

@@ -81,6 +81,13 @@ type Store struct {
 	// Forbidden for a terminating one.
 	NamespaceLifecycle func(ctx context.Context, namespace string) error
 
+	// Admission is the admission chain every write passes (see
+	// rest.Admission); nil admits everything.
+	Admission rest.Admission
+	// Subresource names the subresource a copy of a resource's Store
+	// serves ("status"), for admission; empty for the resource itself.
+	Subresource string
+
 	// AfterCreate, AfterUpdate and AfterDelete run after a write that was
 	// stored (not on dry runs) with the stored object.
 	AfterCreate func(ctx context.Context, obj runtime.Object)
@@ -250,6 +257,15 @@ func (s *Store) qualifiedKind(obj runtime.Object) schema.GroupKind {
 		}
 	}
 	return schema.GroupKind{Group: s.DefaultQualifiedResource.Group, Kind: s.DefaultQualifiedResource.Resource}
+}
+
+// attributes describes a write of the object name to admission.
+func (s *Store) attributes(ctx context.Context, op rest.Operation, name string, obj, old runtime.Object, dryRun bool, opts runtime.Object) *rest.Attributes {
+	kindOf := obj
+	if kindOf == nil {
+		kindOf = old
+	}
+	return rest.NewAttributes(ctx, op, s.DefaultQualifiedResource, s.Subresource, s.qualifiedKind(kindOf), name, obj, old, dryRun, opts)
 }
 
 // owned returns an object the caller may keep and modify: storage may hand

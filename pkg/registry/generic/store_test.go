@@ -258,10 +258,10 @@ func TestCreateGenerateName(t *testing.T) {
 			}
 		})
 	}
-	if n := SimpleNameGenerator(strings.Repeat("a", 70)); len(n) != 63 {
+	if n := rest.SimpleNameGenerator(strings.Repeat("a", 70)); len(n) != 63 {
 		t.Fatalf("generated name of %d characters", len(n))
 	}
-	if n := SimpleNameGenerator("web-"); len(n) != 9 || !strings.HasPrefix(n, "web-") {
+	if n := rest.SimpleNameGenerator("web-"); len(n) != 9 || !strings.HasPrefix(n, "web-") {
 		t.Fatalf("generated name %q", n)
 	}
 }

@@ -62,18 +62,18 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 			}
 			m.SetResourceVersion("")
 			creating = true
-			if err := s.beforeCreate(ctx, obj, m); err != nil {
+			attrs := s.attributes(ctx, rest.OperationCreate, name, obj, nil, dryRun, createOptions(opts))
+			if err := s.admitCreate(ctx, obj, m, attrs, createValidation); err != nil {
 				return nil, err
-			}
-			if createValidation != nil {
-				if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
-					return nil, err
-				}
 			}
 			return obj, nil
 		}
 		obj, err := objInfo.UpdatedObject(ctx, existing)
 		if err != nil {
+			return nil, err
+		}
+		attrs := s.attributes(ctx, rest.OperationUpdate, name, obj, existing, dryRun, opts)
+		if err := rest.Admit(ctx, s.Admission, attrs); err != nil {
 			return nil, err
 		}
 		m, err := objectMeta(obj)
@@ -106,6 +106,9 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 				return nil, err
 			}
 		}
+		if err := rest.Validate(ctx, s.Admission, attrs); err != nil {
+			return nil, err
+		}
 		if deleteDuringUpdate(m, old) {
 			toDelete, oldForDel = obj, old
 			return nil, errEmptiedFinalizers
@@ -135,6 +138,14 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 		}
 	}
 	return out, creating, nil
+}
+
+// createOptions are the options of a create an update makes.
+func createOptions(opts *metav1.UpdateOptions) runtime.Object {
+	if opts == nil {
+		return nil
+	}
+	return &metav1.CreateOptions{DryRun: opts.DryRun, FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation}
 }
 
 // checkName fills an empty name from the URL and rejects another one.
@@ -243,33 +254,8 @@ func (s *Store) dryRunUpdate(ctx context.Context, key string, preconditions *sto
 	default:
 		current = current.DeepCopyObject()
 	}
-	if err := checkPreconditions(key, preconditions, current); err != nil {
+	if err := preconditions.Check(key, current); err != nil {
 		return nil, err
 	}
 	return tryUpdate(current)
-}
-
-// checkPreconditions compares preconditions with the stored object (nil
-// when there is none), with the storage's messages.
-func checkPreconditions(key string, p *storage.Preconditions, obj runtime.Object) error {
-	if p == nil || (p.UID == nil && p.ResourceVersion == nil) {
-		return nil
-	}
-	var uid, rv string
-	if obj != nil {
-		m, err := objectMeta(obj)
-		if err != nil {
-			return storage.NewError(storage.ErrCodeInvalidObj, key, 0, err.Error())
-		}
-		uid, rv = string(m.GetUID()), m.GetResourceVersion()
-	}
-	if p.UID != nil && string(*p.UID) != uid {
-		return storage.NewError(storage.ErrCodeResourceVersionConflicts, key, 0,
-			fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, uid))
-	}
-	if p.ResourceVersion != nil && *p.ResourceVersion != rv {
-		return storage.NewError(storage.ErrCodeResourceVersionConflicts, key, 0,
-			fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, rv))
-	}
-	return nil
 }

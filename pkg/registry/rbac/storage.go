@@ -3,15 +3,13 @@
 package rbac
 
 import (
-	"context"
-
 	rbacv1 "kubecore.io/api/rbac/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/apis/rbac/validation"
-	"kubecore.io/kubecore/pkg/apis/strategy"
 	"kubecore.io/kubecore/pkg/registry/generic"
+	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 )
 
 // REST serves one RBAC resource.
@@ -32,8 +30,8 @@ func newREST[T runtime.Object](opts generic.StoreOptions, k kind[T]) (*REST, err
 	validate, update := k.validate, k.update
 	s := &strategy.Strategy[T]{
 		Namespaced:   k.namespaced,
-		ValidateFunc: func(_ context.Context, obj T) field.ErrorList { return validate(obj) },
-		ValidateUpdateFunc: func(_ context.Context, obj, old T) field.ErrorList {
+		ValidateFunc: validate,
+		ValidateUpdateFunc: func(obj, old T) field.ErrorList {
 			errs := validate(obj)
 			if update != nil {
 				errs = append(errs, update(obj, old)...)
@@ -41,16 +39,11 @@ func newREST[T runtime.Object](opts generic.StoreOptions, k kind[T]) (*REST, err
 			return errs
 		},
 	}
-	store := &generic.Store{
-		NewFunc:                   k.newObj,
-		NewListFunc:               k.newList,
-		DefaultQualifiedResource:  rbacv1.Resource(k.resource),
-		SingularQualifiedResource: rbacv1.Resource(k.singular),
-		CreateStrategy:            s,
-		UpdateStrategy:            s,
-		DeleteStrategy:            s,
-	}
-	if err := store.CompleteWithOptions(opts); err != nil {
+	store, err := strategy.NewStore(opts, strategy.Resource[T]{
+		Resource: rbacv1.Resource(k.resource), Singular: rbacv1.Resource(k.singular),
+		NewObj: k.newObj, NewList: k.newList, Strategy: s,
+	})
+	if err != nil {
 		return nil, err
 	}
 	return &REST{Store: store}, nil
@@ -100,4 +93,14 @@ func NewClusterRoleBindings(opts generic.StoreOptions) (*REST, error) {
 			return validation.ValidateRoleRefUpdate(obj.RoleRef, old.RoleRef)
 		},
 	})
+}
+
+// Provider builds the storage of rbac.authorization.k8s.io/v1.
+func Provider() strategy.Group {
+	return strategy.NewGroup(rbacv1.SchemeGroupVersion,
+		strategy.Served("roles", NewRoles),
+		strategy.Served("clusterroles", NewClusterRoles),
+		strategy.Served("rolebindings", NewRoleBindings),
+		strategy.Served("clusterrolebindings", NewClusterRoleBindings),
+	)
 }

@@ -325,7 +325,7 @@ func (s *store) applyUpdate(key string, st *objState, preconditions *storage.Pre
 	if st.exists {
 		current = st.obj.DeepCopyObject()
 	}
-	if err := checkPreconditions(key, preconditions, current); err != nil {
+	if err := preconditions.Check(key, current); err != nil {
 		return nil, err
 	}
 	updated, err := tryUpdate(current)
@@ -366,7 +366,7 @@ func (s *store) Delete(ctx context.Context, key string, preconditions *storage.P
 			}
 			return nil, storage.NewError(storage.ErrCodeKeyNotFound, key, 0, "")
 		}
-		err := checkPreconditions(key, preconditions, st.obj)
+		err := preconditions.Check(key, st.obj)
 		if err == nil && validate != nil {
 			err = validate(ctx, st.obj.DeepCopyObject())
 		}
@@ -505,31 +505,6 @@ func isCompacted(err error) bool {
 func isFutureRevision(err error) bool {
 	return errors.Is(err, rpctypes.ErrFutureRev) || errors.Is(err, rpctypes.ErrGRPCFutureRev) ||
 		rpctypes.ErrorDesc(err) == rpctypes.ErrFutureRev.Error()
-}
-
-// checkPreconditions compares the preconditions with the stored object (nil
-// when there is none), with Kubernetes' messages.
-func checkPreconditions(key string, p *storage.Preconditions, obj runtime.Object) error {
-	if p == nil || (p.UID == nil && p.ResourceVersion == nil) {
-		return nil
-	}
-	var uid, rv string
-	if obj != nil {
-		m, err := accessor(obj)
-		if err != nil {
-			return storage.NewError(storage.ErrCodeInvalidObj, key, 0, err.Error())
-		}
-		uid, rv = string(m.GetUID()), m.GetResourceVersion()
-	}
-	if p.UID != nil && string(*p.UID) != uid {
-		return storage.NewError(storage.ErrCodeResourceVersionConflicts, key, 0,
-			fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, uid))
-	}
-	if p.ResourceVersion != nil && *p.ResourceVersion != rv {
-		return storage.NewError(storage.ErrCodeResourceVersionConflicts, key, 0,
-			fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, rv))
-	}
-	return nil
 }
 
 func accessor(obj runtime.Object) (metav1.Object, error) {

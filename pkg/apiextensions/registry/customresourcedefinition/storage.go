@@ -15,8 +15,8 @@ import (
 	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/apiextensions/validation"
-	"kubecore.io/kubecore/pkg/apis/strategy"
 	"kubecore.io/kubecore/pkg/registry/generic"
+	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 	"kubecore.io/kubecore/pkg/registry/rest"
 )
 
@@ -54,19 +54,15 @@ func NewStorage(opts generic.StoreOptions) (*Storage, error) {
 				crd.Status.StoredVersions = slices.Clone(old.Status.StoredVersions)
 				addStoredVersion(crd)
 			},
-			ValidateFunc: func(_ context.Context, crd *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
-				return validation.ValidateCustomResourceDefinition(crd)
-			},
-			ValidateUpdateFunc: func(_ context.Context, crd, old *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
-				return validation.ValidateCustomResourceDefinitionUpdate(crd, old)
-			},
+			ValidateFunc:       validation.ValidateCustomResourceDefinition,
+			ValidateUpdateFunc: validation.ValidateCustomResourceDefinitionUpdate,
 		},
 	})
 	if err != nil {
 		return nil, err
 	}
 	status := strategy.NewStatusREST(st.Store, &strategy.StatusStrategy[*apiextensionsv1.CustomResourceDefinition]{
-		ValidateStatus: func(_ context.Context, crd, _ *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
+		ValidateStatus: func(crd, _ *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
 			return validation.ValidateStatusUpdate(crd)
 		},
 	})

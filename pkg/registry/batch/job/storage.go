@@ -9,39 +9,24 @@ import (
 
 	batchv1 "kubecore.io/api/batch/v1"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
-	"kubecore.io/apimachinery/pkg/runtime"
-	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/apis/batch/validation"
-	"kubecore.io/kubecore/pkg/apis/strategy"
 	"kubecore.io/kubecore/pkg/registry/generic"
+	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 )
-
-// Storage is the storage of jobs and their status.
-type Storage struct {
-	Job    *REST
-	Status *strategy.StatusREST
-}
-
-// REST serves jobs.
-type REST struct{ *generic.Store }
 
 // NewStrategy returns the strategy of jobs: status only through /status,
 // generation bumped on spec changes, the selector generated on create, and
 // a delete that names no propagation orphaning the pods (batch/v1 default).
 func NewStrategy() *strategy.Strategy[*batchv1.Job] {
 	return &strategy.Strategy[*batchv1.Job]{
-		Namespaced:        true,
-		StatusSubresource: true,
-		Generation:        true,
-		OrphanByDefault:   true,
-		PrepareCreate:     func(_ context.Context, j *batchv1.Job) { GenerateSelector(j) },
-		ValidateFunc: func(_ context.Context, j *batchv1.Job) field.ErrorList {
-			return validation.ValidateJob(j)
-		},
-		ValidateUpdateFunc: func(_ context.Context, j, old *batchv1.Job) field.ErrorList {
-			return validation.ValidateJobUpdate(j, old)
-		},
+		Namespaced:         true,
+		StatusSubresource:  true,
+		Generation:         true,
+		OrphanByDefault:    true,
+		PrepareCreate:      func(_ context.Context, j *batchv1.Job) { GenerateSelector(j) },
+		ValidateFunc:       validation.ValidateJob,
+		ValidateUpdateFunc: validation.ValidateJobUpdate,
 	}
 }
 
@@ -84,25 +69,16 @@ func GenerateSelector(j *batchv1.Job) {
 // NewStatusStrategy returns the strategy of jobs/status.
 func NewStatusStrategy() *strategy.StatusStrategy[*batchv1.Job] {
 	return &strategy.StatusStrategy[*batchv1.Job]{
-		Namespaced: true,
-		ValidateStatus: func(_ context.Context, j, old *batchv1.Job) field.ErrorList {
-			return validation.ValidateJobStatusUpdate(j, old)
-		},
+		Namespaced:     true,
+		ValidateStatus: validation.ValidateJobStatusUpdate,
 	}
 }
 
 // NewStorage returns the storage of jobs.
-func NewStorage(opts generic.StoreOptions) (*Storage, error) {
-	store, err := strategy.NewStore(opts, strategy.Resource[*batchv1.Job]{
-		Resource:   batchv1.Resource("jobs"),
-		Singular:   batchv1.Resource("job"),
-		NewObj:     func() runtime.Object { return &batchv1.Job{} },
-		NewList:    func() runtime.Object { return &batchv1.JobList{} },
-		Categories: []string{"all"},
-		Strategy:   NewStrategy(),
-	})
+func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
+	store, err := strategy.NewStore(opts, strategy.Of[batchv1.Job, batchv1.JobList](batchv1.Resource("jobs"), "job", NewStrategy()).InCategories("all"))
 	if err != nil {
 		return nil, err
 	}
-	return &Storage{Job: &REST{Store: store}, Status: strategy.NewStatusREST(store, NewStatusStrategy())}, nil
+	return &strategy.WithStatus{Store: store, Status: strategy.NewStatusREST(store, NewStatusStrategy())}, nil
 }

@@ -16,12 +16,11 @@ import (
 	"kubecore.io/apimachinery/pkg/fields"
 	"kubecore.io/apimachinery/pkg/labels"
 	"kubecore.io/apimachinery/pkg/runtime"
-	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/apirequest"
-	"kubecore.io/kubecore/pkg/apis/strategy"
 	"kubecore.io/kubecore/pkg/auth/authorizer"
 	"kubecore.io/kubecore/pkg/registry/generic"
+	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 	"kubecore.io/kubecore/pkg/registry/rest"
 )
 
@@ -55,11 +54,9 @@ func NewStrategy() *strategy.Strategy[*csr] {
 				}
 			}
 		},
-		PrepareUpdate: func(_ context.Context, obj, old *csr) { obj.Spec = old.Spec },
-		ValidateFunc:  func(_ context.Context, obj *csr) field.ErrorList { return Validate(obj) },
-		ValidateUpdateFunc: func(_ context.Context, obj, old *csr) field.ErrorList {
-			return ValidateUpdate(obj, old)
-		},
+		PrepareUpdate:      func(_ context.Context, obj, old *csr) { obj.Spec = old.Spec },
+		ValidateFunc:       Validate,
+		ValidateUpdateFunc: ValidateUpdate,
 	}
 }
 
@@ -105,7 +102,7 @@ func NewStatusStrategy(now func() time.Time) *strategy.StatusStrategy[*csr] {
 		PrepareStatus: func(_ context.Context, obj, old *csr) {
 			obj.Status.Conditions = mergeConditions(obj, old, func(c certificatesv1.CertificateSigningRequestCondition) bool { return !isApproval(c) }, now().Truncate(time.Second))
 		},
-		ValidateStatus: func(_ context.Context, obj, old *csr) field.ErrorList { return ValidateUpdate(obj, old) },
+		ValidateStatus: ValidateUpdate,
 	}
 }
 
@@ -117,7 +114,7 @@ func NewApprovalStrategy(now func() time.Time) *strategy.StatusStrategy[*csr] {
 			obj.Status.Certificate = old.Status.Certificate
 			obj.Status.Conditions = mergeConditions(obj, old, isApproval, now().Truncate(time.Second))
 		},
-		ValidateStatus: func(_ context.Context, obj, old *csr) field.ErrorList { return ValidateUpdate(obj, old) },
+		ValidateStatus: ValidateUpdate,
 	}
 }
 
@@ -136,15 +133,7 @@ func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
 // a signer: on resource signers of certificates.k8s.io named by the
 // signer or by "<domain>/*".
 func NewStorage(opts generic.StoreOptions, authz authorizer.Authorizer) (*Storage, error) {
-	store, err := strategy.NewStore(opts, strategy.Resource[*csr]{
-		Resource:   certificatesv1.Resource("certificatesigningrequests"),
-		Singular:   certificatesv1.Resource("certificatesigningrequest"),
-		NewObj:     func() runtime.Object { return &csr{} },
-		NewList:    func() runtime.Object { return &certificatesv1.CertificateSigningRequestList{} },
-		ShortNames: []string{"csr"},
-		GetAttrs:   GetAttrs,
-		Strategy:   NewStrategy(),
-	})
+	store, err := strategy.NewStore(opts, strategy.Of[csr, certificatesv1.CertificateSigningRequestList](certificatesv1.Resource("certificatesigningrequests"), "certificatesigningrequest", NewStrategy()).Short("csr").Selectable(GetAttrs))
 	if err != nil {
 		return nil, err
 	}

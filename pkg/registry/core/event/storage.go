@@ -3,7 +3,6 @@
 package event
 
 import (
-	"context"
 	"fmt"
 
 	corev1 "kubecore.io/api/core/v1"
@@ -13,22 +12,17 @@ import (
 	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/apis/core/validation"
-	"kubecore.io/kubecore/pkg/apis/strategy"
 	"kubecore.io/kubecore/pkg/registry/generic"
+	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 )
-
-// REST serves events.
-type REST struct{ *generic.Store }
 
 // NewStrategy returns the event strategy.
 func NewStrategy() *strategy.Strategy[*corev1.Event] {
 	return &strategy.Strategy[*corev1.Event]{
 		Namespaced:     true,
 		CreateOnUpdate: true,
-		ValidateFunc: func(_ context.Context, e *corev1.Event) field.ErrorList {
-			return validation.ValidateEvent(e)
-		},
-		ValidateUpdateFunc: func(_ context.Context, e, _ *corev1.Event) field.ErrorList {
+		ValidateFunc:   validation.ValidateEvent,
+		ValidateUpdateFunc: func(e, _ *corev1.Event) field.ErrorList {
 			return validation.ValidateEvent(e)
 		},
 	}
@@ -62,21 +56,6 @@ func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
 }
 
 // NewREST returns the storage of events.
-func NewREST(opts generic.StoreOptions) (*REST, error) {
-	s := NewStrategy()
-	store := &generic.Store{
-		NewFunc:                   func() runtime.Object { return &corev1.Event{} },
-		NewListFunc:               func() runtime.Object { return &corev1.EventList{} },
-		DefaultQualifiedResource:  corev1.Resource("events"),
-		SingularQualifiedResource: corev1.Resource("event"),
-		CreateStrategy:            s,
-		UpdateStrategy:            s,
-		DeleteStrategy:            s,
-		GetAttrs:                  GetAttrs,
-		ShortNamesList:            []string{"ev"},
-	}
-	if err := store.CompleteWithOptions(opts); err != nil {
-		return nil, err
-	}
-	return &REST{Store: store}, nil
+func NewREST(opts generic.StoreOptions) (*generic.Store, error) {
+	return strategy.NewStore(opts, strategy.Of[corev1.Event, corev1.EventList](corev1.Resource("events"), "event", NewStrategy()).Short("ev").Selectable(GetAttrs))
 }

@@ -13,12 +13,11 @@ import (
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
-	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/apis/core/helper"
 	"kubecore.io/kubecore/pkg/apis/core/validation"
-	"kubecore.io/kubecore/pkg/apis/strategy"
 	"kubecore.io/kubecore/pkg/registry/generic"
+	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/storage"
 )
@@ -47,12 +46,8 @@ func NewStrategy() *strategy.Strategy[*corev1.Namespace] {
 		PrepareUpdate: func(_ context.Context, ns, old *corev1.Namespace) {
 			ns.Spec.Finalizers = old.Spec.Finalizers
 		},
-		ValidateFunc: func(_ context.Context, ns *corev1.Namespace) field.ErrorList {
-			return validation.ValidateNamespace(ns)
-		},
-		ValidateUpdateFunc: func(_ context.Context, ns, old *corev1.Namespace) field.ErrorList {
-			return validation.ValidateNamespaceUpdate(ns, old)
-		},
+		ValidateFunc:       validation.ValidateNamespace,
+		ValidateUpdateFunc: validation.ValidateNamespaceUpdate,
 		CanonicalizeFunc: func(ns *corev1.Namespace) {
 			if ns.Labels == nil {
 				ns.Labels = map[string]string{}
@@ -65,9 +60,7 @@ func NewStrategy() *strategy.Strategy[*corev1.Namespace] {
 // NewStatusStrategy returns the strategy of namespaces/status.
 func NewStatusStrategy() *strategy.StatusStrategy[*corev1.Namespace] {
 	return &strategy.StatusStrategy[*corev1.Namespace]{
-		ValidateStatus: func(_ context.Context, ns, old *corev1.Namespace) field.ErrorList {
-			return validation.ValidateNamespaceStatusUpdate(ns, old)
-		},
+		ValidateStatus: validation.ValidateNamespaceStatusUpdate,
 	}
 }
 
@@ -90,25 +83,12 @@ func (finalizeStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Obj
 
 // NewStorage returns the storage of namespaces.
 func NewStorage(opts generic.StoreOptions) (*Storage, error) {
-	s := NewStrategy()
-	store := &generic.Store{
-		NewFunc:                   func() runtime.Object { return &corev1.Namespace{} },
-		NewListFunc:               func() runtime.Object { return &corev1.NamespaceList{} },
-		DefaultQualifiedResource:  corev1.Resource("namespaces"),
-		SingularQualifiedResource: corev1.Resource("namespace"),
-		CreateStrategy:            s,
-		UpdateStrategy:            s,
-		DeleteStrategy:            s,
-		ReturnDeletedObject:       true,
-		ShortNamesList:            []string{"ns"},
-	}
-	if err := store.CompleteWithOptions(opts); err != nil {
+	store, err := strategy.NewStore(opts, strategy.Of[corev1.Namespace, corev1.NamespaceList](corev1.Resource("namespaces"), "namespace", NewStrategy()).Short("ns").ReturnsDeleted())
+	if err != nil {
 		return nil, err
 	}
 	fin := &finalizeStrategy{StatusStrategy: strategy.StatusStrategy[*corev1.Namespace]{
-		ValidateStatus: func(_ context.Context, ns, old *corev1.Namespace) field.ErrorList {
-			return validation.ValidateNamespaceFinalizeUpdate(ns, old)
-		},
+		ValidateStatus: validation.ValidateNamespaceFinalizeUpdate,
 	}}
 	return &Storage{
 		Namespace: &REST{Store: store},

@@ -11,32 +11,18 @@ import (
 	"kubecore.io/apimachinery/pkg/fields"
 	"kubecore.io/apimachinery/pkg/labels"
 	"kubecore.io/apimachinery/pkg/runtime"
-	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/apis/core/validation"
-	"kubecore.io/kubecore/pkg/apis/strategy"
 	"kubecore.io/kubecore/pkg/registry/generic"
+	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 )
-
-// Storage is the storage of nodes and their status.
-type Storage struct {
-	Node   *REST
-	Status *strategy.StatusREST
-}
-
-// REST serves nodes.
-type REST struct{ *generic.Store }
 
 // NewStrategy returns the node strategy.
 func NewStrategy() *strategy.Strategy[*corev1.Node] {
 	return &strategy.Strategy[*corev1.Node]{
-		StatusSubresource: true,
-		ValidateFunc: func(_ context.Context, n *corev1.Node) field.ErrorList {
-			return validation.ValidateNode(n)
-		},
-		ValidateUpdateFunc: func(_ context.Context, n, old *corev1.Node) field.ErrorList {
-			return validation.ValidateNodeUpdate(n, old)
-		},
+		StatusSubresource:  true,
+		ValidateFunc:       validation.ValidateNode,
+		ValidateUpdateFunc: validation.ValidateNodeUpdate,
 	}
 }
 
@@ -60,19 +46,7 @@ func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
 	}, nil
 }
 
-// NewStorage returns the storage of nodes.
-func NewStorage(opts generic.StoreOptions) (*Storage, error) {
-	st, err := strategy.NewWithStatus(opts, strategy.Resource[*corev1.Node]{
-		Resource:   corev1.Resource("nodes"),
-		Singular:   corev1.Resource("node"),
-		NewObj:     func() runtime.Object { return &corev1.Node{} },
-		NewList:    func() runtime.Object { return &corev1.NodeList{} },
-		ShortNames: []string{"no"},
-		GetAttrs:   GetAttrs,
-		Strategy:   keepStatusOnCreate(NewStrategy()),
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &Storage{Node: &REST{Store: st.Store}, Status: st.Status}, nil
+// NewStorage returns the storage of nodes and their status.
+func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
+	return strategy.NewWithStatus(opts, strategy.Of[corev1.Node, corev1.NodeList](corev1.Resource("nodes"), "node", keepStatusOnCreate(NewStrategy())).Short("no").Selectable(GetAttrs))
 }

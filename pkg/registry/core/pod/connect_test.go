@@ -437,3 +437,32 @@ func TestExecErrors(t *testing.T) {
 		})
 	}
 }
+
+// denyConnect refuses every CONNECT, recording what it saw.
+type denyConnect struct{ seen *rest.Attributes }
+
+func (d *denyConnect) Admit(context.Context, *rest.Attributes) error { return nil }
+func (d *denyConnect) Validate(_ context.Context, a *rest.Attributes) error {
+	d.seen = a
+	return apierrors.NewForbidden(corev1.Resource("pods"), a.Name, errors.New("no exec here"))
+}
+
+// TestExecPassesAdmission checks that an exec is a CONNECT of pods/exec
+// admission can refuse before the kubelet is reached.
+func TestExecPassesAdmission(t *testing.T) {
+	env := newTestEnv(t, echoExec(t))
+	env.addPod(runningPod("web", "main"))
+	adm := &denyConnect{}
+	ts := env.serve(t, &ExecREST{pods: env.pods, kubelet: env.conns, admission: adm})
+	resp, err := http.Post(ts.URL+"/ns/web?command=true", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("status %d, want 403", resp.StatusCode)
+	}
+	if a := adm.seen; a == nil || a.Operation != rest.OperationConnect || a.Subresource != "exec" || a.OldObject.(*corev1.Pod).Name != "web" {
+		t.Errorf("admission saw %+v", a)
+	}
+}

@@ -27,6 +27,9 @@ import (
 type ExecREST struct {
 	pods    rest.Getter
 	kubelet KubeletConnectionGetter
+	// admission sees each exec as a CONNECT of pods/exec, after the pod
+	// and container are known.
+	admission rest.Admission
 }
 
 var (
@@ -82,6 +85,16 @@ func (r *ExecREST) Connect(ctx context.Context, name string, query url.Values, r
 	}
 	if pod.Spec.NodeName == "" {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", name))
+	}
+	// kubecore has no PodExecOptions type yet: admission sees the exec as a
+	// CONNECT with no object and the pod as OldObject.
+	attrs := rest.NewAttributes(ctx, rest.OperationConnect, corev1.Resource("pods"), "exec", schema.GroupKind{Kind: "PodExecOptions"}, name, nil, pod, false, nil)
+	attrs.Kind.Version = "v1"
+	if err := rest.Admit(ctx, r.admission, attrs); err != nil {
+		return nil, err
+	}
+	if err := rest.Validate(ctx, r.admission, attrs); err != nil {
+		return nil, err
 	}
 	info, err := r.kubelet.GetConnectionInfo(ctx, pod.Spec.NodeName)
 	if err != nil {

@@ -13,11 +13,10 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
-	"kubecore.io/kubecore/pkg/admission/noderestriction"
 	"kubecore.io/kubecore/pkg/apirequest"
 	"kubecore.io/kubecore/pkg/apis/core/validation"
-	"kubecore.io/kubecore/pkg/apis/strategy"
 	"kubecore.io/kubecore/pkg/registry/generic"
+	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/storage"
 )
@@ -36,105 +35,29 @@ type Storage struct {
 // REST serves pods.
 type REST struct {
 	*generic.Store
-	priorities PriorityClassGetter
-	objects    AdmissionObjects
-}
-
-var (
-	_ rest.Creater         = (*REST)(nil)
-	_ rest.GracefulDeleter = (*REST)(nil)
-)
-
-// Create implements rest.Creater: Priority admission resolves the pod's
-// priority from its PriorityClass and ServiceAccount admission mounts its
-// API access volume before the Store creates it (DefaultTolerationSeconds
-// is in the strategy); NodeRestriction checks a kubelet's pod last.
-func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
-	if pod, ok := obj.(*corev1.Pod); ok {
-		if r.priorities != nil {
-			if err := admitPriority(ctx, r.priorities, pod); err != nil {
-				return nil, err
-			}
-		}
-		if err := admitServiceAccount(ctx, r.objects, pod); err != nil {
-			return nil, err
-		}
-	}
-	admitNode := func(ctx context.Context, obj runtime.Object) error {
-		if createValidation != nil {
-			if err := createValidation(ctx, obj); err != nil {
-				return err
-			}
-		}
-		pod, ok := obj.(*corev1.Pod)
-		if !ok || noderestriction.NodeOf(ctx) == "" {
-			return nil
-		}
-		nodeUID := ""
-		if r.objects != nil {
-			n, err := r.objects.Node(ctx, pod.Spec.NodeName)
-			if err != nil {
-				return apierrors.NewInternalError(err)
-			}
-			if n != nil {
-				nodeUID = string(n.UID)
-			}
-		}
-		return noderestriction.AdmitPodCreate(ctx, pod, nodeUID)
-	}
-	return r.Store.Create(ctx, obj, admitNode, opts)
-}
-
-// Delete implements rest.GracefulDeleter: NodeRestriction lets a kubelet
-// delete only the pods bound to its node.
-func (r *REST) Delete(ctx context.Context, name string, deleteValidation rest.ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
-	admitNode := func(ctx context.Context, obj runtime.Object) error {
-		if deleteValidation != nil {
-			if err := deleteValidation(ctx, obj); err != nil {
-				return err
-			}
-		}
-		if pod, ok := obj.(*corev1.Pod); ok {
-			return noderestriction.AdmitPodDelete(ctx, pod)
-		}
-		return nil
-	}
-	return r.Store.Delete(ctx, name, admitNode, opts)
 }
 
 // NewStorage returns the storage of pods. disruptions checks evictions
-// against disruption budgets; nil allows every eviction. priorities
-// resolves the PriorityClass of new pods; nil leaves their priority as
-// sent. objects gives admission the service accounts and nodes; nil mounts
-// no API access volume. kubelets finds the kubelet pods/log and pods/exec
-// proxy to; nil leaves those subresources out.
-func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, priorities PriorityClassGetter, objects AdmissionObjects, kubelets KubeletConnectionGetter) (*Storage, error) {
+// against disruption budgets; nil allows every eviction. kubelets finds the
+// kubelet pods/log and pods/exec proxy to; nil leaves those subresources
+// out. Admission (Priority, ServiceAccount, NodeRestriction) is the chain
+// of opts.
+func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, kubelets KubeletConnectionGetter) (*Storage, error) {
 	s := NewStrategy()
-	store := &generic.Store{
-		NewFunc:                   func() runtime.Object { return &corev1.Pod{} },
-		NewListFunc:               func() runtime.Object { return &corev1.PodList{} },
-		DefaultQualifiedResource:  corev1.Resource("pods"),
-		SingularQualifiedResource: corev1.Resource("pod"),
-		CreateStrategy:            s,
-		UpdateStrategy:            s,
-		DeleteStrategy:            s,
-		ReturnDeletedObject:       true,
-		GetAttrs:                  GetAttrs,
-		ShortNamesList:            []string{"po"},
-		CategoriesList:            []string{"all"},
-	}
-	if err := store.CompleteWithOptions(opts); err != nil {
+	r := strategy.Of[corev1.Pod, corev1.PodList](corev1.Resource("pods"), "pod", s.Strategy).DeletedBy(s)
+	store, err := strategy.NewStore(opts, r.Short("po").InCategories("all").Selectable(GetAttrs).ReturnsDeleted())
+	if err != nil {
 		return nil, err
 	}
 	st := &Storage{
-		Pod:      &REST{Store: store, priorities: priorities, objects: objects},
+		Pod:      &REST{Store: store},
 		Status:   strategy.NewStatusREST(store, NewStatusStrategy()),
 		Binding:  &BindingREST{store: store},
 		Eviction: &EvictionREST{store: store, disruptions: disruptions},
 	}
 	if kubelets != nil {
 		st.Log = &LogREST{pods: store, kubelet: kubelets}
-		st.Exec = &ExecREST{pods: store, kubelet: kubelets}
+		st.Exec = &ExecREST{pods: store, kubelet: kubelets, admission: store.Admission}
 	}
 	return st, nil
 }
@@ -161,7 +84,29 @@ func (r *BindingREST) New() runtime.Object { return &corev1.Binding{} }
 // Destroy implements rest.Storage.
 func (r *BindingREST) Destroy() {}
 
-var bindingResource = schema.GroupResource{Resource: "pods/binding"}
+var (
+	bindingResource = schema.GroupResource{Resource: "pods/binding"}
+	bindingKind     = corev1.SchemeGroupVersion.WithKind("Binding")
+	evictionKind    = policyv1.SchemeGroupVersion.WithKind("Eviction")
+)
+
+// admitSubresource runs the mutating admission of the create of obj, of
+// kind, at the subresource of pod name, then validate (nil for none). It
+// returns the attributes for the validating phase.
+func admitSubresource(ctx context.Context, adm rest.Admission, subresource string, kind schema.GroupVersionKind, name string, obj runtime.Object, validate rest.ValidateObjectFunc, opts *metav1.CreateOptions) (*rest.Attributes, error) {
+	dryRun := opts != nil && slices.Contains(opts.DryRun, metav1.DryRunAll)
+	a := rest.NewAttributes(ctx, rest.OperationCreate, corev1.Resource("pods"), subresource, kind.GroupKind(), name, obj, nil, dryRun, opts)
+	a.Kind = kind
+	if err := rest.Admit(ctx, adm, a); err != nil {
+		return nil, err
+	}
+	if validate != nil {
+		if err := validate(ctx, obj); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
 
 // Create implements rest.NamedCreater: it sets spec.nodeName, the
 // binding's annotations and the PodScheduled condition of pod name.
@@ -176,10 +121,12 @@ func (r *BindingREST) Create(ctx context.Context, name string, obj runtime.Objec
 	if errs := validation.ValidatePodBinding(binding); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(schema.GroupKind{Kind: "Binding"}, binding.Name, errs)
 	}
-	if validate != nil {
-		if err := validate(ctx, binding); err != nil {
-			return nil, err
-		}
+	attrs, err := admitSubresource(ctx, r.store.Admission, "binding", bindingKind, name, binding, validate, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := rest.Validate(ctx, r.store.Admission, attrs); err != nil {
+		return nil, err
 	}
 	key, err := podKey(ctx, r.store, name)
 	if err != nil {
@@ -209,7 +156,7 @@ func (r *BindingREST) Create(ctx context.Context, name string, obj runtime.Objec
 		setCondition(&pod.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(time.Now().Truncate(time.Second))})
 		return pod, nil
 	}
-	if opts != nil && slices.Contains(opts.DryRun, metav1.DryRunAll) {
+	if attrs.DryRun {
 		current, err := r.store.Storage.Get(ctx, key, storage.GetOptions{})
 		if err != nil {
 			return nil, strategy.StorageError(err, r.store.DefaultQualifiedResource, name)
@@ -260,7 +207,7 @@ func (r *EvictionREST) Destroy() {}
 
 // GroupVersionKind implements rest.KindProvider: an Eviction is policy/v1.
 func (r *EvictionREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
-	return policyv1.SchemeGroupVersion.WithKind("Eviction")
+	return evictionKind
 }
 
 // Create implements rest.NamedCreater.
@@ -272,16 +219,15 @@ func (r *EvictionREST) Create(ctx context.Context, name string, obj runtime.Obje
 	if eviction.Name != name {
 		return nil, apierrors.NewBadRequest("name in URL does not match name in Eviction object")
 	}
-	if validate != nil {
-		if err := validate(ctx, eviction); err != nil {
-			return nil, err
-		}
+	attrs, err := admitSubresource(ctx, r.store.Admission, "eviction", evictionKind, name, eviction, validate, opts)
+	if err != nil {
+		return nil, err
 	}
+	dryRun := attrs.DryRun
 	deleteOpts := &metav1.DeleteOptions{}
 	if eviction.DeleteOptions != nil {
 		deleteOpts = eviction.DeleteOptions.DeepCopy()
 	}
-	dryRun := opts != nil && slices.Contains(opts.DryRun, metav1.DryRunAll)
 	if dryRun {
 		deleteOpts.DryRun = []string{metav1.DryRunAll}
 	}
@@ -290,7 +236,8 @@ func (r *EvictionREST) Create(ctx context.Context, name string, obj runtime.Obje
 		return nil, err
 	}
 	pod := current.(*corev1.Pod)
-	if err := noderestriction.AdmitEviction(ctx, pod); err != nil {
+	// NodeRestriction reads the pod itself, as a webhook would.
+	if err := rest.Validate(ctx, r.store.Admission, attrs); err != nil {
 		return nil, err
 	}
 	if pod.DeletionTimestamp != nil {

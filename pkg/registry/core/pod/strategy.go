@@ -11,11 +11,10 @@ import (
 	"kubecore.io/apimachinery/pkg/fields"
 	"kubecore.io/apimachinery/pkg/labels"
 	"kubecore.io/apimachinery/pkg/runtime"
-	"kubecore.io/apimachinery/pkg/util/validation/field"
 
-	"kubecore.io/kubecore/pkg/admission/noderestriction"
+	"kubecore.io/kubecore/pkg/apis/core/helper"
 	"kubecore.io/kubecore/pkg/apis/core/validation"
-	"kubecore.io/kubecore/pkg/apis/strategy"
+	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 	"kubecore.io/kubecore/pkg/registry/rest"
 )
 
@@ -35,15 +34,11 @@ func NewStrategy() Strategy {
 		Generation:        true,
 		PrepareCreate: func(_ context.Context, p *corev1.Pod) {
 			p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(&p.Spec)}
-			defaultServiceAccount(p)
+			helper.DefaultServiceAccount(p)
 			defaultTolerations(p)
 		},
-		ValidateFunc: func(_ context.Context, p *corev1.Pod) field.ErrorList {
-			return validation.ValidatePod(p)
-		},
-		ValidateUpdateFunc: func(_ context.Context, p, old *corev1.Pod) field.ErrorList {
-			return validation.ValidatePodUpdate(p, old)
-		},
+		ValidateFunc:       validation.ValidatePod,
+		ValidateUpdateFunc: validation.ValidatePodUpdate,
 	}}
 }
 
@@ -76,10 +71,8 @@ func (Strategy) CheckGracefulDelete(_ context.Context, obj runtime.Object, opts 
 // the stored nodeName-related spec, as the kubelet writes status only.
 func NewStatusStrategy() *strategy.StatusStrategy[*corev1.Pod] {
 	return &strategy.StatusStrategy[*corev1.Pod]{
-		Namespaced: true,
-		ValidateStatus: func(_ context.Context, p, old *corev1.Pod) field.ErrorList {
-			return validation.ValidatePodStatusUpdate(p, old)
-		},
+		Namespaced:     true,
+		ValidateStatus: validation.ValidatePodStatusUpdate,
 	}
 }
 
@@ -138,23 +131,27 @@ func PodToSelectableFields(pod *corev1.Pod) fields.Set {
 	}
 }
 
-// DefaultServiceAccountName is the service account of a pod that names
-// none, as the ServiceAccount admission plugin of Kubernetes sets it.
-const DefaultServiceAccountName = "default"
+// DefaultTolerationSeconds is how long pods stay on a node that is not
+// ready or unreachable unless they say otherwise.
+const DefaultTolerationSeconds = 300
 
-// mirrorPodAnnotation marks a kubelet's mirror of a static pod, which runs
-// with no service account.
-const mirrorPodAnnotation = noderestriction.MirrorPodAnnotation
-
-// defaultServiceAccount names the default service account in a pod that
-// names none (mirror pods excepted), and keeps the deprecated
-// spec.serviceAccount equal to spec.serviceAccountName.
-func defaultServiceAccount(p *corev1.Pod) {
-	if p.Spec.ServiceAccountName == "" {
-		p.Spec.ServiceAccountName = p.Spec.DeprecatedServiceAccount
+// defaultTolerations is the DefaultTolerationSeconds admission: a pod
+// that tolerates neither the not-ready nor the unreachable NoExecute taint
+// is given a toleration of each for DefaultTolerationSeconds.
+func defaultTolerations(pod *corev1.Pod) {
+	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
+		tolerated := false
+		for _, t := range pod.Spec.Tolerations {
+			if (t.Key == key || t.Key == "") && (t.Effect == corev1.TaintEffectNoExecute || t.Effect == "") {
+				tolerated = true
+				break
+			}
+		}
+		if !tolerated {
+			seconds := int64(DefaultTolerationSeconds)
+			pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{
+				Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &seconds,
+			})
+		}
 	}
-	if _, mirror := p.Annotations[mirrorPodAnnotation]; p.Spec.ServiceAccountName == "" && !mirror {
-		p.Spec.ServiceAccountName = DefaultServiceAccountName
-	}
-	p.Spec.DeprecatedServiceAccount = p.Spec.ServiceAccountName
 }

@@ -10,15 +10,11 @@ import (
 	"kubecore.io/apimachinery/pkg/fields"
 	"kubecore.io/apimachinery/pkg/labels"
 	"kubecore.io/apimachinery/pkg/runtime"
-	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/apis/core/validation"
-	"kubecore.io/kubecore/pkg/apis/strategy"
 	"kubecore.io/kubecore/pkg/registry/generic"
+	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 )
-
-// REST serves secrets.
-type REST struct{ *generic.Store }
 
 // mergeStringData moves stringData into data; it wins over data.
 func mergeStringData(s *corev1.Secret) {
@@ -37,15 +33,11 @@ func mergeStringData(s *corev1.Secret) {
 // NewStrategy returns the secret strategy.
 func NewStrategy() *strategy.Strategy[*corev1.Secret] {
 	return &strategy.Strategy[*corev1.Secret]{
-		Namespaced:    true,
-		PrepareCreate: func(_ context.Context, s *corev1.Secret) { mergeStringData(s) },
-		PrepareUpdate: func(_ context.Context, s, _ *corev1.Secret) { mergeStringData(s) },
-		ValidateFunc: func(_ context.Context, s *corev1.Secret) field.ErrorList {
-			return validation.ValidateSecret(s)
-		},
-		ValidateUpdateFunc: func(_ context.Context, s, old *corev1.Secret) field.ErrorList {
-			return validation.ValidateSecretUpdate(s, old)
-		},
+		Namespaced:         true,
+		PrepareCreate:      func(_ context.Context, s *corev1.Secret) { mergeStringData(s) },
+		PrepareUpdate:      func(_ context.Context, s, _ *corev1.Secret) { mergeStringData(s) },
+		ValidateFunc:       validation.ValidateSecret,
+		ValidateUpdateFunc: validation.ValidateSecretUpdate,
 	}
 }
 
@@ -59,20 +51,6 @@ func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
 }
 
 // NewREST returns the storage of secrets.
-func NewREST(opts generic.StoreOptions) (*REST, error) {
-	s := NewStrategy()
-	store := &generic.Store{
-		NewFunc:                   func() runtime.Object { return &corev1.Secret{} },
-		NewListFunc:               func() runtime.Object { return &corev1.SecretList{} },
-		DefaultQualifiedResource:  corev1.Resource("secrets"),
-		SingularQualifiedResource: corev1.Resource("secret"),
-		CreateStrategy:            s,
-		UpdateStrategy:            s,
-		DeleteStrategy:            s,
-		GetAttrs:                  GetAttrs,
-	}
-	if err := store.CompleteWithOptions(opts); err != nil {
-		return nil, err
-	}
-	return &REST{Store: store}, nil
+func NewREST(opts generic.StoreOptions) (*generic.Store, error) {
+	return strategy.NewStore(opts, strategy.Of[corev1.Secret, corev1.SecretList](corev1.Resource("secrets"), "secret", NewStrategy()).Selectable(GetAttrs))
 }

@@ -14,8 +14,8 @@ import (
 	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/apis/core/validation"
-	"kubecore.io/kubecore/pkg/apis/strategy"
 	"kubecore.io/kubecore/pkg/registry/generic"
+	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/storage"
 )
@@ -44,14 +44,10 @@ type REST struct {
 // NewStrategy returns the service strategy.
 func NewStrategy() *strategy.Strategy[*corev1.Service] {
 	return &strategy.Strategy[*corev1.Service]{
-		Namespaced:        true,
-		StatusSubresource: true,
-		ValidateFunc: func(_ context.Context, s *corev1.Service) field.ErrorList {
-			return validation.ValidateService(s)
-		},
-		ValidateUpdateFunc: func(_ context.Context, s, old *corev1.Service) field.ErrorList {
-			return validation.ValidateServiceUpdate(s, old)
-		},
+		Namespaced:         true,
+		StatusSubresource:  true,
+		ValidateFunc:       validation.ValidateService,
+		ValidateUpdateFunc: validation.ValidateServiceUpdate,
 	}
 }
 
@@ -68,19 +64,8 @@ func NewStorage(ctx context.Context, opts generic.StoreOptions, cfg Config) (*St
 	if err != nil {
 		return nil, err
 	}
-	s := NewStrategy()
-	store := &generic.Store{
-		NewFunc:                   func() runtime.Object { return &corev1.Service{} },
-		NewListFunc:               func() runtime.Object { return &corev1.ServiceList{} },
-		DefaultQualifiedResource:  corev1.Resource("services"),
-		SingularQualifiedResource: corev1.Resource("service"),
-		CreateStrategy:            s,
-		UpdateStrategy:            s,
-		DeleteStrategy:            s,
-		ShortNamesList:            []string{"svc"},
-		CategoriesList:            []string{"all"},
-	}
-	if err := store.CompleteWithOptions(opts); err != nil {
+	store, err := strategy.NewStore(opts, strategy.Of[corev1.Service, corev1.ServiceList](corev1.Resource("services"), "service", NewStrategy()).Short("svc").InCategories("all"))
+	if err != nil {
 		return nil, err
 	}
 	r := &REST{Store: store, ips: ips, ports: newPortAllocator(cfg.NodePortBase, cfg.NodePortSize)}

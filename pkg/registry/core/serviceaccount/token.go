@@ -13,7 +13,6 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 	"kubecore.io/apimachinery/pkg/util/validation/field"
 
-	"kubecore.io/kubecore/pkg/admission/noderestriction"
 	"kubecore.io/kubecore/pkg/apirequest"
 	sa "kubecore.io/kubecore/pkg/auth/serviceaccount"
 	"kubecore.io/kubecore/pkg/registry/rest"
@@ -43,6 +42,9 @@ type TokenREST struct {
 	Issuer    *sa.Issuer
 	Objects   TokenObjects
 	Audiences []string
+	// Admission is the chain token requests pass (NodeRestriction); nil
+	// admits every request.
+	Admission rest.Admission
 }
 
 var (
@@ -65,7 +67,7 @@ func (r *TokenREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKin
 }
 
 // Create implements rest.NamedCreater.
-func (r *TokenREST) Create(ctx context.Context, name string, obj runtime.Object, validate rest.ValidateObjectFunc, _ *metav1.CreateOptions) (runtime.Object, error) {
+func (r *TokenREST) Create(ctx context.Context, name string, obj runtime.Object, validate rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
 	req, ok := obj.(*authenticationv1.TokenRequest)
 	if !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a TokenRequest object: %T", obj))
@@ -74,6 +76,11 @@ func (r *TokenREST) Create(ctx context.Context, name string, obj runtime.Object,
 	if req.Spec.ExpirationSeconds == nil {
 		secs := int64(DefaultTokenExpirationSeconds)
 		req.Spec.ExpirationSeconds = &secs
+	}
+	attrs := rest.NewAttributes(ctx, rest.OperationCreate, corev1.Resource("serviceaccounts"), "token", tokenRequestKind.GroupKind(), name, req, nil, opts != nil && len(opts.DryRun) > 0, opts)
+	attrs.Kind = tokenRequestKind
+	if err := rest.Admit(ctx, r.Admission, attrs); err != nil {
+		return nil, err
 	}
 	if errs := validateTokenRequest(req); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(tokenRequestKind.GroupKind(), "", errs)
@@ -94,7 +101,8 @@ func (r *TokenREST) Create(ctx context.Context, name string, obj runtime.Object,
 	if err != nil {
 		return nil, err
 	}
-	if err := noderestriction.AdmitTokenRequest(ctx, name, req, bound.Pod); err != nil {
+	// NodeRestriction reads the bound pod itself, as a webhook would.
+	if err := rest.Validate(ctx, r.Admission, attrs); err != nil {
 		return nil, err
 	}
 	audiences := req.Spec.Audiences

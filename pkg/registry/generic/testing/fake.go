@@ -133,7 +133,7 @@ func (s *MemoryStorage) GuaranteedUpdate(_ context.Context, key string, precondi
 	if ok {
 		in = current.DeepCopyObject()
 	}
-	if err := checkPreconditions(key, preconditions, in); err != nil {
+	if err := preconditions.Check(key, in); err != nil {
 		return nil, err
 	}
 	updated, err := tryUpdate(in)
@@ -163,7 +163,7 @@ func (s *MemoryStorage) Delete(ctx context.Context, key string, preconditions *s
 	if !ok {
 		return nil, storage.NewError(storage.ErrCodeKeyNotFound, key, 0, "")
 	}
-	if err := checkPreconditions(key, preconditions, current); err != nil {
+	if err := preconditions.Check(key, current); err != nil {
 		return nil, err
 	}
 	if validate != nil {
@@ -186,29 +186,6 @@ func (s *MemoryStorage) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.objects)
-}
-
-func checkPreconditions(key string, p *storage.Preconditions, obj runtime.Object) error {
-	if p == nil {
-		return nil
-	}
-	var uid, rv string
-	if obj != nil {
-		m, err := meta(obj)
-		if err != nil {
-			return storage.NewError(storage.ErrCodeInvalidObj, key, 0, err.Error())
-		}
-		uid, rv = string(m.UID), m.ResourceVersion
-	}
-	if p.UID != nil && string(*p.UID) != uid {
-		return storage.NewError(storage.ErrCodeResourceVersionConflicts, key, 0,
-			fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, uid))
-	}
-	if p.ResourceVersion != nil && *p.ResourceVersion != rv {
-		return storage.NewError(storage.ErrCodeResourceVersionConflicts, key, 0,
-			fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, rv))
-	}
-	return nil
 }
 
 // Watch implements storage.Interface: "" and "0" start with the current

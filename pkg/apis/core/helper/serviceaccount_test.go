@@ -1,7 +1,6 @@
-package pod
+package helper
 
 import (
-	"context"
 	"testing"
 
 	corev1 "kubecore.io/api/core/v1"
@@ -20,11 +19,10 @@ func TestDefaultServiceAccount(t *testing.T) {
 		{"only the deprecated field", corev1.Pod{Spec: corev1.PodSpec{DeprecatedServiceAccount: "old"}}, "old", "old"},
 		{"mirror pod", corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"kubernetes.io/config.mirror": "x"}}}, "", ""},
 	}
-	s := NewStrategy()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := tt.pod.DeepCopy()
-			s.PrepareForCreate(context.Background(), p)
+			DefaultServiceAccount(p)
 			if p.Spec.ServiceAccountName != tt.wantSA || p.Spec.DeprecatedServiceAccount != tt.wantLegacySA {
 				t.Errorf("serviceAccountName %q serviceAccount %q, want %q %q", p.Spec.ServiceAccountName, p.Spec.DeprecatedServiceAccount, tt.wantSA, tt.wantLegacySA)
 			}

@@ -5,11 +5,13 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
 	"kubecore.io/kubecore/pkg/registry/generic"
+	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/storage"
 )
 
 // Resource describes a resource served through the generic Store under
-// one strategy.
+// one strategy. Of builds one; Short, InCategories and Selectable add to
+// it.
 type Resource[T runtime.Object] struct {
 	// Resource and Singular name it ("nodes", "node").
 	Resource, Singular     schema.GroupResource
@@ -19,6 +21,57 @@ type Resource[T runtime.Object] struct {
 	// than metadata.name and metadata.namespace.
 	GetAttrs storage.AttrFunc
 	Strategy *Strategy[T]
+	// ReturnDeleted answers a delete with the deleted object, not a
+	// Status.
+	ReturnDeleted bool
+	// Delete replaces Strategy on delete: a graceful deletion.
+	Delete rest.DeleteStrategy
+}
+
+// Of describes the resource gr ("configmaps", singular "configmap") of
+// objects *O listed in *L, under s.
+func Of[O, L any, PO interface {
+	*O
+	runtime.Object
+}, PL interface {
+	*L
+	runtime.Object
+}](gr schema.GroupResource, singular string, s *Strategy[PO]) Resource[PO] {
+	return Resource[PO]{
+		Resource: gr, Singular: schema.GroupResource{Group: gr.Group, Resource: singular},
+		NewObj: func() runtime.Object { return PO(new(O)) }, NewList: func() runtime.Object { return PL(new(L)) },
+		Strategy: s,
+	}
+}
+
+// Short returns r with the short names kubectl knows it by ("cm").
+func (r Resource[T]) Short(names ...string) Resource[T] {
+	r.ShortNames = names
+	return r
+}
+
+// InCategories returns r in the categories ("all").
+func (r Resource[T]) InCategories(categories ...string) Resource[T] {
+	r.Categories = categories
+	return r
+}
+
+// Selectable returns r with the labels and selectable fields attrs gives.
+func (r Resource[T]) Selectable(attrs storage.AttrFunc) Resource[T] {
+	r.GetAttrs = attrs
+	return r
+}
+
+// DeletedBy returns r deleting through d (a rest.GracefulDeleteStrategy).
+func (r Resource[T]) DeletedBy(d rest.DeleteStrategy) Resource[T] {
+	r.Delete = d
+	return r
+}
+
+// ReturnsDeleted returns r answering a delete with the deleted object.
+func (r Resource[T]) ReturnsDeleted() Resource[T] {
+	r.ReturnDeleted = true
+	return r
 }
 
 // NewStore builds and completes the Store of r.
@@ -34,6 +87,10 @@ func NewStore[T runtime.Object](opts generic.StoreOptions, r Resource[T]) (*gene
 		GetAttrs:                  r.GetAttrs,
 		ShortNamesList:            r.ShortNames,
 		CategoriesList:            r.Categories,
+		ReturnDeletedObject:       r.ReturnDeleted,
+	}
+	if r.Delete != nil {
+		store.DeleteStrategy = r.Delete
 	}
 	if err := store.CompleteWithOptions(opts); err != nil {
 		return nil, err

@@ -29,13 +29,17 @@ type Scalable[T runtime.Object] struct {
 // ScaleREST serves a /scale subresource as an autoscaling/v1 Scale that
 // maps the workload's spec.replicas and status.selector.
 type ScaleREST[T runtime.Object] struct {
-	store *generic.Store
-	s     Scalable[T]
+	store     *generic.Store
+	admission rest.Admission
+	s         Scalable[T]
 }
 
-// NewScaleREST serves the scale of store's objects.
+// NewScaleREST serves the scale of store's objects. Admission sees the
+// Scale objects, as in Kubernetes, not the workload.
 func NewScaleREST[T runtime.Object](store *generic.Store, s Scalable[T]) *ScaleREST[T] {
-	return &ScaleREST[T]{store: store, s: s}
+	workload := *store
+	workload.Admission, workload.DestroyFunc, workload.Subresource = nil, nil, "scale"
+	return &ScaleREST[T]{store: &workload, admission: store.Admission, s: s}
 }
 
 var (
@@ -52,7 +56,7 @@ func (r *ScaleREST[T]) Destroy() {}
 // GroupVersionKind implements rest.KindProvider: the Scale is
 // autoscaling/v1 in every group.
 func (r *ScaleREST[T]) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
-	return autoscalingv1.SchemeGroupVersion.WithKind("Scale")
+	return scaleKind
 }
 
 // Get implements rest.Getter.
@@ -91,7 +95,7 @@ func (r *ScaleREST[T]) toScale(obj runtime.Object) (*autoscalingv1.Scale, error)
 // Update implements rest.Updater: it sets spec.replicas of the workload
 // from the Scale the request computes. It never creates.
 func (r *ScaleREST[T]) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, _ rest.ValidateObjectFunc, _ rest.ValidateObjectUpdateFunc, _ bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	obj, _, err := r.store.Update(ctx, name, &scaleUpdate[T]{r: r, name: name, inner: objInfo}, nil, nil, false, opts)
+	obj, _, err := r.store.Update(ctx, name, &scaleUpdate[T]{r: r, name: name, inner: objInfo, opts: opts}, nil, nil, false, opts)
 	if err != nil {
 		return nil, false, err
 	}
@@ -104,6 +108,7 @@ type scaleUpdate[T runtime.Object] struct {
 	r     *ScaleREST[T]
 	name  string
 	inner rest.UpdatedObjectInfo
+	opts  *metav1.UpdateOptions
 }
 
 func (u *scaleUpdate[T]) Preconditions() *metav1.Preconditions { return u.inner.Preconditions() }
@@ -124,11 +129,18 @@ func (u *scaleUpdate[T]) UpdatedObject(ctx context.Context, old runtime.Object) 
 	if !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("expected input object type to be Scale, but %T", newObj))
 	}
+	attrs := u.attributes(ctx, scale, oldScale)
+	if err := rest.Admit(ctx, u.r.admission, attrs); err != nil {
+		return nil, err
+	}
 	if errs := ValidateScale(scale); len(errs) > 0 {
-		return nil, apierrors.NewInvalid(schema.GroupKind{Group: autoscalingv1.GroupName, Kind: "Scale"}, scale.Name, errs)
+		return nil, apierrors.NewInvalid(scaleKind.GroupKind(), scale.Name, errs)
 	}
 	if scale.Name != "" && scale.Name != u.name {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", scale.Name, u.name))
+	}
+	if err := rest.Validate(ctx, u.r.admission, attrs); err != nil {
+		return nil, err
 	}
 	out := old.DeepCopyObject().(T)
 	u.r.s.SetReplicas(out, scale.Spec.Replicas)
@@ -137,6 +149,16 @@ func (u *scaleUpdate[T]) UpdatedObject(ctx context.Context, old runtime.Object) 
 		Meta(out).ResourceVersion = rv
 	}
 	return out, nil
+}
+
+var scaleKind = autoscalingv1.SchemeGroupVersion.WithKind("Scale")
+
+// attributes describe the update of the scale to admission.
+func (u *scaleUpdate[T]) attributes(ctx context.Context, scale, old *autoscalingv1.Scale) *rest.Attributes {
+	dryRun := u.opts != nil && len(u.opts.DryRun) > 0
+	a := rest.NewAttributes(ctx, rest.OperationUpdate, u.r.store.DefaultQualifiedResource, "scale", scaleKind.GroupKind(), u.name, scale, old, dryRun, u.opts)
+	a.Kind = scaleKind
+	return a
 }
 
 // ValidateScale checks a Scale: replicas are not negative.

@@ -1,4 +1,7 @@
-package pod
+// Package serviceaccount is the ServiceAccount admission plugin: a new pod
+// runs as the default service account unless it names one, and gets the
+// API access volume of its service account's token.
+package serviceaccount
 
 import (
 	"context"
@@ -8,16 +11,36 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 
-	"kubecore.io/kubecore/pkg/registry/generic"
+	"kubecore.io/kubecore/pkg/admission"
+	"kubecore.io/kubecore/pkg/apis/core/helper"
+	"kubecore.io/kubecore/pkg/registry/rest"
 )
 
-// AdmissionObjects reads what pod admission looks at; missing objects are
-// (nil, nil).
-type AdmissionObjects interface {
-	// ServiceAccount is read by ServiceAccount admission.
+// Getter reads service accounts; a missing one is (nil, nil).
+type Getter interface {
 	ServiceAccount(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error)
-	// Node is read by NodeRestriction, for the UID of a mirror pod's owner.
-	Node(ctx context.Context, name string) (*corev1.Node, error)
+}
+
+// Plugin is ServiceAccount admission, a plugin of the mutating phase.
+// Without ServiceAccounts it only names the default service account.
+type Plugin struct {
+	ServiceAccounts Getter
+}
+
+var _ admission.MutationInterface = (*Plugin)(nil)
+
+// Handles implements admission.Interface: the creates of pods.
+func (p *Plugin) Handles(a *rest.Attributes) bool {
+	return a.Operation == rest.OperationCreate && a.Resource.GroupResource() == corev1.Resource("pods") && a.Subresource == ""
+}
+
+// Admit implements admission.MutationInterface.
+func (p *Plugin) Admit(ctx context.Context, a *rest.Attributes) error {
+	pod, ok := a.Object.(*corev1.Pod)
+	if !ok {
+		return nil
+	}
+	return admitServiceAccount(ctx, p.ServiceAccounts, pod)
 }
 
 // The API access volume ServiceAccount admission adds to pods, as
@@ -38,9 +61,9 @@ const (
 // corev1.ServiceAccountMountPath. Mirror pods are left alone. A service account that
 // does not exist (yet) gets its pod no token volume; Kubernetes would
 // refuse the pod.
-func admitServiceAccount(ctx context.Context, objects AdmissionObjects, pod *corev1.Pod) error {
-	defaultServiceAccount(pod)
-	if _, mirror := pod.Annotations[mirrorPodAnnotation]; mirror || objects == nil {
+func admitServiceAccount(ctx context.Context, objects Getter, pod *corev1.Pod) error {
+	helper.DefaultServiceAccount(pod)
+	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror || objects == nil {
 		return nil
 	}
 	if a := pod.Spec.AutomountServiceAccountToken; a != nil && !*a {
@@ -53,7 +76,7 @@ func admitServiceAccount(ctx context.Context, objects AdmissionObjects, pod *cor
 	if sa == nil || pod.Spec.AutomountServiceAccountToken == nil && sa.AutomountServiceAccountToken != nil && !*sa.AutomountServiceAccountToken {
 		return nil
 	}
-	mountAPIAccess(pod, generic.SimpleNameGenerator(APIAccessVolumePrefix))
+	mountAPIAccess(pod, rest.SimpleNameGenerator(APIAccessVolumePrefix))
 	return nil
 }
 
@@ -96,29 +119,4 @@ func mountAPIAccess(pod *corev1.Pod, name string) {
 				FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"}}}}},
 		},
 	}}})
-}
-
-// DefaultTolerationSeconds is how long pods stay on a node that is not
-// ready or unreachable unless they say otherwise.
-const DefaultTolerationSeconds = 300
-
-// defaultTolerations is the DefaultTolerationSeconds admission: a pod
-// that tolerates neither the not-ready nor the unreachable NoExecute taint
-// is given a toleration of each for DefaultTolerationSeconds.
-func defaultTolerations(pod *corev1.Pod) {
-	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
-		tolerated := false
-		for _, t := range pod.Spec.Tolerations {
-			if (t.Key == key || t.Key == "") && (t.Effect == corev1.TaintEffectNoExecute || t.Effect == "") {
-				tolerated = true
-				break
-			}
-		}
-		if !tolerated {
-			seconds := int64(DefaultTolerationSeconds)
-			pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{
-				Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &seconds,
-			})
-		}
-	}
 }

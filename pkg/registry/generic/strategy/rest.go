@@ -26,6 +26,7 @@ func NewStatusREST(main *generic.Store, status rest.UpdateStrategy) *StatusREST 
 	s := *main
 	s.CreateStrategy, s.DeleteStrategy, s.UpdateStrategy = nil, nil, status
 	s.DestroyFunc = nil
+	s.Subresource = "status"
 	return &StatusREST{store: &s}
 }
 

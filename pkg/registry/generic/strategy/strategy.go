@@ -1,6 +1,7 @@
-// Package strategy holds the pieces every per-resource strategy shares: a
-// Strategy built from a few functions, the status and generation rules of
-// resources with a spec, and the storage of their status subresource.
+// Package strategy is the registry side every per-resource strategy shares:
+// a Strategy built from a few functions, the status and generation rules of
+// resources with a spec, and the Stores of a resource and its status and
+// scale subresources.
 package strategy
 
 import (
@@ -42,13 +43,30 @@ type Strategy[T runtime.Object] struct {
 	// set, after the status and generation rules.
 	PrepareCreate func(ctx context.Context, obj T)
 	PrepareUpdate func(ctx context.Context, obj, old T)
-	// ValidateFunc and ValidateUpdateFunc return the field errors.
-	ValidateFunc       func(ctx context.Context, obj T) field.ErrorList
-	ValidateUpdateFunc func(ctx context.Context, obj, old T) field.ErrorList
+	// ValidateFunc and ValidateUpdateFunc return the field errors: the
+	// validation functions of pkg/apis/<group>/validation.
+	ValidateFunc       func(obj T) field.ErrorList
+	ValidateUpdateFunc func(obj, old T) field.ErrorList
 	// Warn returns the warnings of a write.
 	Warn func(obj T) []string
 	// CanonicalizeFunc normalizes obj before it is stored.
 	CanonicalizeFunc func(obj T)
+}
+
+// Namespaced is the strategy of a namespaced resource that only validates.
+func Namespaced[T runtime.Object](validate func(T) field.ErrorList, validateUpdate func(obj, old T) field.ErrorList) *Strategy[T] {
+	return &Strategy[T]{Namespaced: true, ValidateFunc: validate, ValidateUpdateFunc: validateUpdate}
+}
+
+// ClusterScoped is the strategy of a cluster-scoped resource that only
+// validates.
+func ClusterScoped[T runtime.Object](validate func(T) field.ErrorList, validateUpdate func(obj, old T) field.ErrorList) *Strategy[T] {
+	return &Strategy[T]{ValidateFunc: validate, ValidateUpdateFunc: validateUpdate}
+}
+
+// ValidateNew is a ValidateUpdateFunc that validates the new object alone.
+func ValidateNew[T runtime.Object](validate func(T) field.ErrorList) func(obj, old T) field.ErrorList {
+	return func(obj, _ T) field.ErrorList { return validate(obj) }
 }
 
 var (
@@ -120,11 +138,16 @@ func (s *Strategy[T]) Validate(ctx context.Context, obj runtime.Object) field.Er
 	if s.ValidateFunc == nil {
 		return nil
 	}
-	return s.ValidateFunc(ctx, o)
+	return s.ValidateFunc(o)
 }
 
 // ValidateUpdate implements rest.UpdateStrategy.
-func (s *Strategy[T]) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+func (s *Strategy[T]) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return validateUpdate(s.ValidateUpdateFunc, obj, old)
+}
+
+// validateUpdate runs validate (nil for none) on obj and old as Ts.
+func validateUpdate[T runtime.Object](validate func(obj, old T) field.ErrorList, obj, old runtime.Object) field.ErrorList {
 	o, ok := obj.(T)
 	if !ok {
 		return typeError(obj)
@@ -133,10 +156,10 @@ func (s *Strategy[T]) ValidateUpdate(ctx context.Context, obj, old runtime.Objec
 	if !ok {
 		return typeError(old)
 	}
-	if s.ValidateUpdateFunc == nil {
+	if validate == nil {
 		return nil
 	}
-	return s.ValidateUpdateFunc(ctx, o, prev)
+	return validate(o, prev)
 }
 
 // WarningsOnCreate implements rest.CreateStrategy.
@@ -165,7 +188,7 @@ func (s *Strategy[T]) Canonicalize(obj runtime.Object) {
 type StatusStrategy[T runtime.Object] struct {
 	Namespaced bool
 	// ValidateStatus returns the field errors of a status update.
-	ValidateStatus func(ctx context.Context, obj, old T) field.ErrorList
+	ValidateStatus func(obj, old T) field.ErrorList
 	// PrepareStatus keeps more of the stored object, after the spec.
 	PrepareStatus func(ctx context.Context, obj, old T)
 }
@@ -198,19 +221,8 @@ func (s *StatusStrategy[T]) PrepareForUpdate(ctx context.Context, obj, old runti
 }
 
 // ValidateUpdate implements rest.UpdateStrategy.
-func (s *StatusStrategy[T]) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-	o, ok := obj.(T)
-	if !ok {
-		return typeError(obj)
-	}
-	prev, ok := old.(T)
-	if !ok {
-		return typeError(old)
-	}
-	if s.ValidateStatus == nil {
-		return nil
-	}
-	return s.ValidateStatus(ctx, o, prev)
+func (s *StatusStrategy[T]) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return validateUpdate(s.ValidateStatus, obj, old)
 }
 
 // WarningsOnUpdate implements rest.UpdateStrategy.

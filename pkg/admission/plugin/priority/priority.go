@@ -1,4 +1,6 @@
-package pod
+// Package priority is the Priority admission plugin: a new pod's priority
+// and preemption policy come from its PriorityClass.
+package priority
 
 import (
 	"context"
@@ -7,6 +9,9 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+
+	"kubecore.io/kubecore/pkg/admission"
+	"kubecore.io/kubecore/pkg/registry/rest"
 )
 
 // PriorityClassGetter reads the PriorityClasses that pod priority
@@ -17,6 +22,27 @@ type PriorityClassGetter interface {
 	GetPriorityClass(ctx context.Context, name string) (*schedulingv1.PriorityClass, error)
 	// ListPriorityClasses returns every class.
 	ListPriorityClasses(ctx context.Context) ([]*schedulingv1.PriorityClass, error)
+}
+
+// Plugin is Priority admission, a plugin of the mutating phase.
+type Plugin struct {
+	Classes PriorityClassGetter
+}
+
+var _ admission.MutationInterface = (*Plugin)(nil)
+
+// Handles implements admission.Interface: the creates of pods.
+func (p *Plugin) Handles(a *rest.Attributes) bool {
+	return a.Operation == rest.OperationCreate && a.Resource.GroupResource() == corev1.Resource("pods") && a.Subresource == ""
+}
+
+// Admit implements admission.MutationInterface.
+func (p *Plugin) Admit(ctx context.Context, a *rest.Attributes) error {
+	pod, ok := a.Object.(*corev1.Pod)
+	if !ok {
+		return nil
+	}
+	return admitPriority(ctx, p.Classes, pod)
 }
 
 // admitPriority is the Priority admission of a new pod: it sets

@@ -1,9 +1,9 @@
-// Package noderestriction is the NodeRestriction admission: what a kubelet
-// (user system:node:NAME) may write beyond what the Node authorizer can
-// tell from the request alone — mirror pods of its own, its own Node and
-// Lease without changing its taints or protected labels, and tokens bound
-// to its own pods. Other users pass unchecked. Refusals are 403 Forbidden
-// with Kubernetes' wording.
+// Package noderestriction is the NodeRestriction admission plugin: what a
+// kubelet (user system:node:NAME) may write beyond what the Node authorizer
+// can tell from the request alone — mirror pods of its own, its own Node
+// and Lease without changing its taints or protected labels, evictions of
+// its own pods and tokens bound to them. Other users pass unchecked.
+// Refusals are 403 Forbidden with Kubernetes' wording.
 package noderestriction
 
 import (
@@ -24,12 +24,9 @@ import (
 	"kubecore.io/kubecore/pkg/auth/authorizer/node"
 )
 
-// MirrorPodAnnotation marks a kubelet's mirror of a static pod.
-const MirrorPodAnnotation = "kubernetes.io/config.mirror"
-
-// NodeOf returns the node whose kubelet makes the request in ctx, "" when
+// nodeOf returns the node whose kubelet makes the request in ctx, "" when
 // another user does.
-func NodeOf(ctx context.Context) string {
+func nodeOf(ctx context.Context) string {
 	u, _ := apirequest.UserFrom(ctx)
 	return node.NodeOfUser(u)
 }
@@ -38,17 +35,17 @@ func forbidden(resource, name string, format string, args ...any) error {
 	return apierrors.NewForbidden(corev1.Resource(resource), name, fmt.Errorf(format, args...))
 }
 
-// AdmitPodCreate lets a kubelet create only mirror pods bound to itself,
+// admitPodCreate lets a kubelet create only mirror pods bound to itself,
 // owned by its Node (of UID nodeUID when known), referring to no service
 // account, secret, config map or claim.
-func AdmitPodCreate(ctx context.Context, pod *corev1.Pod, nodeUID string) error {
-	n := NodeOf(ctx)
+func admitPodCreate(ctx context.Context, pod *corev1.Pod, nodeUID string) error {
+	n := nodeOf(ctx)
 	if n == "" {
 		return nil
 	}
 	deny := func(format string, args ...any) error { return forbidden("pods", pod.Name, format, args...) }
-	if _, mirror := pod.Annotations[MirrorPodAnnotation]; !mirror {
-		return deny("pod does not have %q annotation, node %q can only create mirror pods", MirrorPodAnnotation, n)
+	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; !mirror {
+		return deny("pod does not have %q annotation, node %q can only create mirror pods", corev1.MirrorPodAnnotationKey, n)
 	}
 	if pod.Spec.NodeName != n {
 		return deny("node %q can only create pods with spec.nodeName set to itself", n)
@@ -76,26 +73,26 @@ func AdmitPodCreate(ctx context.Context, pod *corev1.Pod, nodeUID string) error 
 	return nil
 }
 
-// AdmitPodDelete lets a kubelet delete only pods bound to itself.
-func AdmitPodDelete(ctx context.Context, pod *corev1.Pod) error {
-	if n := NodeOf(ctx); n != "" && pod.Spec.NodeName != n {
+// admitPodDelete lets a kubelet delete only pods bound to itself.
+func admitPodDelete(ctx context.Context, pod *corev1.Pod) error {
+	if n := nodeOf(ctx); n != "" && pod.Spec.NodeName != n {
 		return forbidden("pods", pod.Name, "node %q can only delete pods with spec.nodeName set to itself", n)
 	}
 	return nil
 }
 
-// AdmitEviction lets a kubelet evict only pods bound to itself.
-func AdmitEviction(ctx context.Context, pod *corev1.Pod) error {
-	if n := NodeOf(ctx); n != "" && pod.Spec.NodeName != n {
+// admitEviction lets a kubelet evict only pods bound to itself.
+func admitEviction(ctx context.Context, pod *corev1.Pod) error {
+	if n := nodeOf(ctx); n != "" && pod.Spec.NodeName != n {
 		return forbidden("pods", pod.Name, "node %s can only evict pods with spec.nodeName set to itself", n)
 	}
 	return nil
 }
 
-// AdmitTokenRequest lets a kubelet ask only for tokens bound to a pod
+// admitTokenRequest lets a kubelet ask only for tokens bound to a pod
 // bound to itself; pod is the pod the request names (nil when missing).
-func AdmitTokenRequest(ctx context.Context, sa string, tr *authenticationv1.TokenRequest, pod *corev1.Pod) error {
-	n := NodeOf(ctx)
+func admitTokenRequest(ctx context.Context, sa string, tr *authenticationv1.TokenRequest, pod *corev1.Pod) error {
+	n := nodeOf(ctx)
 	if n == "" {
 		return nil
 	}
@@ -116,11 +113,10 @@ func AdmitTokenRequest(ctx context.Context, sa string, tr *authenticationv1.Toke
 	return nil
 }
 
-// AdmitNode lets a kubelet create and change only its own Node, without
-// changing its taints, and setting only the labels a kubelet may set. It
-// is an admission.Func of nodes.
-func AdmitNode(ctx context.Context, obj, old runtime.Object) error {
-	n := NodeOf(ctx)
+// admitNode lets a kubelet create and change only its own Node, without
+// changing its taints, and setting only the labels a kubelet may set.
+func admitNode(ctx context.Context, obj, old runtime.Object) error {
+	n := nodeOf(ctx)
 	if n == "" {
 		return nil
 	}
@@ -152,10 +148,10 @@ func AdmitNode(ctx context.Context, obj, old runtime.Object) error {
 	return nil
 }
 
-// AdmitLease lets a kubelet write only the Lease of its own name in
-// kube-node-lease. It is an admission.Func of leases.
-func AdmitLease(ctx context.Context, obj, old runtime.Object) error {
-	n := NodeOf(ctx)
+// admitLease lets a kubelet write only the Lease of its own name in
+// kube-node-lease.
+func admitLease(ctx context.Context, obj, old runtime.Object) error {
+	n := nodeOf(ctx)
 	if n == "" {
 		return nil
 	}

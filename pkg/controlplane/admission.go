@@ -1,0 +1,20 @@
+package controlplane
+
+import (
+	"kubecore.io/kubecore/pkg/admission"
+	"kubecore.io/kubecore/pkg/admission/plugin/noderestriction"
+	"kubecore.io/kubecore/pkg/admission/plugin/priority"
+	"kubecore.io/kubecore/pkg/admission/plugin/serviceaccount"
+)
+
+// newAdmission assembles the admission chain every Store's writes pass,
+// in Kubernetes' order of the plugins kubecore has: Priority and
+// ServiceAccount mutate new pods, NodeRestriction validates what kubelets
+// write. The plugins read the objects through the watch cache.
+func newAdmission(objects *objectReader) admission.Chain {
+	return admission.Chain{
+		&priority.Plugin{Classes: objects},
+		&serviceaccount.Plugin{ServiceAccounts: objects},
+		&noderestriction.Plugin{Objects: objects},
+	}
+}
