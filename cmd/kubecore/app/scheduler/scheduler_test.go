@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +26,7 @@ func TestValidate(t *testing.T) {
 			o := NewOptions()
 			o.Kubeconfig = "/some/kubeconfig"
 			tc.change(o)
-			err := o.Validate()
+			err := errors.Join(o.Validate()...)
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatalf("Validate: %v", err)
