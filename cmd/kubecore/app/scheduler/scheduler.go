@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 	"k8s.io/klog/v2"
 
 	corev1 "kubecore.io/api/core/v1"
@@ -153,36 +154,37 @@ func (c Config) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The metrics server and the scheduling run under one errgroup: the
+	// first to fail stops the other.
+	g, gctx := errgroup.WithContext(ctx)
 	if o.MetricsBindAddress != "" {
-		stop, err := serveMetrics(ctx, o.MetricsBindAddress, reg)
+		ln, err := net.Listen("tcp", o.MetricsBindAddress)
 		if err != nil {
-			return err
+			return fmt.Errorf("metrics listener: %w", err)
 		}
-		defer stop()
+		g.Go(func() error { return serveMetrics(gctx, ln, reg) })
 	}
-	factory.Start(ctx)
+	factory.Start(gctx)
 	defer factory.Shutdown()
-	defer cancel()
-
-	return o.LeaderElection.Run(ctx, o.client, sched.Run)
+	g.Go(func() error {
+		defer cancel() // the metrics server stops with the scheduling
+		return o.LeaderElection.Run(gctx, o.client, sched.Run)
+	})
+	return g.Wait()
 }
 
-// serveMetrics serves /metrics and /healthz until ctx ends.
-func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry) (func(), error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("metrics listener: %w", err)
-	}
+// serveMetrics serves /metrics and /healthz on ln until ctx ends.
+func serveMetrics(ctx context.Context, ln net.Listener, reg *prometheus.Registry) error {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			klog.FromContext(ctx).Error(err, "Metrics server stopped")
-		}
-	}()
-	return func() { _ = srv.Close() }, nil
+	stop := context.AfterFunc(ctx, func() { _ = srv.Close() })
+	defer stop()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("metrics server: %w", err)
+	}
+	return nil
 }
 
 // NewCommand returns the scheduler subcommand.
