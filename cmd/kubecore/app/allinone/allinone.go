@@ -187,12 +187,14 @@ func (c Config) Run(ctx context.Context) error {
 			return err
 		}
 		for i, comp := range cc.components {
-			r, err := comp.complete(kubeconfigs[i])
-			if err != nil {
-				return fmt.Errorf("%s: %w", comp.name, err)
-			}
+			// Completed side by side: a kubelet's runtime and serving
+			// certificate need not wait for the controller-manager.
 			g.Go(func() error {
-				if err := r.Run(ctx); err != nil {
+				r, err := comp.complete(kubeconfigs[i])
+				if err == nil {
+					err = r.Run(ctx)
+				}
+				if err != nil {
 					return fmt.Errorf("%s: %w", comp.name, err)
 				}
 				return nil
