@@ -237,32 +237,22 @@ func addWarnings(w http.ResponseWriter, warnings []string) {
 }
 
 func (e *endpoint) create(w http.ResponseWriter, r *http.Request, ns, name string) {
-	out, err := negotiate(r.Header.Get("Accept"))
-	if err != nil {
-		writeError(w, err)
-		return
-	}
 	var opts metav1.CreateOptions
-	_ = opts.FromQuery(r.URL.Query())
-	validation, err := writeOptions("CreateOptions", opts.DryRun, opts.FieldManager, opts.FieldValidation)
-	if err != nil {
-		writeError(w, err)
+	req, ok := e.readWrite(w, r, ns, &opts, nil)
+	if !ok {
 		return
 	}
-	body, err := e.s.readBody(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	obj, warnings, err := e.decodeBody(r, body, validation)
+	obj, warnings, err := e.decodeBody(r, req.body, req.validation)
 	if err == nil {
-		err = e.checkNamespace(obj, ns)
+		// A named create is a subresource's (binding, eviction): its body
+		// may name another object than the path.
+		err = e.checkTarget(obj, ns, "")
 	}
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	ctx := requestContext(r, ns)
+	ctx := req.ctx
 	var created runtime.Object
 	if nc, ok := e.storage.(rest.NamedCreater); ok && e.subresource != "" {
 		created, err = nc.Create(ctx, name, obj, nil, &opts)
@@ -274,7 +264,7 @@ func (e *endpoint) create(w http.ResponseWriter, r *http.Request, ns, name strin
 		return
 	}
 	addWarnings(w, warnings)
-	e.s.writeObject(ctx, w, http.StatusCreated, created, out, e.table, tableOptions(r))
+	e.s.writeObject(ctx, w, http.StatusCreated, created, req.out, e.table, tableOptions(r))
 }
 
 // bodyObject is the UpdatedObjectInfo of a PUT: the decoded body.
@@ -289,35 +279,20 @@ func (b bodyObject) UpdatedObject(context.Context, runtime.Object) (runtime.Obje
 }
 
 func (e *endpoint) update(w http.ResponseWriter, r *http.Request, ns, name string) {
-	out, err := negotiate(r.Header.Get("Accept"))
-	if err != nil {
-		writeError(w, err)
-		return
-	}
 	var opts metav1.UpdateOptions
-	_ = opts.FromQuery(r.URL.Query())
-	validation, err := writeOptions("UpdateOptions", opts.DryRun, opts.FieldManager, opts.FieldValidation)
-	if err != nil {
-		writeError(w, err)
+	req, ok := e.readWrite(w, r, ns, &opts, nil)
+	if !ok {
 		return
 	}
-	body, err := e.s.readBody(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	obj, warnings, err := e.decodeBody(r, body, validation)
+	obj, warnings, err := e.decodeBody(r, req.body, req.validation)
 	if err == nil {
-		err = e.checkNamespace(obj, ns)
-	}
-	if err == nil {
-		err = checkName(obj, name)
+		err = e.checkTarget(obj, ns, name)
 	}
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	ctx := requestContext(r, ns)
+	ctx := req.ctx
 	updated, created, err := e.storage.(rest.Updater).Update(ctx, name, bodyObject{obj}, nil, nil, false, &opts)
 	if err != nil {
 		writeError(w, err)
@@ -328,7 +303,7 @@ func (e *endpoint) update(w http.ResponseWriter, r *http.Request, ns, name strin
 	if created {
 		code = http.StatusCreated
 	}
-	e.s.writeObject(ctx, w, code, updated, out, e.table, tableOptions(r))
+	e.s.writeObject(ctx, w, code, updated, req.out, e.table, tableOptions(r))
 }
 
 // checkName rejects a body naming another object than the path.

@@ -76,10 +76,7 @@ func (p *patchObject) UpdatedObject(_ context.Context, old runtime.Object) (runt
 	p.mu.Lock()
 	p.warnings = warnings
 	p.mu.Unlock()
-	if err := p.e.checkNamespace(obj, p.ns); err != nil {
-		return nil, err
-	}
-	if err := checkName(obj, p.name); err != nil {
+	if err := p.e.checkTarget(obj, p.ns, p.name); err != nil {
 		return nil, err
 	}
 	return obj, nil
@@ -93,51 +90,43 @@ func unprocessable(msg string) error {
 	}}
 }
 
-func (e *endpoint) patch(w http.ResponseWriter, r *http.Request, ns, name string) {
-	out, err := negotiate(r.Header.Get("Accept"))
-	if err != nil {
-		writeError(w, err)
-		return
-	}
+// patchContentType checks that the request's Content-Type is a patch type
+// this endpoint applies.
+func (e *endpoint) patchContentType(r *http.Request) error {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if ct == patchStrategicMerge && e.custom != nil {
 		// As in Kubernetes: custom resources have no patch strategies.
-		writeError(w, apierrors.NewUnsupportedMediaType([]string{patchJSON, patchMerge}))
-		return
+		return apierrors.NewUnsupportedMediaType([]string{patchJSON, patchMerge})
 	}
 	switch ct {
 	case patchJSON, patchMerge, patchStrategicMerge:
+		return nil
 	case patchApply:
-		writeError(w, &apierrors.StatusError{ErrStatus: metav1.Status{
+		return &apierrors.StatusError{ErrStatus: metav1.Status{
 			Status:  metav1.StatusFailure,
 			Message: "server-side apply (application/apply-patch+yaml) is not supported by this server; use client-side apply or a json, merge or strategic-merge patch",
 			Reason:  metav1.StatusReasonUnsupportedMediaType,
 			Code:    http.StatusUnsupportedMediaType,
 			Details: &metav1.StatusDetails{},
-		}})
-		return
+		}}
 	default:
-		writeError(w, apierrors.NewUnsupportedMediaType([]string{patchJSON, patchMerge, patchStrategicMerge}))
-		return
+		return apierrors.NewUnsupportedMediaType([]string{patchJSON, patchMerge, patchStrategicMerge})
 	}
+}
+
+func (e *endpoint) patch(w http.ResponseWriter, r *http.Request, ns, name string) {
 	var opts metav1.PatchOptions
-	_ = opts.FromQuery(r.URL.Query())
-	validation, err := writeOptions("PatchOptions", opts.DryRun, opts.FieldManager, opts.FieldValidation)
-	if err != nil {
-		writeError(w, err)
+	req, ok := e.readWrite(w, r, ns, &opts, e.patchContentType)
+	if !ok {
 		return
 	}
-	body, err := e.s.readBody(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	if len(body) == 0 {
+	if len(req.body) == 0 {
 		writeError(w, apierrors.NewBadRequest("the patch is empty"))
 		return
 	}
-	info := &patchObject{e: e, name: name, ns: ns, patchType: ct, patch: body, validation: validation}
-	ctx := requestContext(r, ns)
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	info := &patchObject{e: e, name: name, ns: ns, patchType: ct, patch: req.body, validation: req.validation}
+	ctx := req.ctx
 	uo := metav1.UpdateOptions{DryRun: opts.DryRun, FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation}
 	updated, _, err := e.storage.(rest.Updater).Update(ctx, name, info, nil, nil, false, &uo)
 	if err != nil {
@@ -147,5 +136,5 @@ func (e *endpoint) patch(w http.ResponseWriter, r *http.Request, ns, name string
 	info.mu.Lock()
 	addWarnings(w, info.warnings)
 	info.mu.Unlock()
-	e.s.writeObject(ctx, w, http.StatusOK, updated, out, e.table, tableOptions(r))
+	e.s.writeObject(ctx, w, http.StatusOK, updated, req.out, e.table, tableOptions(r))
 }

@@ -2,16 +2,12 @@ package controllermanager
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
@@ -148,84 +144,29 @@ func (c Config) Run(ctx context.Context) error {
 	return c.runElected(ctx, client, table, names)
 }
 
+// runElected runs the controllers while this replica holds the Lease
+// (leaderelection.RunLeading: the Lease is released once they stopped).
 func (c Config) runElected(ctx context.Context, client *typed.Clientset, table map[string]InitFunc, names []string) error {
 	le := c.LeaderElection
 	if le.Identity == "" {
-		id, err := identity()
+		id, err := leaderelection.DefaultIdentity()
 		if err != nil {
 			return err
 		}
 		le.Identity = id
 	}
-	logger := klog.FromContext(ctx).WithValues("lease", LeaseNamespace+"/"+LeaseName, "identity", le.Identity)
-	// The elector's context outlives ctx until the controllers have
-	// stopped, so that the Lease is released only when nothing runs.
-	electCtx, stopElection := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopElection()
-	var leading atomic.Bool
-	stop := context.AfterFunc(ctx, func() {
-		if !leading.Load() {
-			stopElection()
-		}
+	return leaderelection.RunLeading(ctx, leaderelection.RunConfig{
+		Client:        client.CoordinationV1().Leases(LeaseNamespace),
+		Namespace:     LeaseNamespace,
+		LeaseName:     LeaseName,
+		Identity:      le.Identity,
+		LeaseDuration: le.LeaseDuration,
+		RenewDeadline: le.RenewDeadline,
+		RetryPeriod:   le.RetryPeriod,
+	}, func(ctx context.Context) error {
+		klog.FromContext(ctx).Info("Leading: starting controllers")
+		return c.runControllers(ctx, client, table, names)
 	})
-	defer stop()
-	done := make(chan error, 1)
-	elector, err := leaderelection.New(leaderelection.Config{
-		Client:          client.CoordinationV1().Leases(LeaseNamespace),
-		LeaseName:       LeaseName,
-		Identity:        le.Identity,
-		LeaseDuration:   le.LeaseDuration,
-		RenewDeadline:   le.RenewDeadline,
-		RetryPeriod:     le.RetryPeriod,
-		ReleaseOnCancel: true,
-		Callbacks: leaderelection.Callbacks{
-			OnStartedLeading: func(leadCtx context.Context) {
-				leading.Store(true)
-				logger.Info("Leading: starting controllers")
-				runCtx, cancel := context.WithCancel(leadCtx)
-				defer cancel()
-				stopWithParent := context.AfterFunc(ctx, cancel)
-				defer stopWithParent()
-				done <- c.runControllers(runCtx, client, table, names)
-				stopElection()
-			},
-			OnStoppedLeading: func() {},
-			OnNewLeader: func(id string) {
-				if id != le.Identity {
-					logger.Info("New leader elected", "leader", id)
-				}
-			},
-		},
-	})
-	if err != nil {
-		return fmt.Errorf("controller-manager leader election: %w", err)
-	}
-	elector.Run(electCtx)
-	if !leading.Load() {
-		return nil // ctx ended before this replica led
-	}
-	runErr := <-done
-	switch {
-	case runErr != nil:
-		return runErr
-	case ctx.Err() != nil:
-		return nil
-	default:
-		return errors.New("controller-manager: leader election lost")
-	}
-}
-
-// identity is hostname_random, unique among replicas.
-func identity() (string, error) {
-	host, err := os.Hostname()
-	if err != nil {
-		return "", fmt.Errorf("leader election identity: %w", err)
-	}
-	b := make([]byte, 8)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("leader election identity: %w", err)
-	}
-	return host + "_" + hex.EncodeToString(b), nil
 }
 
 // runControllers builds the named controllers, starts the shared

@@ -278,8 +278,10 @@ func reconcileObject[T interface {
 
 // RunKubernetesService reconciles the kubernetes Service and Endpoints
 // every interval until ctx ends, so that a deleted or edited one comes
-// back. Failures are logged and retried.
-func (in *Instance) RunKubernetesService(ctx context.Context, interval time.Duration) {
+// back. Failures to reconcile are logged and retried; it returns nil once
+// ctx ended and this server left the Endpoints, so that the API server can
+// run it under its errgroup beside its other loops.
+func (in *Instance) RunKubernetesService(ctx context.Context, interval time.Duration) error {
 	logger := klog.FromContext(ctx)
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -295,7 +297,7 @@ func (in *Instance) RunKubernetesService(ctx context.Context, interval time.Dura
 				}
 				cancel()
 			}
-			return
+			return nil
 		case <-t.C:
 		}
 		if err := in.ReconcileKubernetesService(ctx); err != nil && ctx.Err() == nil {

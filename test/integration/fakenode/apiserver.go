@@ -2,7 +2,6 @@ package fakenode
 
 import (
 	"context"
-	"net"
 	"path/filepath"
 	"testing"
 	"time"
@@ -26,9 +25,9 @@ func StartAPIServer(t testing.TB) (*rest.Config, string) {
 		t.Fatalf("apiserver options: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan struct{})
+	ready := c.Ready()
 	errc := make(chan error, 1)
-	go func() { errc <- c.Run(ctx, func(net.Addr) { close(ready) }) }()
+	go func() { errc <- c.Run(ctx) }()
 	t.Cleanup(func() {
 		cancel()
 		select {

@@ -23,7 +23,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -164,14 +163,13 @@ func startAPIServer(opts APIServerOptions, tempDir func() string) (*APIServer, e
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &APIServer{DataDir: o.DataDir, Kubeconfig: filepath.Join(o.DataDir, "admin.kubeconfig"), cancel: cancel, done: make(chan struct{})}
-	ready := make(chan net.Addr, 1)
 	go func() {
 		defer close(s.done)
-		s.runErr = cfg.Run(ctx, func(addr net.Addr) { ready <- addr })
+		s.runErr = cfg.Run(ctx)
 	}()
 	select {
-	case addr := <-ready:
-		s.URL = "https://" + addr.String()
+	case <-cfg.Ready():
+		s.URL = "https://" + cfg.Addr().String()
 	case <-s.done:
 		cancel()
 		return nil, fmt.Errorf("apiserver exited before it was ready: %v", s.runErr)

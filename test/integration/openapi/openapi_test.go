@@ -5,7 +5,6 @@ package openapi
 import (
 	"bytes"
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,10 +31,10 @@ func startServer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan struct{})
+	ready := c.Ready()
 	done := make(chan error, 1)
 	go func() {
-		done <- c.Run(ctx, func(net.Addr) { close(ready) })
+		done <- c.Run(ctx)
 	}()
 	t.Cleanup(func() {
 		cancel()

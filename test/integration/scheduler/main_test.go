@@ -5,7 +5,6 @@ package scheduler
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,8 +47,8 @@ func run(m *testing.M) int {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	ready := make(chan struct{})
-	go func() { done <- cfg.Run(ctx, func(net.Addr) { close(ready) }) }()
+	ready := cfg.Ready()
+	go func() { done <- cfg.Run(ctx) }()
 	defer func() {
 		cancel()
 		<-done

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -45,8 +44,13 @@ func NewOptions() *Options {
 }
 
 // Validate returns every problem with the options.
-func (o *Options) Validate() error {
-	return o.APIServer.Validate()
+func (o *Options) Validate() []error {
+	errs := o.APIServer.Validate()
+	// The other components' own checks, with what all-in-one fills in.
+	errs = append(errs, o.kubeletOptions(o.APIServer.DataDir, "-").Validate()...)
+	errs = append(errs, controllerManagerOptions("-", o.APIServer.DataDir).Validate()...)
+	errs = append(errs, schedulerOptions("-").Validate()...)
+	return errs
 }
 
 // kubeletOptions are o.Kubelet as all-in-one runs it: its root dir under
@@ -59,6 +63,24 @@ func (o *Options) kubeletOptions(dataDir, kubeconfig string) *kubelet.Options {
 	return &k
 }
 
+// controllerManagerOptions are the controller-manager's as all-in-one runs
+// it: alone, so without leader election, and signing kubelet certificates
+// with the cluster CA of the data dir.
+func controllerManagerOptions(kubeconfig, dataDir string) *controllermanager.Options {
+	o := controllermanager.NewOptions()
+	o.Kubeconfig = kubeconfig
+	o.LeaderElect = false // the only one: nobody to elect against
+	pkiDir := filepath.Join(dataDir, "pki")
+	o.ClusterSigningCertFile, o.ClusterSigningKeyFile = pki.CACertPath(pkiDir), pki.CAKeyPath(pkiDir)
+	return o
+}
+
+func schedulerOptions(kubeconfig string) *scheduler.Options {
+	o := scheduler.NewOptions()
+	o.Kubeconfig = kubeconfig
+	return o
+}
+
 // Config is the completed options; only Complete makes one.
 type Config struct {
 	completed *completedConfig
@@ -68,14 +90,37 @@ type completedConfig struct {
 	apiserver apiserver.Config
 	dataDir   string
 	bind      string
-	nodeName  string
-	kubelet   func(kubeconfig string) *kubelet.Options
-	out       io.Writer
+	// components are the API server's clients, completed once it serves
+	// (their kubeconfigs name its address and their certificates).
+	components []component
+	out        io.Writer
+}
+
+// runner is a completed component: every component's Config is one.
+type runner interface {
+	Run(ctx context.Context) error
+}
+
+var (
+	_ runner = apiserver.Config{}
+	_ runner = controllermanager.Config{}
+	_ runner = scheduler.Config{}
+	_ runner = kubelet.Config{}
+)
+
+// component is one client of the API server that all-in-one runs: its
+// client certificate identity and how its config is completed from its
+// kubeconfig.
+type component struct {
+	name     string // file name of its certificate and kubeconfig
+	user     string
+	group    []string
+	complete func(kubeconfig string) (runner, error)
 }
 
 // Complete validates o and returns the config Run needs.
 func (o *Options) Complete() (Config, error) {
-	if err := o.Validate(); err != nil {
+	if err := errors.Join(o.Validate()...); err != nil {
 		return Config{}, err
 	}
 	ac, err := o.APIServer.Complete()
@@ -90,38 +135,33 @@ func (o *Options) Complete() (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	// The kubelet's own checks, with what all-in-one fills in.
-	if err := o.kubeletOptions(dir, "-").Validate(); err != nil {
-		return Config{}, err
-	}
 	out := o.Out
 	if out == nil {
 		out = io.Discard
 	}
-	return Config{completed: &completedConfig{
-		apiserver: ac, dataDir: dir, bind: o.APIServer.BindAddress, nodeName: node, out: out,
-		kubelet: func(kubeconfig string) *kubelet.Options {
+	components := []component{
+		{name: "controller-manager", user: "system:kube-controller-manager", complete: func(kubeconfig string) (runner, error) {
+			return controllerManagerOptions(kubeconfig, dir).Complete()
+		}},
+		{name: "scheduler", user: "system:kube-scheduler", complete: func(kubeconfig string) (runner, error) {
+			return schedulerOptions(kubeconfig).Complete()
+		}},
+		{name: "kubelet-" + node, user: "system:node:" + node, group: []string{"system:nodes"}, complete: func(kubeconfig string) (runner, error) {
 			k := o.kubeletOptions(dir, kubeconfig)
 			k.NodeName = node
-			return k
-		},
+			return k.Complete()
+		}},
+	}
+	return Config{completed: &completedConfig{
+		apiserver: ac, dataDir: dir, bind: o.APIServer.BindAddress, components: components, out: out,
 	}}, nil
-}
-
-// component is one client of the API server that all-in-one runs: its
-// client certificate identity and how it runs from its kubeconfig.
-type component struct {
-	name  string // file name of its certificate and kubeconfig
-	user  string
-	group []string
-	run   func(ctx context.Context, kubeconfig string) error
 }
 
 // Run starts the API server (and with it etcd), then, once it serves, the
 // other components, each with its own client certificate and kubeconfig
-// under the data dir. The first component to fail stops the others, and
-// Run returns its error; otherwise Run returns when ctx ends and every
-// component has stopped.
+// under the data dir. Every component runs under one errgroup: the first
+// to fail stops the others, and Run returns its error; otherwise Run
+// returns when ctx ends and every component has stopped.
 func (c Config) Run(ctx context.Context) error {
 	cc := c.completed
 	if cc == nil {
@@ -129,42 +169,32 @@ func (c Config) Run(ctx context.Context) error {
 	}
 	start := time.Now()
 	g, ctx := errgroup.WithContext(ctx)
-	apiReady := make(chan net.Addr, 1)
 	g.Go(func() error {
-		if err := cc.apiserver.Run(ctx, func(a net.Addr) { apiReady <- a }); err != nil {
+		if err := cc.apiserver.Run(ctx); err != nil {
 			return fmt.Errorf("apiserver: %w", err)
 		}
 		return nil
 	})
 	g.Go(func() error {
-		var addr net.Addr
 		select {
-		case addr = <-apiReady:
+		case <-cc.apiserver.Ready():
 		case <-ctx.Done():
 			return nil
 		}
-		serverURL := "https://" + addr.String()
-		components := []component{
-			{name: "controller-manager", user: "system:kube-controller-manager", run: func(ctx context.Context, kubeconfig string) error {
-				return runControllerManager(ctx, kubeconfig, filepath.Join(cc.dataDir, "pki"))
-			}},
-			{name: "scheduler", user: "system:kube-scheduler", run: runScheduler},
-			{name: "kubelet-" + cc.nodeName, user: "system:node:" + cc.nodeName, group: []string{"system:nodes"},
-				run: func(ctx context.Context, kubeconfig string) error {
-					c, err := cc.kubelet(kubeconfig).Complete()
-					if err != nil {
-						return err
-					}
-					return c.Run(ctx)
-				}},
-		}
-		kubeconfigs, err := cc.writeKubeconfigs(serverURL, components)
+		serverURL := "https://" + cc.apiserver.Addr().String()
+		kubeconfigs, err := cc.writeKubeconfigs(serverURL, cc.components)
 		if err != nil {
 			return err
 		}
-		for i, comp := range components {
+		for i, comp := range cc.components {
+			// Completed side by side: a kubelet's runtime and serving
+			// certificate need not wait for the controller-manager.
 			g.Go(func() error {
-				if err := comp.run(ctx, kubeconfigs[i]); err != nil {
+				r, err := comp.complete(kubeconfigs[i])
+				if err == nil {
+					err = r.Run(ctx)
+				}
+				if err != nil {
 					return fmt.Errorf("%s: %w", comp.name, err)
 				}
 				return nil
@@ -202,30 +232,6 @@ func (cc *completedConfig) writeKubeconfigs(serverURL string, comps []component)
 		}
 	}
 	return paths, nil
-}
-
-// runControllerManager runs the controllers; kubelets joining with a
-// bootstrap token get their certificates from the CA of pkiDir.
-func runControllerManager(ctx context.Context, kubeconfig, pkiDir string) error {
-	o := controllermanager.NewOptions()
-	o.Kubeconfig = kubeconfig
-	o.LeaderElect = false // the only one: nobody to elect against
-	o.ClusterSigningCertFile, o.ClusterSigningKeyFile = pki.CACertPath(pkiDir), pki.CAKeyPath(pkiDir)
-	c, err := o.Complete()
-	if err != nil {
-		return err
-	}
-	return c.Run(ctx, nil)
-}
-
-func runScheduler(ctx context.Context, kubeconfig string) error {
-	o := scheduler.NewOptions()
-	o.Kubeconfig = kubeconfig
-	c, err := o.Complete()
-	if err != nil {
-		return err
-	}
-	return c.Run(ctx)
 }
 
 // NewCommand returns the all-in-one subcommand.

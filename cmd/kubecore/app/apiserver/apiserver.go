@@ -4,6 +4,7 @@ package apiserver
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -15,11 +16,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"golang.org/x/sync/errgroup"
 	"k8s.io/klog/v2"
 
 	corev1 "kubecore.io/api/core/v1"
@@ -47,6 +50,18 @@ type Resources struct {
 	// their definitions are Established; ReadyChecks join /readyz.
 	Dynamic     *apiserver.DynamicGroups
 	ReadyChecks []apiserver.HealthCheck
+	// Loops are the background loops of these resources (the kubernetes
+	// Service repair, the custom resource controllers). Run runs them under
+	// the server's errgroup until its context ends: the first to fail
+	// stops the server, and Run returns its error.
+	Loops []Loop
+}
+
+// Loop is a named background loop of the API server; it returns nil when
+// ctx ends and an error when it cannot go on.
+type Loop struct {
+	Name string
+	Run  func(ctx context.Context) error
 }
 
 // ResourcesFunc builds the storage of every served resource on an etcd
@@ -152,21 +167,21 @@ func controlPlane(serviceCIDR, pkiDir string) ResourcesFunc {
 		}
 		// The watch caches stop with the server, before etcd closes.
 		context.AfterFunc(ctx, in.Destroy)
-		go in.RunKubernetesService(ctx, controlplane.KubernetesServiceInterval)
-		go func() {
-			if err := in.RunAPIExtensions(ctx); err != nil {
-				klog.ErrorS(err, "Custom resources are not served")
-			}
-		}()
 		return Resources{
 			Scheme: in.Scheme, Groups: in.Groups, Authorizer: in.Authorizer(), Tokens: in.TokenAuthenticators(),
 			Dynamic: in.DynamicGroups(), ReadyChecks: []apiserver.HealthCheck{in.APIExtensionsReadyCheck()},
+			Loops: []Loop{
+				{Name: "kubernetes service", Run: func(ctx context.Context) error {
+					return in.RunKubernetesService(ctx, controlplane.KubernetesServiceInterval)
+				}},
+				{Name: "custom resources", Run: in.RunAPIExtensions},
+			},
 		}, nil
 	}
 }
 
 // Validate returns every problem with the options.
-func (o *Options) Validate() error {
+func (o *Options) Validate() []error {
 	var errs []error
 	if o.DataDir == "" {
 		errs = append(errs, errors.New("--data-dir is required"))
@@ -195,68 +210,148 @@ func (o *Options) Validate() error {
 		}
 	}
 	errs = append(errs, o.Limits.Validate()...)
-	return errors.Join(errs...)
+	return errs
 }
 
-// Config is the completed options; only Complete makes one.
+// Config is the completed options; only Complete makes one. Run it once.
 type Config struct {
-	completed *Options
+	completed *completedConfig
 }
 
-// Complete validates o and returns the config Run needs.
+// completedConfig is everything Run needs, every flag and file read.
+type completedConfig struct {
+	dataDir     string
+	bindAddress string
+	securePort  int
+	serviceCIDR string
+	// etcdServers, with etcdTLS, are the external etcd; none runs an
+	// embedded member in DATA_DIR/etcd.
+	etcdServers []string
+	etcdTLS     *tls.Config
+	// staticTokens is --token-auth-file's, nil without it.
+	staticTokens authenticator.Token
+	// kubelet is how pods/log and pods/exec reach kubelets, but for the
+	// client certificate, which Run issues with the PKI.
+	kubelet   node.KubeletClientConfig
+	limits    LimitOptions
+	profiling bool
+	resources ResourcesFunc
+
+	// ready is closed once the server serves at addr.
+	ready  chan struct{}
+	addrMu sync.Mutex
+	addr   net.Addr
+}
+
+// Complete validates o, reads every file it names (the etcd TLS files, the
+// token file, the kubelet CA) and returns the config Run needs.
 func (o *Options) Complete() (Config, error) {
-	if err := o.Validate(); err != nil {
+	if err := errors.Join(o.Validate()...); err != nil {
 		return Config{}, err
 	}
-	c := *o
-	abs, err := filepath.Abs(c.DataDir)
+	dataDir, err := filepath.Abs(o.DataDir)
 	if err != nil {
-		return Config{}, fmt.Errorf("data dir %q: %w", c.DataDir, err)
+		return Config{}, fmt.Errorf("data dir %q: %w", o.DataDir, err)
 	}
-	c.DataDir = abs
-	if c.Resources == nil {
-		c.Resources = controlPlane(c.ServiceClusterIPRange, filepath.Join(c.DataDir, "pki"))
+	c := &completedConfig{
+		dataDir:     dataDir,
+		bindAddress: o.BindAddress,
+		securePort:  o.SecurePort,
+		serviceCIDR: o.ServiceClusterIPRange,
+		etcdServers: slices.Clone(o.EtcdServers),
+		limits:      o.Limits,
+		profiling:   o.Profiling,
+		resources:   o.Resources,
+		ready:       make(chan struct{}),
 	}
-	return Config{completed: &c}, nil
+	if len(c.etcdServers) > 0 {
+		if c.etcdTLS, err = o.etcdTLS(); err != nil {
+			return Config{}, err
+		}
+	}
+	if o.TokenAuthFile != "" {
+		static, err := tokenfile.Load(o.TokenAuthFile)
+		if err != nil {
+			return Config{}, err
+		}
+		c.staticTokens = static
+	}
+	if c.kubelet, err = o.kubeletClientConfig(); err != nil {
+		return Config{}, err
+	}
+	if c.resources == nil {
+		c.resources = controlPlane(c.serviceCIDR, filepath.Join(c.dataDir, "pki"))
+	}
+	return Config{completed: c}, nil
+}
+
+// Ready is closed once the server serves; Addr is then where.
+func (c Config) Ready() <-chan struct{} {
+	if c.completed == nil {
+		return nil
+	}
+	return c.completed.ready
+}
+
+// Addr is the address the server listens on, once Ready is closed.
+func (c Config) Addr() net.Addr {
+	if c.completed == nil {
+		return nil
+	}
+	c.completed.addrMu.Lock()
+	defer c.completed.addrMu.Unlock()
+	return c.completed.addr
 }
 
 // Run starts etcd (embedded unless --etcd-servers), the PKI and kubeconfig,
 // and the API server; it serves until ctx ends, then shuts down in order:
-// readiness fails, requests drain, watches end, etcd closes. ready, when
-// not nil, is told the address once the server serves.
-func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
+// readiness fails, requests drain, watches end, etcd closes. The server,
+// the embedded etcd member, the certificate renewal and the resources'
+// background loops run under one errgroup: the first of them to fail stops
+// the others, and Run returns its error. Ready is closed once it serves.
+func (c Config) Run(ctx context.Context) error {
 	o := c.completed
 	if o == nil {
 		return errors.New("apiserver config was not completed")
 	}
-	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
+	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	g, ctx := errgroup.WithContext(ctx)
+	// On an early return, what already runs stops before Run returns.
+	defer func() { cancel(); _ = g.Wait() }()
 	var client *clientv3.Client
-	if len(o.EtcdServers) == 0 {
-		member, err := etcd.Start(ctx, etcd.Config{DataDir: filepath.Join(o.DataDir, "etcd")})
+	if len(o.etcdServers) == 0 {
+		member, err := etcd.Start(ctx, etcd.Config{DataDir: filepath.Join(o.dataDir, "etcd")})
 		if err != nil {
 			return fmt.Errorf("start embedded etcd: %w", err)
 		}
 		defer member.Close()
+		g.Go(func() error {
+			select {
+			case err := <-member.Err():
+				return fmt.Errorf("embedded etcd: %w", err)
+			case <-ctx.Done():
+				return nil
+			}
+		})
 		client = member.Client()
 	} else {
-		tlsConfig, err := o.etcdTLS()
+		var err error
+		client, err = clientv3.New(clientv3.Config{Endpoints: o.etcdServers, DialTimeout: 5 * time.Second, TLS: o.etcdTLS, Context: ctx})
 		if err != nil {
-			return err
-		}
-		client, err = clientv3.New(clientv3.Config{Endpoints: o.EtcdServers, DialTimeout: 5 * time.Second, TLS: tlsConfig, Context: ctx})
-		if err != nil {
-			return fmt.Errorf("connect to etcd %s: %w", strings.Join(o.EtcdServers, ","), err)
+			return fmt.Errorf("connect to etcd %s: %w", strings.Join(o.etcdServers, ","), err)
 		}
 		defer client.Close()
 	}
 
-	hosts, err := pki.DefaultHosts(o.BindAddress)
+	pkiDir := filepath.Join(o.dataDir, "pki")
+	hosts, err := pki.DefaultHosts(o.bindAddress)
 	if err != nil {
 		return fmt.Errorf("serving certificate hosts: %w", err)
 	}
-	bundle, err := pki.EnsureServing(filepath.Join(o.DataDir, "pki"), pki.Options{Hosts: hosts})
+	bundle, err := pki.EnsureServing(pkiDir, pki.Options{Hosts: hosts})
 	if err != nil {
 		return fmt.Errorf("pki: %w", err)
 	}
@@ -266,35 +361,28 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	for _, is := range bundle.Issued {
 		klog.InfoS("Issued certificate", "name", is.Name, "reason", is.Reason)
 	}
-
-	kubelet, err := o.kubeletClientConfig(bundle)
+	kubelet, err := withKubeletClientCert(o.kubelet, bundle)
 	if err != nil {
 		return err
 	}
 	// Listen first: the kubernetes Service's endpoints need the real port.
-	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
+	ln, err := net.Listen("tcp", net.JoinHostPort(o.bindAddress, strconv.Itoa(o.securePort)))
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	defer func() { _ = ln.Close() }() // the server closes it first when it ran
-	advertise, err := advertiseEndpoint(o.BindAddress, ln.Addr(), net.InterfaceAddrs)
+	advertise, err := advertiseEndpoint(o.bindAddress, ln.Addr(), net.InterfaceAddrs)
 	if err != nil {
 		return err
 	}
-	res := Resources{Scheme: runtime.NewScheme()}
-	if o.Resources != nil {
-		if res, err = o.Resources(ctx, client, kubelet, advertise); err != nil {
-			return fmt.Errorf("install resources: %w", err)
-		}
+	res, err := o.resources(ctx, client, kubelet, advertise)
+	if err != nil {
+		return fmt.Errorf("install resources: %w", err)
 	}
 	authn := authenticator.Union{authenticator.NewClientCert(bundle.CAPool())}
 	tokens := res.Tokens
-	if o.TokenAuthFile != "" {
-		static, err := tokenfile.Load(o.TokenAuthFile)
-		if err != nil {
-			return err
-		}
-		tokens = append([]authenticator.Token{static}, tokens...)
+	if o.staticTokens != nil {
+		tokens = append([]authenticator.Token{o.staticTokens}, tokens...)
 	}
 	if len(tokens) > 0 {
 		authn = append(authn, &authenticator.BearerToken{Tokens: tokens})
@@ -304,10 +392,9 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	// The advertised address, not the listener's: one bound to every
 	// address reports "[::]", which no client can verify a certificate for.
 	serverURL := "https://" + net.JoinHostPort(advertise.IP.String(), strconv.Itoa(advertise.Port))
-	kubeconfig := filepath.Join(o.DataDir, "admin.kubeconfig")
-	serving := &certRenewer{dir: filepath.Join(o.DataDir, "pki"), hosts: hosts, serverURL: serverURL, kubeconfig: kubeconfig}
+	kubeconfig := filepath.Join(o.dataDir, "admin.kubeconfig")
+	serving := &certRenewer{dir: pkiDir, hosts: hosts, serverURL: serverURL, kubeconfig: kubeconfig}
 	serving.use(bundle)
-	go serving.run(ctx, certCheckInterval)
 	cfg := apiserver.Config{
 		Scheme:         res.Scheme,
 		Groups:         res.Groups,
@@ -316,7 +403,7 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 		Listener:       ln,
 		GetServingCert: serving.current,
 		ClientCA:       bundle.CAPool(),
-		Profiling:      o.Profiling,
+		Profiling:      o.profiling,
 		ReadyChecks: []apiserver.HealthCheck{{Name: "etcd", Check: func(ctx context.Context) error {
 			ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			defer cancel()
@@ -326,7 +413,7 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	}
 	cfg.Dynamic = res.Dynamic
 	cfg.ReadyChecks = append(cfg.ReadyChecks, res.ReadyChecks...)
-	audit, err := o.Limits.apply(&cfg)
+	audit, err := o.limits.apply(&cfg)
 	if err != nil {
 		return err
 	}
@@ -334,7 +421,7 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 		// After the server stopped: every request's event is queued.
 		defer func() {
 			if err := audit.Close(); err != nil {
-				klog.ErrorS(err, "Closing the audit log", "path", o.Limits.AuditLogPath)
+				klog.ErrorS(err, "Closing the audit log", "path", o.limits.AuditLogPath)
 			}
 		}()
 	}
@@ -349,17 +436,30 @@ func (c Config) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	if err := pki.WriteAdminKubeconfig(kubeconfig, serverURL, bundle); err != nil {
 		return fmt.Errorf("write %s: %w", kubeconfig, err)
 	}
-	go func() {
+	g.Go(func() error { return serving.run(ctx, certCheckInterval) })
+	for _, l := range res.Loops {
+		g.Go(func() error {
+			if err := l.Run(ctx); err != nil {
+				return fmt.Errorf("%s: %w", l.Name, err)
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
 		select {
 		case <-srv.Ready():
-			klog.InfoS("kubecore apiserver is ready", "url", serverURL, "kubeconfig", kubeconfig)
-			if ready != nil {
-				ready(srv.Addr())
-			}
 		case <-ctx.Done():
+			return nil
 		}
-	}()
-	return srv.Run(ctx)
+		o.addrMu.Lock()
+		o.addr = srv.Addr()
+		o.addrMu.Unlock()
+		klog.InfoS("kubecore apiserver is ready", "url", serverURL, "kubeconfig", kubeconfig)
+		close(o.ready)
+		return nil
+	})
+	g.Go(func() error { return srv.Run(ctx) })
+	return g.Wait()
 }
 
 // advertiseEndpoint is where pods reach a server bound to bind and
@@ -410,15 +510,10 @@ func advertiseEndpoint(bind string, addr net.Addr, interfaceAddrs func() ([]net.
 	return ep, nil
 }
 
-// kubeletClientConfig issues (or reuses) the apiserver's client
-// certificate to kubelets and returns how to reach them.
-func (o *Options) kubeletClientConfig(bundle *pki.Bundle) (node.KubeletClientConfig, error) {
-	kp, err := bundle.EnsureClientCert(kubeletClientName, kubeletClientCN, []string{pki.MastersGroup})
-	if err != nil {
-		return node.KubeletClientConfig{}, fmt.Errorf("kubelet client certificate: %w", err)
-	}
-	cert := kp.TLSCertificate()
-	cfg := node.KubeletClientConfig{ClientCertificate: &cert}
+// kubeletClientConfig returns how to reach kubelets by the flags, with the
+// CA of --kubelet-certificate-authority read.
+func (o *Options) kubeletClientConfig() (node.KubeletClientConfig, error) {
+	var cfg node.KubeletClientConfig
 	for _, t := range o.KubeletPreferredAddressTypes {
 		cfg.PreferredAddressTypes = append(cfg.PreferredAddressTypes, corev1.NodeAddressType(t))
 	}
@@ -435,6 +530,19 @@ func (o *Options) kubeletClientConfig(bundle *pki.Bundle) (node.KubeletClientCon
 	return cfg, nil
 }
 
+// withKubeletClientCert issues (or reuses) the apiserver's client
+// certificate to kubelets and adds it to cfg.
+func withKubeletClientCert(cfg node.KubeletClientConfig, bundle *pki.Bundle) (node.KubeletClientConfig, error) {
+	kp, err := bundle.EnsureClientCert(kubeletClientName, kubeletClientCN, []string{pki.MastersGroup})
+	if err != nil {
+		return node.KubeletClientConfig{}, fmt.Errorf("kubelet client certificate: %w", err)
+	}
+	cert := kp.TLSCertificate()
+	cfg.ClientCertificate = &cert
+	cfg.PreferredAddressTypes = slices.Clone(cfg.PreferredAddressTypes)
+	return cfg, nil
+}
+
 // NewCommand returns the apiserver subcommand.
 func NewCommand() *cobra.Command {
 	o := NewOptions()
@@ -447,7 +555,7 @@ func NewCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return c.Run(cmd.Context(), nil)
+			return c.Run(cmd.Context())
 		},
 	}
 	fs := cmd.Flags()

@@ -1,10 +1,19 @@
 package apiserver
 
 import (
+	"context"
 	"errors"
 	"net"
 	"strings"
 	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"kubecore.io/apimachinery/pkg/runtime"
+
+	"kubecore.io/kubecore/pkg/controlplane"
+	"kubecore.io/kubecore/pkg/registry/core/node"
 )
 
 func TestValidate(t *testing.T) {
@@ -70,5 +79,50 @@ func TestAdvertiseEndpoint(t *testing.T) {
 	}
 	if _, err := advertiseEndpoint("0.0.0.0", listening, func() ([]net.Addr, error) { return nil, errors.New("boom") }); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("interface error: %v", err)
+	}
+}
+
+// A background loop that fails stops the serving API server: Run returns
+// the loop's error, named, instead of logging it and serving on.
+func TestBackgroundLoopFailureEndsRun(t *testing.T) {
+	o := NewOptions()
+	o.DataDir, o.SecurePort = t.TempDir(), 0
+	boom := errors.New("loop broke")
+	var c Config
+	loopCtxDone := make(chan struct{})
+	o.Resources = func(ctx context.Context, _ *clientv3.Client, _ node.KubeletClientConfig, _ controlplane.Endpoint) (Resources, error) {
+		return Resources{Scheme: runtime.NewScheme(), Loops: []Loop{
+			{Name: "failing loop", Run: func(ctx context.Context) error {
+				select {
+				case <-c.Ready(): // fail while the server serves
+					return boom
+				case <-ctx.Done():
+					return nil
+				}
+			}},
+			{Name: "other loop", Run: func(ctx context.Context) error {
+				<-ctx.Done()
+				close(loopCtxDone)
+				return nil
+			}},
+		}}, nil
+	}
+	var err error
+	if c, err = o.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err = c.Run(ctx)
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "failing loop") {
+		t.Fatalf("Run = %v, want the failing loop's error", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("Run returned only when the test's context ended")
+	}
+	select {
+	case <-loopCtxDone:
+	default:
+		t.Error("the other loops were still running when Run returned")
 	}
 }

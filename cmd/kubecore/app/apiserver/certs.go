@@ -39,16 +39,22 @@ func (r *certRenewer) use(b *pki.Bundle) {
 // current is the certificate to serve.
 func (r *certRenewer) current() *tls.Certificate { return r.cert.Load() }
 
-// run checks the directory every interval until ctx ends.
-func (r *certRenewer) run(ctx context.Context, interval time.Duration) {
+// run checks the directory every interval until ctx ends, then returns
+// nil. A failed check is logged and tried again at the next interval while
+// the served certificate is still valid; once it has expired, a failed
+// check is the error run returns: a server no client can verify is down.
+func (r *certRenewer) run(ctx context.Context, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-t.C:
 			if err := r.check(); err != nil {
+				if c := r.current(); c != nil && c.Leaf != nil && !time.Now().Before(c.Leaf.NotAfter) {
+					return fmt.Errorf("serving certificate expired at %s and cannot be renewed: %w", c.Leaf.NotAfter.UTC().Format(time.RFC3339), err)
+				}
 				klog.ErrorS(err, "Failed to check the certificates; serving the current ones", "dir", r.dir)
 			}
 		}

@@ -1,8 +1,14 @@
 package apiserver
 
 import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"kubecore.io/kubecore/pkg/pki"
 )
@@ -30,5 +36,43 @@ func TestCertRenewerServesRotated(t *testing.T) {
 	}
 	if r.current().Leaf.SerialNumber.Cmp(before) == 0 {
 		t.Error("the rotated certificate is not served after the check")
+	}
+}
+
+// A failed check is retried while the served certificate is valid; once it
+// has expired, the failure ends run with its cause.
+func TestCertRenewerFailsOnceExpired(t *testing.T) {
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		notAfter time.Time
+		wantErr  bool
+	}{
+		{"valid", time.Now().Add(time.Hour), false},
+		{"expired", time.Now().Add(-time.Hour), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &certRenewer{dir: filepath.Join(notADir, "pki"), hosts: []string{"localhost"}}
+			r.cert.Store(&tls.Certificate{Leaf: &x509.Certificate{NotAfter: tc.notAfter}})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- r.run(ctx, time.Millisecond) }()
+			if !tc.wantErr {
+				time.Sleep(20 * time.Millisecond) // a few failed checks
+				cancel()
+			}
+			select {
+			case err := <-done:
+				if tc.wantErr != (err != nil) || tc.wantErr && !strings.Contains(err.Error(), "expired") {
+					t.Fatalf("run = %v, want error %v", err, tc.wantErr)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("run did not return")
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -18,7 +19,7 @@ func TestValidateEtcdTLS(t *testing.T) {
 	} {
 		o := NewOptions()
 		tc.mutate(o)
-		err := o.Validate()
+		err := errors.Join(o.Validate()...)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s: Validate() = %v, want %q", name, err, tc.want)
 		}

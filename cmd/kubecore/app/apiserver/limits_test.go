@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,7 +66,7 @@ func TestValidateLimits(t *testing.T) {
 		o := NewOptions()
 		o.DataDir = t.TempDir()
 		c.mutate(&o.Limits)
-		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), c.err) {
+		if err := errors.Join(o.Validate()...); err == nil || !strings.Contains(err.Error(), c.err) {
 			t.Errorf("error %v, want %q", err, c.err)
 		}
 	}

@@ -5,6 +5,7 @@
 package certs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,8 +23,20 @@ import (
 	"kubecore.io/kubecore/pkg/pki"
 )
 
+// The verbs of `kubecore certs`.
+const (
+	VerbCheck      = "check"
+	VerbRotate     = "rotate"
+	VerbKubeconfig = "kubeconfig"
+)
+
 // Options are the flags of `kubecore certs`.
 type Options struct {
+	// Verb is check, rotate or kubeconfig.
+	Verb string
+	// Output receives what the verb prints.
+	Output io.Writer
+
 	DataDir string
 	// BindAddress is the apiserver's, which its serving certificate covers.
 	BindAddress string
@@ -43,25 +56,99 @@ func NewOptions() *Options {
 	return &Options{DataDir: a.DataDir, BindAddress: a.BindAddress, Now: time.Now}
 }
 
-// pkiDir returns DATA_DIR/pki, which must hold a CA.
-func (o *Options) pkiDir() (string, error) {
+// Validate returns every problem with the options of the verb.
+func (o *Options) Validate() []error {
+	var errs []error
 	if o.DataDir == "" {
-		return "", errors.New("--data-dir is required")
+		errs = append(errs, errors.New("--data-dir is required"))
+	}
+	switch o.Verb {
+	case VerbCheck, VerbRotate:
+	case VerbKubeconfig:
+		if o.User == "" {
+			errs = append(errs, errors.New("--user is required"))
+		}
+		servers := clientcmd.SplitServers(o.Server)
+		if len(servers) == 0 {
+			errs = append(errs, fmt.Errorf("--server %q must be an https:// URL", o.Server))
+		}
+		for _, s := range servers {
+			if u, err := url.Parse(s); err != nil || u.Scheme != "https" || u.Host == "" {
+				errs = append(errs, fmt.Errorf("--server %q must be an https:// URL", s))
+			}
+		}
+		if o.Out == "" {
+			errs = append(errs, errors.New("--out is required"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("unknown verb %q: want check, rotate or kubeconfig", o.Verb))
+	}
+	return errs
+}
+
+// Config is the completed options; only Complete makes one.
+type Config struct {
+	completed *completedConfig
+}
+
+type completedConfig struct {
+	Options
+	// dir is DATA_DIR/pki, which holds a CA.
+	dir string
+}
+
+// Complete validates o and finds the data dir's certificates.
+func (o *Options) Complete() (Config, error) {
+	if err := errors.Join(o.Validate()...); err != nil {
+		return Config{}, err
 	}
 	dir := filepath.Join(o.DataDir, "pki")
 	if !pki.Exists(dir) {
-		return "", fmt.Errorf("no certificates in %s: start kubecore apiserver or all-in-one with --data-dir %s first", dir, o.DataDir)
+		return Config{}, fmt.Errorf("no certificates in %s: start kubecore apiserver or all-in-one with --data-dir %s first", dir, o.DataDir)
 	}
-	return dir, nil
+	c := &completedConfig{Options: *o, dir: dir}
+	if c.Output == nil {
+		c.Output = io.Discard
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return Config{completed: c}, nil
+}
+
+// Run runs the verb.
+func (c Config) Run(context.Context) error {
+	cc := c.completed
+	if cc == nil {
+		return errors.New("certs config was not completed")
+	}
+	switch cc.Verb {
+	case VerbCheck:
+		return cc.check()
+	case VerbRotate:
+		return cc.rotate()
+	default:
+		return cc.kubeconfig()
+	}
+}
+
+// run completes o for verb and runs it, printing to out.
+func (o *Options) run(verb string, out io.Writer) error {
+	v := *o
+	v.Verb, v.Output = verb, out
+	c, err := v.Complete()
+	if err != nil {
+		return err
+	}
+	return c.Run(context.Background())
 }
 
 // Check prints every certificate with its expiry; it fails when one is
 // expired, expiring within 30 days or not signed by the CA.
-func (o *Options) Check(out io.Writer) error {
-	dir, err := o.pkiDir()
-	if err != nil {
-		return err
-	}
+func (o *Options) Check(out io.Writer) error { return o.run(VerbCheck, out) }
+
+func (o *completedConfig) check() error {
+	dir, out := o.dir, o.Output
 	now := o.Now()
 	statuses, err := pki.Inspect(dir, now)
 	if err != nil {
@@ -81,11 +168,10 @@ func (o *Options) Check(out io.Writer) error {
 }
 
 // Rotate re-issues every certificate but the CA and prints the result.
-func (o *Options) Rotate(out io.Writer) error {
-	dir, err := o.pkiDir()
-	if err != nil {
-		return err
-	}
+func (o *Options) Rotate(out io.Writer) error { return o.run(VerbRotate, out) }
+
+func (o *completedConfig) rotate() error {
+	dir, out := o.dir, o.Output
 	hosts, err := pki.DefaultHosts(o.BindAddress)
 	if err != nil {
 		return err
@@ -133,30 +219,10 @@ func certName(user string) string {
 // Kubeconfig issues (or reuses) a client certificate for the user and
 // groups, signed by the data dir's CA, and writes a kubeconfig with it
 // for the server: what a component or a user on another machine needs.
-func (o *Options) Kubeconfig(out io.Writer) error {
-	dir, err := o.pkiDir()
-	if err != nil {
-		return err
-	}
-	var errs []error
-	if o.User == "" {
-		errs = append(errs, errors.New("--user is required"))
-	}
-	servers := clientcmd.SplitServers(o.Server)
-	if len(servers) == 0 {
-		errs = append(errs, fmt.Errorf("--server %q must be an https:// URL", o.Server))
-	}
-	for _, s := range servers {
-		if u, err := url.Parse(s); err != nil || u.Scheme != "https" || u.Host == "" {
-			errs = append(errs, fmt.Errorf("--server %q must be an https:// URL", s))
-		}
-	}
-	if o.Out == "" {
-		errs = append(errs, errors.New("--out is required"))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
+func (o *Options) Kubeconfig(out io.Writer) error { return o.run(VerbKubeconfig, out) }
+
+func (o *completedConfig) kubeconfig() error {
+	dir, out := o.dir, o.Output
 	hosts, err := pki.DefaultHosts(o.BindAddress)
 	if err != nil {
 		return err

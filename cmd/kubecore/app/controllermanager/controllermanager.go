@@ -15,6 +15,7 @@ import (
 
 	"kubecore.io/client/rest"
 	"kubecore.io/client/tools/clientcmd"
+	"kubecore.io/client/util/cert"
 
 	"kubecore.io/kubecore/cmd/kubecore/app/options"
 	"kubecore.io/kubecore/pkg/controller/certificates"
@@ -27,11 +28,9 @@ type Options struct {
 	Kubeconfig string
 	// Controllers is --controllers: "*", "name" or "-name" entries.
 	Controllers []string
-	// LeaderElect and the lease timing.
-	LeaderElect              bool
-	LeaderElectLeaseDuration time.Duration
-	LeaderElectRenewDeadline time.Duration
-	LeaderElectRetryPeriod   time.Duration
+	// LeaderElection runs the controllers only while holding the Lease
+	// kube-system/kube-controller-manager (on by default).
+	options.LeaderElection
 	// KubeAPIQPS and KubeAPIBurst limit the requests to the API server.
 	KubeAPIQPS   float32
 	KubeAPIBurst int
@@ -55,22 +54,20 @@ type Options struct {
 
 	// Table is the controllers known; nil means controllermanager.Controllers().
 	Table map[string]controllermanager.InitFunc
+	// RESTConfig, when set, is used instead of Kubeconfig (all-in-one, tests).
+	RESTConfig *rest.Config
 }
 
 // NewOptions returns the defaults: every controller, leader election with
 // Kubernetes' timing, and client limits high enough that a Deployment of
 // thousands of replicas is not throttled by the client.
 func NewOptions() *Options {
-	le := controllermanager.DefaultLeaderElection()
 	return &Options{
-		Controllers:              []string{"*"},
-		LeaderElect:              le.Enabled,
-		LeaderElectLeaseDuration: le.LeaseDuration,
-		LeaderElectRenewDeadline: le.RenewDeadline,
-		LeaderElectRetryPeriod:   le.RetryPeriod,
-		KubeAPIQPS:               1000,
-		KubeAPIBurst:             2000,
-		KubeAPIContentType:       options.DefaultContentType,
+		Controllers:        []string{"*"},
+		LeaderElection:     options.NewLeaderElection(true, controllermanager.LeaseName),
+		KubeAPIQPS:         1000,
+		KubeAPIBurst:       2000,
+		KubeAPIContentType: options.DefaultContentType,
 		ConcurrentSyncs: map[string]int{
 			"replicaset": 5, "deployment": 5, "statefulset": 5,
 			"garbagecollector": 20, "namespace": 10,
@@ -90,26 +87,15 @@ func (o *Options) table() map[string]controllermanager.InitFunc {
 }
 
 // Validate returns every problem with the options.
-func (o *Options) Validate() error {
+func (o *Options) Validate() []error {
 	var errs []error
-	if o.Kubeconfig == "" {
+	if o.Kubeconfig == "" && o.RESTConfig == nil {
 		errs = append(errs, errors.New("--kubeconfig is required"))
 	}
 	if _, err := controllermanager.EnabledControllers(o.Controllers, controllermanager.KnownControllers(o.table())); err != nil {
 		errs = append(errs, err)
 	}
-	if o.LeaderElect {
-		if o.LeaderElectLeaseDuration <= 0 || o.LeaderElectRenewDeadline <= 0 || o.LeaderElectRetryPeriod <= 0 {
-			errs = append(errs, errors.New("--leader-elect-lease-duration, --leader-elect-renew-deadline and --leader-elect-retry-period must be positive"))
-		} else {
-			if o.LeaderElectRenewDeadline >= o.LeaderElectLeaseDuration {
-				errs = append(errs, fmt.Errorf("--leader-elect-renew-deadline %s must be less than --leader-elect-lease-duration %s", o.LeaderElectRenewDeadline, o.LeaderElectLeaseDuration))
-			}
-			if o.LeaderElectRetryPeriod >= o.LeaderElectRenewDeadline {
-				errs = append(errs, fmt.Errorf("--leader-elect-retry-period %s must be less than --leader-elect-renew-deadline %s", o.LeaderElectRetryPeriod, o.LeaderElectRenewDeadline))
-			}
-		}
-	}
+	errs = append(errs, o.LeaderElection.Validate()...)
 	if o.KubeAPIQPS < 0 {
 		errs = append(errs, fmt.Errorf("--kube-api-qps %v must not be negative", o.KubeAPIQPS))
 	}
@@ -136,7 +122,7 @@ func (o *Options) Validate() error {
 	if o.NodeEvictionRate <= 0 {
 		errs = append(errs, fmt.Errorf("--node-eviction-rate %v must be positive", o.NodeEvictionRate))
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // Config is the completed options; only Complete makes one.
@@ -144,33 +130,19 @@ type Config struct {
 	completed *controllermanager.Config
 }
 
-// Complete validates o, loads the kubeconfig and returns the config Run needs.
+// Complete validates o, loads the kubeconfig (unless RESTConfig is set)
+// and the cluster signing CA, and returns the config Run needs.
 func (o *Options) Complete() (Config, error) {
-	if err := o.Validate(); err != nil {
+	if err := errors.Join(o.Validate()...); err != nil {
 		return Config{}, err
 	}
-	rc, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
-	if err != nil {
-		return Config{}, fmt.Errorf("load kubeconfig %s: %w", o.Kubeconfig, err)
-	}
-	return o.completeWith(rc), nil
-}
-
-// CompleteWithRESTConfig validates o, ignoring --kubeconfig, and returns a
-// config that reaches the API server through rc (for all-in-one and tests).
-func (o *Options) CompleteWithRESTConfig(rc *rest.Config) (Config, error) {
+	rc := o.RESTConfig
 	if rc == nil {
-		return Config{}, errors.New("controller-manager: nil REST config")
+		var err error
+		if rc, err = clientcmd.BuildConfigFromFlags("", o.Kubeconfig); err != nil {
+			return Config{}, fmt.Errorf("load kubeconfig %s: %w", o.Kubeconfig, err)
+		}
 	}
-	v := *o
-	v.Kubeconfig = "-"
-	if err := v.Validate(); err != nil {
-		return Config{}, err
-	}
-	return o.completeWith(rc), nil
-}
-
-func (o *Options) completeWith(rc *rest.Config) Config {
 	rc = rest.CopyConfig(rc)
 	rc.QPS, rc.Burst, rc.ContentType = o.KubeAPIQPS, o.KubeAPIBurst, o.KubeAPIContentType
 	if rc.UserAgent == "" {
@@ -181,6 +153,14 @@ func (o *Options) completeWith(rc *rest.Config) Config {
 		// Nothing to sign with: the signer is off, as in Kubernetes.
 		klog.InfoS("The csrsigning controller is off: no --cluster-signing-cert-file")
 		controllers = append(controllers, "-"+certificates.SignerName)
+	} else if _, _, err := cert.LoadCertAndKey(o.ClusterSigningCertFile, o.ClusterSigningKeyFile); err != nil {
+		// The signer loads them again when it starts (it may run much
+		// later, once this replica leads); a bad pair fails here first.
+		return Config{}, fmt.Errorf("--cluster-signing-cert-file: %w", err)
+	}
+	le := o.LeaderElection
+	if err := le.Complete(); err != nil {
+		return Config{}, err
 	}
 	syncs := make(map[string]int, len(o.ConcurrentSyncs))
 	for k, v := range o.ConcurrentSyncs {
@@ -191,10 +171,11 @@ func (o *Options) completeWith(rc *rest.Config) Config {
 		Controllers: controllers,
 		Table:       o.Table,
 		LeaderElection: controllermanager.LeaderElection{
-			Enabled:       o.LeaderElect,
-			LeaseDuration: o.LeaderElectLeaseDuration,
-			RenewDeadline: o.LeaderElectRenewDeadline,
-			RetryPeriod:   o.LeaderElectRetryPeriod,
+			Enabled:       le.LeaderElect,
+			LeaseDuration: le.LeaseDuration,
+			RenewDeadline: le.RenewDeadline,
+			RetryPeriod:   le.RetryPeriod,
+			Identity:      le.Identity,
 		},
 		ConcurrentSyncs:        syncs,
 		NodeMonitorGracePeriod: o.NodeMonitorGracePeriod,
@@ -203,18 +184,16 @@ func (o *Options) completeWith(rc *rest.Config) Config {
 		ClusterSigning: controllermanager.ClusterSigning{
 			CertFile: o.ClusterSigningCertFile, KeyFile: o.ClusterSigningKeyFile, Duration: o.ClusterSigningDuration,
 		},
-	}}
+	}}, nil
 }
 
-// Run runs the controllers until ctx ends. started, when not nil, is told
-// the controllers' names once they run.
-func (c Config) Run(ctx context.Context, started func(names []string)) error {
+// Run runs the controllers until ctx ends; with leader election, only
+// while this replica holds the Lease.
+func (c Config) Run(ctx context.Context) error {
 	if c.completed == nil {
 		return errors.New("controller-manager config was not completed")
 	}
-	cfg := *c.completed
-	cfg.Started = started
-	return cfg.Run(ctx)
+	return c.completed.Run(ctx)
 }
 
 // NewCommand returns the controller-manager subcommand.
@@ -231,16 +210,13 @@ func NewCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return c.Run(cmd.Context(), nil)
+			return c.Run(cmd.Context())
 		},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to the kubeconfig of the API server")
 	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, "Controllers to run: '*' for all, 'foo' to enable foo, '-foo' to disable foo")
-	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Run the controllers only while holding the kube-system/kube-controller-manager Lease")
-	fs.DurationVar(&o.LeaderElectLeaseDuration, "leader-elect-lease-duration", o.LeaderElectLeaseDuration, "How long non-leaders wait before taking over an unrenewed Lease")
-	fs.DurationVar(&o.LeaderElectRenewDeadline, "leader-elect-renew-deadline", o.LeaderElectRenewDeadline, "How long the leader tries to renew before it stops leading")
-	fs.DurationVar(&o.LeaderElectRetryPeriod, "leader-elect-retry-period", o.LeaderElectRetryPeriod, "Pause between attempts to acquire or renew the Lease")
+	o.LeaderElection.AddFlags(fs, "Run the controllers only while holding the kube-system/kube-controller-manager Lease", false)
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Requests per second to the API server (0: no limit)")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of requests to the API server")
 	options.AddContentTypeFlag(fs, &o.KubeAPIContentType)

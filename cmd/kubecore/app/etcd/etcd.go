@@ -50,7 +50,7 @@ func NewOptions() *Options {
 }
 
 // Validate returns every problem with the options.
-func (o *Options) Validate() error {
+func (o *Options) Validate() []error {
 	var errs []error
 	if o.DataDir == "" {
 		errs = append(errs, errors.New("--data-dir is required"))
@@ -77,7 +77,7 @@ func (o *Options) Validate() error {
 		}
 	}
 	errs = append(errs, o.validateTLS()...)
-	return errors.Join(errs...)
+	return errs
 }
 
 // Config is the completed options; only Complete makes one.
@@ -87,7 +87,7 @@ type Config struct {
 
 // Complete validates o and returns the config Run needs.
 func (o *Options) Complete() (Config, error) {
-	if err := o.Validate(); err != nil {
+	if err := errors.Join(o.Validate()...); err != nil {
 		return Config{}, err
 	}
 	dir, err := filepath.Abs(o.DataDir)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -35,7 +36,7 @@ func TestValidate(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			o := NewOptions()
 			tc.mutate(o)
-			err := o.Validate()
+			err := errors.Join(o.Validate()...)
 			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 				t.Fatalf("Validate() = %v, want %q", err, tc.want)
 			}

@@ -54,8 +54,8 @@ func NewOptions() *Options {
 	return &Options{Count: 10, NamePrefix: "hollow-node-", QPS: 50, Burst: 100, ContentType: options.DefaultContentType}
 }
 
-// Validate checks the options.
-func (o *Options) Validate() error {
+// Validate returns every problem with the options.
+func (o *Options) Validate() []error {
 	var errs []error
 	if o.Kubeconfig == "" && o.RESTConfig == nil {
 		errs = append(errs, errors.New("--kubeconfig is required"))
@@ -66,11 +66,15 @@ func (o *Options) Validate() error {
 	if err := options.ValidateContentType(o.ContentType); err != nil {
 		errs = append(errs, err)
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
-// Config is the completed options.
+// Config is the completed options; only Complete makes one.
 type Config struct {
+	completed *completedConfig
+}
+
+type completedConfig struct {
 	cs      *typed.Clientset
 	names   []string
 	rootDir string
@@ -79,15 +83,15 @@ type Config struct {
 }
 
 // Complete validates o and makes the shared client.
-func (o *Options) Complete() (*Config, error) {
-	if err := o.Validate(); err != nil {
-		return nil, err
+func (o *Options) Complete() (Config, error) {
+	if err := errors.Join(o.Validate()...); err != nil {
+		return Config{}, err
 	}
 	rc := o.RESTConfig
 	if rc == nil {
 		c, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
 		if err != nil {
-			return nil, fmt.Errorf("load kubeconfig %s: %w", o.Kubeconfig, err)
+			return Config{}, fmt.Errorf("load kubeconfig %s: %w", o.Kubeconfig, err)
 		}
 		rc = c
 	}
@@ -96,20 +100,20 @@ func (o *Options) Complete() (*Config, error) {
 	rc.UserAgent = rest.DefaultUserAgent() + "/hollow-node"
 	cs, err := typed.NewForConfig(rc)
 	if err != nil {
-		return nil, fmt.Errorf("hollow nodes client: %w", err)
+		return Config{}, fmt.Errorf("hollow nodes client: %w", err)
 	}
-	c := &Config{cs: cs, rootDir: o.RootDir, events: o.RecordEvents}
+	c := &completedConfig{cs: cs, rootDir: o.RootDir, events: o.RecordEvents}
 	if c.rootDir == "" {
 		d, err := os.MkdirTemp("", "kubecore-hollow-nodes-")
 		if err != nil {
-			return nil, fmt.Errorf("hollow nodes root dir: %w", err)
+			return Config{}, fmt.Errorf("hollow nodes root dir: %w", err)
 		}
 		c.rootDir, c.tmp = d, true
 	}
 	for i := range o.Count {
 		c.names = append(c.names, fmt.Sprintf("%s%d", o.NamePrefix, i))
 	}
-	return c, nil
+	return Config{completed: c}, nil
 }
 
 // machine is what every hollow node reports.
@@ -127,7 +131,14 @@ func machine() *kubelet.MachineInfo {
 // Run runs the hollow nodes until ctx ends. The nodes share one client
 // and one pod informer (all pods bound to any node), which hands each pod
 // to its node's kubelet: one watch instead of N.
-func (c *Config) Run(ctx context.Context) error {
+func (c Config) Run(ctx context.Context) error {
+	if c.completed == nil {
+		return errors.New("hollow-nodes config was not completed")
+	}
+	return c.completed.run(ctx)
+}
+
+func (c *completedConfig) run(ctx context.Context) error {
 	if c.tmp {
 		defer func() { _ = os.RemoveAll(c.rootDir) }()
 	}

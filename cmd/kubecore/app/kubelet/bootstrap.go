@@ -54,22 +54,22 @@ func (o *Options) joining() bool { return o.Server != "" || o.Token != "" || o.C
 
 // validateJoin returns the problems of --server, --token and
 // --ca-cert-hash, which go together.
-func (o *Options) validateJoin() []string {
+func (o *Options) validateJoin() []error {
 	if !o.joining() {
 		return nil
 	}
-	var errs []string
+	var errs []error
 	if o.Server == "" || o.Token == "" || o.CACertHash == "" {
-		errs = append(errs, "--server, --token and --ca-cert-hash go together")
+		errs = append(errs, errors.New("--server, --token and --ca-cert-hash go together"))
 	}
 	if o.RESTConfig != nil {
-		errs = append(errs, "--token cannot be used with an in-process client")
+		errs = append(errs, errors.New("--token cannot be used with an in-process client"))
 	}
 	if _, _, ok := bootstrap.Parse(o.Token); o.Token != "" && !ok {
-		errs = append(errs, "--token: want a bootstrap token of the form [a-z0-9]{6}.[a-z0-9]{16}")
+		errs = append(errs, errors.New("--token: want a bootstrap token of the form [a-z0-9]{6}.[a-z0-9]{16}"))
 	}
 	if _, err := pki.ParseCACertHash(o.CACertHash); o.CACertHash != "" && err != nil {
-		errs = append(errs, "--ca-cert-hash: "+err.Error())
+		errs = append(errs, fmt.Errorf("--ca-cert-hash: %w", err))
 	}
 	return errs
 }
@@ -87,7 +87,7 @@ func (o *Options) Bootstrap(ctx context.Context) error {
 	if !o.joining() {
 		return nil
 	}
-	if err := o.Validate(); err != nil {
+	if err := errors.Join(o.Validate()...); err != nil {
 		return err
 	}
 	node, err := NodeName(o.NodeName)

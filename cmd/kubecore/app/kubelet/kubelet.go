@@ -132,75 +132,72 @@ func NewOptions() *Options {
 		ContainerLogMaxSize: "10Mi", ContainerLogMaxFiles: 5}
 }
 
-// Validate returns every problem with the options, on one line.
-func (o *Options) Validate() error {
-	var errs []string
+// Validate returns every problem with the options.
+func (o *Options) Validate() []error {
+	var errs []error
 	if o.Kubeconfig == "" && o.RESTConfig == nil && o.StaticPodPath == "" && o.StaticPodURL == "" && !o.joining() {
-		errs = append(errs, "--kubeconfig is required (or --server, --token and --ca-cert-hash to join), unless the kubelet runs standalone with --pod-manifest-path or --manifest-url")
+		errs = append(errs, errors.New("--kubeconfig is required (or --server, --token and --ca-cert-hash to join), unless the kubelet runs standalone with --pod-manifest-path or --manifest-url"))
 	}
 	errs = append(errs, o.validateJoin()...)
 	if o.RootDir == "" {
-		errs = append(errs, "--root-dir is required")
+		errs = append(errs, errors.New("--root-dir is required"))
 	}
 	if o.NodeName != "" {
 		if msgs := validation.IsDNS1123Subdomain(o.NodeName); len(msgs) > 0 {
-			errs = append(errs, fmt.Sprintf("--node-name %q: %s", o.NodeName, strings.Join(msgs, ", ")))
+			errs = append(errs, fmt.Errorf("--node-name %q: %s", o.NodeName, strings.Join(msgs, ", ")))
 		}
 	}
 	switch o.Runtime {
 	case RuntimeProcess, RuntimeFake:
 	case RuntimeCRI:
 		if !strings.HasPrefix(o.ContainerRuntimeEndpoint, "unix://") {
-			errs = append(errs, fmt.Sprintf("--container-runtime-endpoint %q: want unix:///path/to/socket", o.ContainerRuntimeEndpoint))
+			errs = append(errs, fmt.Errorf("--container-runtime-endpoint %q: want unix:///path/to/socket", o.ContainerRuntimeEndpoint))
 		}
 	default:
-		errs = append(errs, fmt.Sprintf("--runtime %q is not one of process, cri, fake", o.Runtime))
+		errs = append(errs, fmt.Errorf("--runtime %q is not one of process, cri, fake", o.Runtime))
 	}
 	if o.HostnameOverride != "" {
 		if msgs := validation.IsDNS1123Subdomain(o.HostnameOverride); len(msgs) > 0 {
-			errs = append(errs, fmt.Sprintf("--hostname-override %q: %s", o.HostnameOverride, strings.Join(msgs, ", ")))
+			errs = append(errs, fmt.Errorf("--hostname-override %q: %s", o.HostnameOverride, strings.Join(msgs, ", ")))
 		}
 	}
 	if o.NodeIP != "" && net.ParseIP(o.NodeIP) == nil {
-		errs = append(errs, fmt.Sprintf("--node-ip %q is not an IP address", o.NodeIP))
+		errs = append(errs, fmt.Errorf("--node-ip %q is not an IP address", o.NodeIP))
 	}
 	if _, err := parseLabels(o.NodeLabels); err != nil {
-		errs = append(errs, err.Error())
+		errs = append(errs, err)
 	}
 	if _, err := parseTaints(o.RegisterWithTaints); err != nil {
-		errs = append(errs, err.Error())
+		errs = append(errs, err)
 	}
 	if o.MaxPods <= 0 {
-		errs = append(errs, fmt.Sprintf("--max-pods %d must be positive", o.MaxPods))
+		errs = append(errs, fmt.Errorf("--max-pods %d must be positive", o.MaxPods))
 	}
 	if o.Port < 0 || o.Port > 65535 {
-		errs = append(errs, fmt.Sprintf("--port %d is not in [0, 65535]", o.Port))
+		errs = append(errs, fmt.Errorf("--port %d is not in [0, 65535]", o.Port))
 	}
 	if o.ReadOnlyPort < 0 || o.ReadOnlyPort > 65535 {
-		errs = append(errs, fmt.Sprintf("--read-only-port %d is not in [0, 65535]", o.ReadOnlyPort))
+		errs = append(errs, fmt.Errorf("--read-only-port %d is not in [0, 65535]", o.ReadOnlyPort))
 	}
 	if net.ParseIP(o.Address) == nil {
-		errs = append(errs, fmt.Sprintf("--address %q is not an IP address", o.Address))
+		errs = append(errs, fmt.Errorf("--address %q is not an IP address", o.Address))
 	}
 	if (o.TLSCertFile == "") != (o.TLSPrivateKeyFile == "") {
-		errs = append(errs, "--tls-cert-file and --tls-private-key-file go together")
+		errs = append(errs, errors.New("--tls-cert-file and --tls-private-key-file go together"))
 	}
 	if o.QPS < 0 || o.Burst < 0 {
-		errs = append(errs, "--kube-api-qps and --kube-api-burst must not be negative")
+		errs = append(errs, errors.New("--kube-api-qps and --kube-api-burst must not be negative"))
 	}
 	if err := options.ValidateContentType(o.ContentType); err != nil {
-		errs = append(errs, err.Error())
+		errs = append(errs, err)
 	}
 	if _, err := o.containerLogMaxSize(); err != nil {
-		errs = append(errs, err.Error())
+		errs = append(errs, err)
 	}
 	if o.ContainerLogMaxFiles < 2 {
-		errs = append(errs, fmt.Sprintf("--container-log-max-files %d must be at least 2", o.ContainerLogMaxFiles))
+		errs = append(errs, fmt.Errorf("--container-log-max-files %d must be at least 2", o.ContainerLogMaxFiles))
 	}
-	if len(errs) > 0 {
-		return errors.New(strings.Join(errs, "; "))
-	}
-	return nil
+	return errs
 }
 
 // containerLogMaxSize is --container-log-max-size in bytes.
@@ -265,7 +262,7 @@ type Config struct {
 // Complete validates o, loads the kubeconfig, picks the node name and IP
 // and makes the client and the runtime.
 func (o *Options) Complete() (Config, error) {
-	if err := o.Validate(); err != nil {
+	if err := errors.Join(o.Validate()...); err != nil {
 		return Config{}, err
 	}
 	var rc *rest.Config

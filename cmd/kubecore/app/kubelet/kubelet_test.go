@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -42,7 +43,7 @@ func TestValidate(t *testing.T) {
 			o := NewOptions()
 			o.Kubeconfig, o.RootDir, o.NodeName = "/some/kubeconfig", "/var/lib/kubecore", "node-1"
 			tc.change(o)
-			err := o.Validate()
+			err := errors.Join(o.Validate()...)
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatalf("Validate: %v", err)

@@ -4,18 +4,16 @@ package scheduler
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 	"k8s.io/klog/v2"
 
 	corev1 "kubecore.io/api/core/v1"
@@ -23,7 +21,6 @@ import (
 	"kubecore.io/client/rest"
 	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/tools/clientcmd"
-	"kubecore.io/client/tools/leaderelection"
 	"kubecore.io/client/typed"
 
 	"kubecore.io/kubecore/cmd/kubecore/app/options"
@@ -34,11 +31,9 @@ import (
 type Options struct {
 	Kubeconfig    string
 	SchedulerName string
-	// LeaderElect runs scheduling only while holding the Lease
-	// LeaseNamespace/LeaseName.
-	LeaderElect                               bool
-	LeaseNamespace, LeaseName                 string
-	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// LeaderElection runs scheduling only while holding the Lease
+	// LeaseNamespace/LeaseName (off by default).
+	options.LeaderElection
 	// QPS and Burst limit the client; the scheduler writes a binding and
 	// an event per pod.
 	QPS                      float32
@@ -51,9 +46,6 @@ type Options struct {
 
 	// RESTConfig, when set, is used instead of Kubeconfig (all-in-one).
 	RESTConfig *rest.Config
-	// Identity of this scheduler in leader election; host name plus a
-	// random suffix when empty.
-	Identity string
 	// InitialBackoff and MaxBackoff of pods (1s and 10s when zero).
 	InitialBackoff, MaxBackoff time.Duration
 }
@@ -62,11 +54,7 @@ type Options struct {
 func NewOptions() *Options {
 	return &Options{
 		SchedulerName:  corev1.DefaultSchedulerName,
-		LeaseNamespace: "kube-system",
-		LeaseName:      "kube-scheduler",
-		LeaseDuration:  15 * time.Second,
-		RenewDeadline:  10 * time.Second,
-		RetryPeriod:    2 * time.Second,
+		LeaderElection: options.NewLeaderElection(false, "kube-scheduler"),
 		QPS:            5000,
 		Burst:          10000,
 		ContentType:    options.DefaultContentType,
@@ -74,7 +62,7 @@ func NewOptions() *Options {
 }
 
 // Validate returns every problem with the options.
-func (o *Options) Validate() error {
+func (o *Options) Validate() []error {
 	var errs []error
 	if o.Kubeconfig == "" && o.RESTConfig == nil {
 		errs = append(errs, errors.New("--kubeconfig is required"))
@@ -82,20 +70,7 @@ func (o *Options) Validate() error {
 	if o.SchedulerName == "" {
 		errs = append(errs, errors.New("--scheduler-name must not be empty"))
 	}
-	if o.LeaderElect {
-		if o.LeaseName == "" || o.LeaseNamespace == "" {
-			errs = append(errs, errors.New("--leader-elect-resource-name and --leader-elect-resource-namespace must not be empty"))
-		}
-		if o.LeaseDuration <= o.RenewDeadline {
-			errs = append(errs, fmt.Errorf("--leader-elect-lease-duration %s must be greater than --leader-elect-renew-deadline %s", o.LeaseDuration, o.RenewDeadline))
-		}
-		if o.RenewDeadline <= o.RetryPeriod {
-			errs = append(errs, fmt.Errorf("--leader-elect-renew-deadline %s must be greater than --leader-elect-retry-period %s", o.RenewDeadline, o.RetryPeriod))
-		}
-		if o.RetryPeriod <= 0 {
-			errs = append(errs, fmt.Errorf("--leader-elect-retry-period %s must be positive", o.RetryPeriod))
-		}
-	}
+	errs = append(errs, o.LeaderElection.Validate()...)
 	if o.QPS < 0 || o.Burst < 0 {
 		errs = append(errs, errors.New("--kube-api-qps and --kube-api-burst must not be negative"))
 	}
@@ -110,7 +85,7 @@ func (o *Options) Validate() error {
 			errs = append(errs, fmt.Errorf("--metrics-bind-address: %w", err))
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // Config is the completed options; only Complete makes one.
@@ -126,7 +101,7 @@ type completedConfig struct {
 
 // Complete validates o, loads the kubeconfig and makes the client.
 func (o *Options) Complete() (Config, error) {
-	if err := o.Validate(); err != nil {
+	if err := errors.Join(o.Validate()...); err != nil {
 		return Config{}, err
 	}
 	c := &completedConfig{Options: *o}
@@ -140,14 +115,8 @@ func (o *Options) Complete() (Config, error) {
 		c.rest = rc
 	}
 	c.rest.QPS, c.rest.Burst, c.rest.ContentType = o.QPS, o.Burst, o.ContentType
-	if c.Identity == "" {
-		host, err := os.Hostname()
-		if err != nil {
-			return Config{}, fmt.Errorf("leader election identity: %w", err)
-		}
-		var b [8]byte
-		_, _ = rand.Read(b[:])
-		c.Identity = host + "_" + hex.EncodeToString(b[:])
+	if err := c.LeaderElection.Complete(); err != nil {
+		return Config{}, err
 	}
 	cs, err := typed.NewForConfig(c.rest)
 	if err != nil {
@@ -185,81 +154,37 @@ func (c Config) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The metrics server and the scheduling run under one errgroup: the
+	// first to fail stops the other.
+	g, gctx := errgroup.WithContext(ctx)
 	if o.MetricsBindAddress != "" {
-		stop, err := serveMetrics(ctx, o.MetricsBindAddress, reg)
+		ln, err := net.Listen("tcp", o.MetricsBindAddress)
 		if err != nil {
-			return err
+			return fmt.Errorf("metrics listener: %w", err)
 		}
-		defer stop()
+		g.Go(func() error { return serveMetrics(gctx, ln, reg) })
 	}
-	factory.Start(ctx)
+	factory.Start(gctx)
 	defer factory.Shutdown()
-	defer cancel()
-
-	if !o.LeaderElect {
-		return sched.Run(ctx)
-	}
-	runErr := make(chan error, 1)
-	lost := make(chan struct{})
-	elector, err := leaderelection.New(leaderelection.Config{
-		Client:          o.client.CoordinationV1().Leases(o.LeaseNamespace),
-		LeaseName:       o.LeaseName,
-		Identity:        o.Identity,
-		LeaseDuration:   o.LeaseDuration,
-		RenewDeadline:   o.RenewDeadline,
-		RetryPeriod:     o.RetryPeriod,
-		ReleaseOnCancel: true,
-		Callbacks: leaderelection.Callbacks{
-			OnStartedLeading: func(leadCtx context.Context) {
-				logger.Info("Started leading", "identity", o.Identity)
-				runErr <- sched.Run(leadCtx)
-			},
-			OnStoppedLeading: func() { close(lost) },
-			OnNewLeader: func(id string) {
-				logger.V(2).Info("New leader elected", "leader", id)
-			},
-		},
+	g.Go(func() error {
+		defer cancel() // the metrics server stops with the scheduling
+		return o.LeaderElection.Run(gctx, o.client, sched.Run)
 	})
-	if err != nil {
-		return err
-	}
-	go elector.Run(ctx)
-	select {
-	case err := <-runErr:
-		if ctx.Err() != nil {
-			// Stopping: let the elector release the lease before the
-			// process exits, so that another scheduler takes over at once.
-			<-lost
-			return err
-		}
-		if err == nil {
-			return fmt.Errorf("leader election lost: lease %s/%s", o.LeaseNamespace, o.LeaseName)
-		}
-		return err
-	case <-lost:
-		if ctx.Err() != nil {
-			return nil
-		}
-		return fmt.Errorf("leader election lost: lease %s/%s", o.LeaseNamespace, o.LeaseName)
-	}
+	return g.Wait()
 }
 
-// serveMetrics serves /metrics and /healthz until ctx ends.
-func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry) (func(), error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("metrics listener: %w", err)
-	}
+// serveMetrics serves /metrics and /healthz on ln until ctx ends.
+func serveMetrics(ctx context.Context, ln net.Listener, reg *prometheus.Registry) error {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			klog.FromContext(ctx).Error(err, "Metrics server stopped")
-		}
-	}()
-	return func() { _ = srv.Close() }, nil
+	stop := context.AfterFunc(ctx, func() { _ = srv.Close() })
+	defer stop()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("metrics server: %w", err)
+	}
+	return nil
 }
 
 // NewCommand returns the scheduler subcommand.
@@ -280,12 +205,7 @@ func NewCommand() *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to a kubeconfig file with the API server and credentials")
 	fs.StringVar(&o.SchedulerName, "scheduler-name", o.SchedulerName, "Schedule the pods whose spec.schedulerName is this")
-	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Schedule only while holding the leader lease, so that several schedulers can run")
-	fs.StringVar(&o.LeaseNamespace, "leader-elect-resource-namespace", o.LeaseNamespace, "Namespace of the leader election Lease")
-	fs.StringVar(&o.LeaseName, "leader-elect-resource-name", o.LeaseName, "Name of the leader election Lease")
-	fs.DurationVar(&o.LeaseDuration, "leader-elect-lease-duration", o.LeaseDuration, "How long non-leaders wait before taking over an unrenewed lease")
-	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", o.RenewDeadline, "How long the leader retries renewing before it stops leading")
-	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", o.RetryPeriod, "How long to wait between attempts to acquire or renew the lease")
+	o.LeaderElection.AddFlags(fs, "Schedule only while holding the leader lease, so that several schedulers can run", true)
 	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "Requests per second to the API server (0: no limit)")
 	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "Burst of requests to the API server")
 	options.AddContentTypeFlag(fs, &o.ContentType)

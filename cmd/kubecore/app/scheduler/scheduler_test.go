@@ -1,9 +1,16 @@
 package scheduler
 
 import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 func TestValidate(t *testing.T) {
@@ -25,7 +32,7 @@ func TestValidate(t *testing.T) {
 			o := NewOptions()
 			o.Kubeconfig = "/some/kubeconfig"
 			tc.change(o)
-			err := o.Validate()
+			err := errors.Join(o.Validate()...)
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatalf("Validate: %v", err)
@@ -44,5 +51,35 @@ func TestCompleteMissingKubeconfig(t *testing.T) {
 	o.Kubeconfig = t.TempDir() + "/missing.kubeconfig"
 	if _, err := o.Complete(); err == nil || !strings.Contains(err.Error(), "missing.kubeconfig") {
 		t.Fatalf("Complete = %v, want an error naming the file", err)
+	}
+}
+
+// The metrics server serves until its context ends, then returns nil.
+func TestServeMetrics(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- serveMetrics(ctx, ln, prometheus.NewRegistry()) }()
+	resp, err := http.Get("http://" + ln.Addr().String() + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if string(body) != "ok" {
+		t.Errorf("/healthz = %q", body)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("serveMetrics after cancel = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serveMetrics did not return after cancel")
 	}
 }

@@ -32,8 +32,21 @@ import (
 // DefaultGroup is the extra group of tokens made for joining nodes.
 const DefaultGroup = "system:bootstrappers:kubecore:default-node-token"
 
+// The verbs of `kubecore token`.
+const (
+	VerbCreate = "create"
+	VerbList   = "list"
+	VerbDelete = "delete"
+)
+
 // Options are the flags of `kubecore token`.
 type Options struct {
+	// Verb is create, list or delete; Tokens are the arguments of delete.
+	Verb   string
+	Tokens []string
+	// Out receives what the verb prints.
+	Out io.Writer
+
 	Kubeconfig  string
 	TTL         time.Duration
 	Description string
@@ -49,13 +62,89 @@ func NewOptions() *Options {
 	return &Options{TTL: 24 * time.Hour, Groups: []string{DefaultGroup}, Now: time.Now}
 }
 
-func (o *Options) client() (*typed.Clientset, *rest.Config, error) {
+// Validate returns every problem with the options of the verb.
+func (o *Options) Validate() []error {
+	var errs []error
+	switch o.Verb {
+	case VerbCreate:
+		if o.TTL < 0 {
+			errs = append(errs, fmt.Errorf("--ttl %s must not be negative", o.TTL))
+		}
+		for _, g := range o.Groups {
+			if !strings.HasPrefix(g, bootstrap.Group+":") {
+				errs = append(errs, fmt.Errorf("--groups: %q must start with %q", g, bootstrap.Group+":"))
+			}
+		}
+	case VerbList:
+	case VerbDelete:
+		if len(o.Tokens) == 0 {
+			errs = append(errs, errors.New("name the tokens to delete (id or id.secret)"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("unknown verb %q: want create, list or delete", o.Verb))
+	}
+	return errs
+}
+
+// Config is the completed options; only Complete makes one.
+type Config struct {
+	completed *completedConfig
+}
+
+type completedConfig struct {
+	Options
+	rc *rest.Config
+	cs *typed.Clientset
+}
+
+// Complete validates o, loads the kubeconfig and makes the client.
+func (o *Options) Complete() (Config, error) {
+	if err := errors.Join(o.Validate()...); err != nil {
+		return Config{}, err
+	}
 	rc, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
 	if err != nil {
-		return nil, nil, err
+		return Config{}, err
 	}
 	cs, err := typed.NewForConfig(rc)
-	return cs, rc, err
+	if err != nil {
+		return Config{}, err
+	}
+	c := &completedConfig{Options: *o, rc: rc, cs: cs}
+	if c.Out == nil {
+		c.Out = io.Discard
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return Config{completed: c}, nil
+}
+
+// Run runs the verb.
+func (c Config) Run(ctx context.Context) error {
+	cc := c.completed
+	if cc == nil {
+		return errors.New("token config was not completed")
+	}
+	switch cc.Verb {
+	case VerbCreate:
+		return cc.create(ctx)
+	case VerbList:
+		return cc.list(ctx)
+	default:
+		return cc.delete(ctx)
+	}
+}
+
+// run completes o for verb and runs it, printing to out.
+func (o *Options) run(ctx context.Context, verb string, out io.Writer, tokens []string) error {
+	v := *o
+	v.Verb, v.Out, v.Tokens = verb, out, tokens
+	c, err := v.Complete()
+	if err != nil {
+		return err
+	}
+	return c.Run(ctx)
 }
 
 // DefaultKubeletRootDir is the root dir the printed join command gives,
@@ -100,18 +189,11 @@ func randomString(n int) (string, error) {
 // Create makes a token and prints it, or with PrintJoinCommand the command
 // that joins a node with it.
 func (o *Options) Create(ctx context.Context, out io.Writer) error {
-	if o.TTL < 0 {
-		return fmt.Errorf("--ttl %s must not be negative", o.TTL)
-	}
-	for _, g := range o.Groups {
-		if !strings.HasPrefix(g, bootstrap.Group+":") {
-			return fmt.Errorf("--groups: %q must start with %q", g, bootstrap.Group+":")
-		}
-	}
-	cs, rc, err := o.client()
-	if err != nil {
-		return err
-	}
+	return o.run(ctx, VerbCreate, out, nil)
+}
+
+func (o *completedConfig) create(ctx context.Context) error {
+	cs, rc, out := o.cs, o.rc, o.Out
 	id, err := randomString(6)
 	if err != nil {
 		return err
@@ -156,10 +238,11 @@ func (o *Options) Create(ctx context.Context, out io.Writer) error {
 // List prints the tokens, their expiry and groups; secrets are shown as
 // the token id only.
 func (o *Options) List(ctx context.Context, out io.Writer) error {
-	cs, _, err := o.client()
-	if err != nil {
-		return err
-	}
+	return o.run(ctx, VerbList, out, nil)
+}
+
+func (o *completedConfig) list(ctx context.Context) error {
+	cs, out := o.cs, o.Out
 	list, err := cs.CoreV1().Secrets(bootstrap.SecretNamespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return fmt.Errorf("list bootstrap tokens: %w", err)
@@ -181,14 +264,12 @@ func (o *Options) List(ctx context.Context, out io.Writer) error {
 
 // Delete removes the tokens named by id or full token.
 func (o *Options) Delete(ctx context.Context, out io.Writer, tokens []string) error {
-	if len(tokens) == 0 {
-		return errors.New("name the tokens to delete (id or id.secret)")
-	}
-	cs, _, err := o.client()
-	if err != nil {
-		return err
-	}
-	for _, t := range tokens {
+	return o.run(ctx, VerbDelete, out, tokens)
+}
+
+func (o *completedConfig) delete(ctx context.Context) error {
+	cs, out := o.cs, o.Out
+	for _, t := range o.Tokens {
 		id, _, _ := strings.Cut(t, ".")
 		name := bootstrap.SecretPrefix + id
 		if err := cs.CoreV1().Secrets(bootstrap.SecretNamespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {

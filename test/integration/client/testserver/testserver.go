@@ -89,12 +89,11 @@ func (s *Server) start() error {
 		return fmt.Errorf("complete apiserver options: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan net.Addr, 1)
 	done := make(chan error, 1)
-	go func() { done <- cfg.Run(ctx, func(addr net.Addr) { ready <- addr }) }()
+	go func() { done <- cfg.Run(ctx) }()
 	select {
-	case addr := <-ready:
-		s.port = addr.(*net.TCPAddr).Port
+	case <-cfg.Ready():
+		s.port = cfg.Addr().(*net.TCPAddr).Port
 	case err := <-done:
 		cancel()
 		return fmt.Errorf("apiserver: %w", err)
