@@ -13,7 +13,8 @@
 # Variables:
 #   FOCUS    regex over spec names, within the [Conformance] specs (default: all)
 #   SKIP     regex over spec names to leave out
-#   RUNTIME  the kubelet's runtime: fake (default), process or cri
+#   RUNTIME  the kubelet's runtime: fake (default), process or cri (cri needs
+#            containerd on /run/containerd/containerd.sock)
 #   PROCS    ginkgo processes (default 8: the specs mostly wait)
 #   TIMEOUT  cap on the whole run, a Go duration (default 60m)
 #   STRICT   when 1, exit 1 unless every selected spec passed (the smoke)
@@ -91,7 +92,7 @@ ginkgo_filter=(--label-filter=Conformance)
 "${E2E_TEST}" "${ginkgo_filter[@]/#--/--ginkgo.}" --ginkgo.dry-run --ginkgo.no-color \
   --ginkgo.junit-report="${OUT}/selected.xml" >"${OUT}/dry-run.log" 2>&1 ||
   die "the dry run of e2e.test failed (see ${OUT}/dry-run.log): $(tail -n 3 "${OUT}/dry-run.log")"
-selected=$(grep -c 'status="passed"' "${OUT}/selected.xml" || true)
+selected=$(grep -c 'name="\[It\] .*status="passed"' "${OUT}/selected.xml" || true)
 [ "${selected}" -gt 0 ] || die "FOCUS='${FOCUS}' SKIP='${SKIP}' select no [Conformance] spec"
 if [ -n "${EXPECT}" ]; then
   "${CONFORMANCE_SUMMARY}" -selected "${OUT}/selected.xml" -expect "${EXPECT}" || die "the dry run does not select exactly the specs of ${EXPECT}"
@@ -118,8 +119,19 @@ if [ -z "${kubeconfig}" ]; then
   tail -n 30 "${KUBECORE_LOG}" >&2
   exit 1
 fi
-if ! "${KUBECTL}" --kubeconfig "${kubeconfig}" wait --for=condition=Ready node --all --timeout="${READY_TIMEOUT}s" >/dev/null; then
-  echo "conformance: the kubecore node did not become Ready; the last lines of its log:" >&2
+# The kubelet registers its node a moment after the API server is ready.
+deadline=$(($(date +%s) + READY_TIMEOUT))
+until [ -n "$("${KUBECTL}" --kubeconfig "${kubeconfig}" get nodes -o name 2>/dev/null)" ] || [ "$(date +%s)" -ge "${deadline}" ]; do
+  kill -0 "${kubecore_pid}" 2>/dev/null || break
+  sleep 1
+done
+if ! kill -0 "${kubecore_pid}" 2>/dev/null; then
+  echo "conformance: kubecore all-in-one exited before its node registered; the last lines of its log:" >&2
+  tail -n 30 "${KUBECORE_LOG}" >&2
+  exit 1
+fi
+if ! "${KUBECTL}" --kubeconfig "${kubeconfig}" wait --for=condition=Ready node --all --timeout="$((deadline - $(date +%s) + 1))s" >/dev/null; then
+  echo "conformance: the kubecore node did not register and become Ready in ${READY_TIMEOUT}s; the last lines of its log:" >&2
   tail -n 30 "${KUBECORE_LOG}" >&2
   exit 1
 fi
