@@ -3,16 +3,16 @@
 
 SHELL := /usr/bin/env bash
 .DEFAULT_GOAL := all
-export WHAT
+export WHAT FOCUS SKIP RUNTIME PROCS TIMEOUT
 
 ## all: build _output/bin/kubecore (WHAT=cmd/kubecore selects what to build)
 .PHONY: all
 all:
 	@hack/build.sh
 
-## test: everything CI runs: verify, unit, integration and e2e tests
+## test: everything CI runs: verify, unit, integration and e2e tests, conformance smoke
 .PHONY: test
-test: verify test-unit test-integration test-e2e
+test: verify test-unit test-integration test-e2e test-conformance-smoke
 
 ## test-unit: unit tests of every module, with -race (WHAT=pkgs, TESTFLAGS=...)
 .PHONY: test-unit
@@ -28,6 +28,16 @@ test-integration:
 .PHONY: test-e2e
 test-e2e:
 	@hack/test-e2e.sh
+
+## conformance: upstream v1.36 [Conformance] specs against kubecore all-in-one (FOCUS, SKIP, RUNTIME, PROCS, TIMEOUT)
+.PHONY: conformance
+conformance:
+	@hack/conformance.sh
+
+## test-conformance-smoke: the conformance specs of test/conformance/smoke.txt, failing when any fails
+.PHONY: test-conformance-smoke
+test-conformance-smoke:
+	@hack/conformance-smoke.sh
 
 ## bench: every benchmark, each figure printed beside its target (BENCH=regexp)
 .PHONY: bench

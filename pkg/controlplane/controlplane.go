@@ -30,6 +30,7 @@ import (
 	batchdefaults "kubecore.io/kubecore/pkg/apis/batch/v1"
 	coredefaults "kubecore.io/kubecore/pkg/apis/core/v1"
 	discoverydefaults "kubecore.io/kubecore/pkg/apis/discovery/v1"
+	rbacdefaults "kubecore.io/kubecore/pkg/apis/rbac/v1"
 	schedulingdefaults "kubecore.io/kubecore/pkg/apis/scheduling/v1"
 	"kubecore.io/kubecore/pkg/apiserver"
 	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
@@ -114,7 +115,7 @@ func NewScheme() (*runtime.Scheme, error) {
 	for _, add := range []func(*runtime.Scheme) error{
 		coredefaults.AddToScheme, appsdefaults.AddToScheme, autoscalingv1.AddToScheme, apiextensionsdefaults.AddToScheme,
 		coordinationv1.AddToScheme, schedulingdefaults.AddToScheme, policyv1.AddToScheme,
-		rbacv1.AddToScheme, authorizationv1.AddToScheme, certificatesv1.AddToScheme,
+		rbacdefaults.AddToScheme, authorizationv1.AddToScheme, certificatesv1.AddToScheme,
 		authenticationv1.AddToScheme, discoverydefaults.AddToScheme, batchdefaults.AddToScheme,
 	} {
 		if err := add(s); err != nil {

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# Runs the [Conformance] specs of the upstream Kubernetes v1.36.3 e2e suite
+# (test/conformance, built into _output/bin/e2e.test) under ginkgo against a
+# kubecore all-in-one started here on a temporary data dir and free ports,
+# and writes to OUT (default _output/conformance):
+#   junit.xml     ginkgo's JUnit report of the run
+#   selected.xml  the JUnit report of a dry run: the specs FOCUS and SKIP select
+#   summary.txt   passed / failed / skipped / not-run specs per sig and in total
+#   summary.md    the same table in Markdown
+#   failed.txt    the failed and unrun specs, each with its first failure line
+#   e2e.log       ginkgo's output; kubecore.log, the server's
+#
+# Variables:
+#   FOCUS    regex over spec names, within the [Conformance] specs (default: all)
+#   SKIP     regex over spec names to leave out
+#   RUNTIME  the kubelet's runtime: fake (default), process or cri (cri needs
+#            containerd on /run/containerd/containerd.sock)
+#   PROCS    ginkgo processes (default 8: the specs mostly wait)
+#   TIMEOUT  cap on the whole run, a Go duration (default 60m)
+#   STRICT   when 1, exit 1 unless every selected spec passed (the smoke)
+#   EXPECT   a file of spec names, one a line: fail unless the dry run
+#            selects exactly these (the smoke list)
+# It exits 0 once the report is written (failures are the measurement),
+# non-zero when it could not measure (or, with STRICT=1, when a spec failed).
+set -o errexit -o nounset -o pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+source "${KUBECORE_ROOT}/hack/lib/conformance.sh"
+
+FOCUS=${FOCUS:-}
+SKIP=${SKIP:-}
+RUNTIME=${RUNTIME:-fake}
+PROCS=${PROCS:-8}
+TIMEOUT=${TIMEOUT:-60m}
+STRICT=${STRICT:-}
+EXPECT=${EXPECT:-}
+OUT=${OUT:-${KUBECORE_OUTPUT}/conformance}
+READY_TIMEOUT=${READY_TIMEOUT:-180}
+
+die() { echo "conformance: $*" >&2; exit 1; }
+
+case "${RUNTIME}" in process | fake | cri) ;; *) die "RUNTIME=${RUNTIME}: want process, fake or cri" ;; esac
+[[ "${PROCS}" =~ ^[1-9][0-9]*$ ]] || die "PROCS=${PROCS}: want a positive number"
+[[ "${TIMEOUT}" =~ ^([0-9]+(\.[0-9]+)?(h|m|s))+$ ]] || die "TIMEOUT=${TIMEOUT}: want a Go duration such as 40m or 1h30m"
+KUBECTL=$(command -v kubectl) || die "kubectl is not on PATH: the sig-cli specs and this script need it (the stock /usr/bin/kubectl)"
+
+conformance::build
+WHAT=cmd/kubecore "${KUBECORE_ROOT}/hack/build.sh" >/dev/null
+conformance::build_summary
+KUBECORE="${KUBECORE_OUTPUT}/bin/kubecore"
+
+rm -rf "${OUT}"
+mkdir -p "${OUT}"
+OUT=$(cd "${OUT}" && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/kubecore-conformance.XXXXXX")
+KUBECORE_LOG="${WORK}/kubecore.log"
+kubecore_pid=""
+ginkgo_pid=""
+
+# stop ends what this script started, by PID: ginkgo's process group (it
+# and its e2e.test processes), then kubecore, with a grace period each.
+stop() {
+  local pid=$1 grace=$2 i
+  kill -0 "${pid}" 2>/dev/null || return 0
+  kill -TERM -- "-${pid}" 2>/dev/null || kill -TERM "${pid}" 2>/dev/null || true
+  for ((i = 0; i < grace * 5; i++)); do
+    kill -0 "${pid}" 2>/dev/null || return 0
+    sleep 0.2
+  done
+  echo "conformance: process ${pid} outlived ${grace}s after SIGTERM; killing it" >&2
+  kill -KILL -- "-${pid}" 2>/dev/null || kill -KILL "${pid}" 2>/dev/null || true
+}
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  [ -n "${ginkgo_pid}" ] && stop "${ginkgo_pid}" 30
+  [ -n "${kubecore_pid}" ] && stop "${kubecore_pid}" 60
+  [ -f "${KUBECORE_LOG}" ] && cp "${KUBECORE_LOG}" "${OUT}/kubecore.log"
+  rm -rf "${WORK}"
+  exit "${rc}"
+}
+trap cleanup EXIT
+trap 'echo "conformance: interrupted" >&2; exit 130' INT
+trap 'echo "conformance: terminated" >&2; exit 143' TERM
+
+# The specs to run: the [Conformance] ones that FOCUS and SKIP select.
+ginkgo_filter=(--label-filter=Conformance)
+[ -n "${FOCUS}" ] && ginkgo_filter+=("--focus=${FOCUS}")
+[ -n "${SKIP}" ] && ginkgo_filter+=("--skip=${SKIP}")
+
+# A dry run lists them, so that the summary can tell a spec the run never
+# reached from one the focus left out.
+"${E2E_TEST}" "${ginkgo_filter[@]/#--/--ginkgo.}" --ginkgo.dry-run --ginkgo.no-color \
+  --ginkgo.junit-report="${OUT}/selected.xml" >"${OUT}/dry-run.log" 2>&1 ||
+  die "the dry run of e2e.test failed (see ${OUT}/dry-run.log): $(tail -n 3 "${OUT}/dry-run.log")"
+selected=$(grep -c 'name="\[It\] .*status="passed"' "${OUT}/selected.xml" || true)
+[ "${selected}" -gt 0 ] || die "FOCUS='${FOCUS}' SKIP='${SKIP}' select no [Conformance] spec"
+if [ -n "${EXPECT}" ]; then
+  "${CONFORMANCE_SUMMARY}" -selected "${OUT}/selected.xml" -expect "${EXPECT}" || die "the dry run does not select exactly the specs of ${EXPECT}"
+fi
+
+echo "conformance: starting kubecore all-in-one --runtime ${RUNTIME} on ${WORK}/data"
+setsid "${KUBECORE}" all-in-one --data-dir "${WORK}/data" --bind-address 127.0.0.1 \
+  --secure-port 0 --kubelet-port 0 --runtime "${RUNTIME}" -v 1 >"${KUBECORE_LOG}" 2>&1 &
+kubecore_pid=$!
+
+kubeconfig=""
+for ((i = 0; i < READY_TIMEOUT * 5; i++)); do
+  if ! kill -0 "${kubecore_pid}" 2>/dev/null; then
+    echo "conformance: kubecore all-in-one exited before it was ready; the last lines of its log:" >&2
+    tail -n 30 "${KUBECORE_LOG}" >&2
+    exit 1
+  fi
+  kubeconfig=$(sed -n 's/.*"kubecore all-in-one is ready".* kubeconfig="\([^"]*\)".*/\1/p' "${KUBECORE_LOG}" | head -n1)
+  [ -n "${kubeconfig}" ] && break
+  sleep 0.2
+done
+if [ -z "${kubeconfig}" ]; then
+  echo "conformance: kubecore all-in-one was not ready after ${READY_TIMEOUT}s; the last lines of its log:" >&2
+  tail -n 30 "${KUBECORE_LOG}" >&2
+  exit 1
+fi
+# The kubelet registers its node a moment after the API server is ready.
+deadline=$(($(date +%s) + READY_TIMEOUT))
+until [ -n "$("${KUBECTL}" --kubeconfig "${kubeconfig}" get nodes -o name 2>/dev/null)" ] || [ "$(date +%s)" -ge "${deadline}" ]; do
+  kill -0 "${kubecore_pid}" 2>/dev/null || break
+  sleep 1
+done
+if ! kill -0 "${kubecore_pid}" 2>/dev/null; then
+  echo "conformance: kubecore all-in-one exited before its node registered; the last lines of its log:" >&2
+  tail -n 30 "${KUBECORE_LOG}" >&2
+  exit 1
+fi
+if ! "${KUBECTL}" --kubeconfig "${kubeconfig}" wait --for=condition=Ready node --all --timeout="$((deadline - $(date +%s) + 1))s" >/dev/null; then
+  echo "conformance: the kubecore node did not register and become Ready in ${READY_TIMEOUT}s; the last lines of its log:" >&2
+  tail -n 30 "${KUBECORE_LOG}" >&2
+  exit 1
+fi
+
+start=$(date +%s)
+echo "conformance: running ${selected} specs with ${PROCS} processes, at most ${TIMEOUT}; follow ${OUT}/e2e.log"
+setsid "${GINKGO}" --procs="${PROCS}" --timeout="${TIMEOUT}" "${ginkgo_filter[@]}" \
+  --no-color --silence-skips --junit-report=junit.xml --output-dir="${OUT}" \
+  "${E2E_TEST}" -- --kubeconfig="${kubeconfig}" --kubectl-path="${KUBECTL}" --provider=skeleton \
+  >"${OUT}/e2e.log" 2>&1 &
+ginkgo_pid=$!
+ginkgo_rc=0
+wait "${ginkgo_pid}" || ginkgo_rc=$?
+ginkgo_pid=""
+echo "conformance: ginkgo exited ${ginkgo_rc} after $(($(date +%s) - start))s"
+
+[ -f "${OUT}/junit.xml" ] || die "ginkgo wrote no JUnit report; the end of ${OUT}/e2e.log: $(tail -n 5 "${OUT}/e2e.log")"
+"${CONFORMANCE_SUMMARY}" -junit "${OUT}/junit.xml" -selected "${OUT}/selected.xml" -summary "${OUT}/summary.md" -markdown
+summary_rc=0
+"${CONFORMANCE_SUMMARY}" -junit "${OUT}/junit.xml" -selected "${OUT}/selected.xml" \
+  -summary "${OUT}/summary.txt" -failed "${OUT}/failed.txt" ${STRICT:+-strict} || summary_rc=$?
+cat "${OUT}/summary.txt"
+echo "conformance: report in ${OUT} (summary.txt, failed.txt, junit.xml)"
+exit "${summary_rc}"
