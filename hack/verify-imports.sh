@@ -13,10 +13,15 @@ trap 'rm -rf "${tmp}"' EXIT
 go build -o "${tmp}/import-rules" ./hack/tools/import-rules
 
 args=(-rules hack/import-rules.txt)
-if [ "${1:-}" = "--self-test" ]; then
-  args+=(-self-test)
-else
-  args+=(./...)
-  for m in "${STAGING_MODULES[@]}"; do args+=("kubecore.io/${m}/..."); done
-fi
+case "${1:-}" in
+  --self-test) args+=(-self-test) ;;
+  "")
+    args+=(./...)
+    for m in "${STAGING_MODULES[@]}"; do args+=("kubecore.io/${m}/..."); done
+    ;;
+  *)
+    echo "usage: hack/verify-imports.sh [--self-test]" >&2
+    exit 2
+    ;;
+esac
 "${tmp}/import-rules" "${args[@]}"
