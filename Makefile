@@ -49,15 +49,15 @@ bench:
 fuzz:
 	@hack/fuzz.sh
 
-## verify: gofmt, go vet, staticcheck and the import boundaries
+## verify: every hack/verify-*.sh: gofmt, codegen, OpenAPI docs, go vet, staticcheck, import rules
 .PHONY: verify
 verify:
 	@hack/verify.sh
 
-## update: rewrite Go files with gofmt
+## update: every hack/update-*.sh: deep-copy codegen, gofmt, OpenAPI docs
 .PHONY: update
 update:
-	@hack/update-gofmt.sh
+	@hack/update.sh
 
 ## release: CGO-off tarballs for linux/amd64, linux/arm64, darwin/arm64 in _output/release-tars
 .PHONY: release

@@ -3,4 +3,7 @@
 set -o errexit -o nounset -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-kubecore::packages | xargs go vet
+if ! kubecore::packages | xargs go vet; then
+  echo "go vet found the problems above; fix them by hand, then run: hack/verify-govet.sh" >&2
+  exit 1
+fi
