@@ -379,6 +379,15 @@ func (c Config) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("install resources: %w", err)
 	}
+	// At once: /readyz waits for the custom resource controllers' sync.
+	for _, l := range res.Loops {
+		g.Go(func() error {
+			if err := l.Run(ctx); err != nil {
+				return fmt.Errorf("%s: %w", l.Name, err)
+			}
+			return nil
+		})
+	}
 	authn := authenticator.Union{authenticator.NewClientCert(bundle.CAPool())}
 	tokens := res.Tokens
 	if o.staticTokens != nil {
@@ -437,14 +446,6 @@ func (c Config) Run(ctx context.Context) error {
 		return fmt.Errorf("write %s: %w", kubeconfig, err)
 	}
 	g.Go(func() error { return serving.run(ctx, certCheckInterval) })
-	for _, l := range res.Loops {
-		g.Go(func() error {
-			if err := l.Run(ctx); err != nil {
-				return fmt.Errorf("%s: %w", l.Name, err)
-			}
-			return nil
-		})
-	}
 	g.Go(func() error {
 		select {
 		case <-srv.Ready():
