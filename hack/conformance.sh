@@ -99,6 +99,7 @@ if [ -n "${EXPECT}" ]; then
 fi
 
 echo "conformance: starting kubecore all-in-one --runtime ${RUNTIME} on ${WORK}/data"
+: >"${KUBECORE_LOG}" # exists before the background job opens it, for the loop below
 setsid "${KUBECORE}" all-in-one --data-dir "${WORK}/data" --bind-address 127.0.0.1 \
   --secure-port 0 --kubelet-port 0 --runtime "${RUNTIME}" -v 1 >"${KUBECORE_LOG}" 2>&1 &
 kubecore_pid=$!
@@ -110,7 +111,7 @@ for ((i = 0; i < READY_TIMEOUT * 5; i++)); do
     tail -n 30 "${KUBECORE_LOG}" >&2
     exit 1
   fi
-  kubeconfig=$(sed -n 's/.*"kubecore all-in-one is ready".* kubeconfig="\([^"]*\)".*/\1/p' "${KUBECORE_LOG}" | head -n1)
+  kubeconfig=$(sed -n 's/.*"kubecore all-in-one is ready".* kubeconfig="\([^"]*\)".*/\1/p' "${KUBECORE_LOG}" | head -n1 || true)
   [ -n "${kubeconfig}" ] && break
   sleep 0.2
 done
