@@ -13,6 +13,8 @@ package admission
 import (
 	"context"
 
+	corev1 "kubecore.io/api/core/v1"
+
 	"kubecore.io/kubecore/pkg/registry/rest"
 )
 
@@ -64,4 +66,25 @@ func (c Chain) Validate(ctx context.Context, a *rest.Attributes) error {
 		}
 	}
 	return nil
+}
+
+// PodCreateMutator is a plugin of the mutating phase made of a function of
+// a new pod: it handles the creates of pods (not their subresources), the
+// writes Priority and ServiceAccount admission change.
+type PodCreateMutator func(ctx context.Context, pod *corev1.Pod) error
+
+var _ MutationInterface = PodCreateMutator(nil)
+
+// Handles implements Interface.
+func (PodCreateMutator) Handles(a *rest.Attributes) bool {
+	return a.Operation == rest.OperationCreate && a.Resource.GroupResource() == corev1.Resource("pods") && a.Subresource == ""
+}
+
+// Admit implements MutationInterface.
+func (f PodCreateMutator) Admit(ctx context.Context, a *rest.Attributes) error {
+	pod, ok := a.Object.(*corev1.Pod)
+	if !ok {
+		return nil
+	}
+	return f(ctx, pod)
 }

@@ -13,8 +13,8 @@ import (
 // write. The plugins read the objects through the watch cache.
 func newAdmission(objects *objectReader) admission.Chain {
 	return admission.Chain{
-		&priority.Plugin{Classes: objects},
-		&serviceaccount.Plugin{ServiceAccounts: objects},
+		priority.New(objects),
+		serviceaccount.New(objects),
 		&noderestriction.Plugin{Objects: objects},
 	}
 }

@@ -11,7 +11,6 @@ import (
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 
 	"kubecore.io/kubecore/pkg/admission"
-	"kubecore.io/kubecore/pkg/registry/rest"
 )
 
 // PriorityClassGetter reads the PriorityClasses that pod priority
@@ -24,25 +23,12 @@ type PriorityClassGetter interface {
 	ListPriorityClasses(ctx context.Context) ([]*schedulingv1.PriorityClass, error)
 }
 
-// Plugin is Priority admission, a plugin of the mutating phase.
-type Plugin struct {
-	Classes PriorityClassGetter
-}
-
-var _ admission.MutationInterface = (*Plugin)(nil)
-
-// Handles implements admission.Interface: the creates of pods.
-func (p *Plugin) Handles(a *rest.Attributes) bool {
-	return a.Operation == rest.OperationCreate && a.Resource.GroupResource() == corev1.Resource("pods") && a.Subresource == ""
-}
-
-// Admit implements admission.MutationInterface.
-func (p *Plugin) Admit(ctx context.Context, a *rest.Attributes) error {
-	pod, ok := a.Object.(*corev1.Pod)
-	if !ok {
-		return nil
-	}
-	return admitPriority(ctx, p.Classes, pod)
+// New returns Priority admission, a plugin of the mutating phase on pod
+// creates, resolving classes through classes.
+func New(classes PriorityClassGetter) admission.MutationInterface {
+	return admission.PodCreateMutator(func(ctx context.Context, pod *corev1.Pod) error {
+		return admitPriority(ctx, classes, pod)
+	})
 }
 
 // admitPriority is the Priority admission of a new pod: it sets

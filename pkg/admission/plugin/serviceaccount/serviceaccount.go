@@ -21,26 +21,12 @@ type Getter interface {
 	ServiceAccount(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error)
 }
 
-// Plugin is ServiceAccount admission, a plugin of the mutating phase.
-// Without ServiceAccounts it only names the default service account.
-type Plugin struct {
-	ServiceAccounts Getter
-}
-
-var _ admission.MutationInterface = (*Plugin)(nil)
-
-// Handles implements admission.Interface: the creates of pods.
-func (p *Plugin) Handles(a *rest.Attributes) bool {
-	return a.Operation == rest.OperationCreate && a.Resource.GroupResource() == corev1.Resource("pods") && a.Subresource == ""
-}
-
-// Admit implements admission.MutationInterface.
-func (p *Plugin) Admit(ctx context.Context, a *rest.Attributes) error {
-	pod, ok := a.Object.(*corev1.Pod)
-	if !ok {
-		return nil
-	}
-	return admitServiceAccount(ctx, p.ServiceAccounts, pod)
+// New returns ServiceAccount admission, a plugin of the mutating phase on
+// pod creates; with a nil getter it only names the default service account.
+func New(serviceAccounts Getter) admission.MutationInterface {
+	return admission.PodCreateMutator(func(ctx context.Context, pod *corev1.Pod) error {
+		return admitServiceAccount(ctx, serviceAccounts, pod)
+	})
 }
 
 // The API access volume ServiceAccount admission adds to pods, as
