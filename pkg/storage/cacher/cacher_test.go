@@ -624,3 +624,56 @@ func TestConsistentListOnIdleResource(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleResourceCatchesUpBehindWatchAtHead: etcd answers a progress
+// request on a watch stream only when no watch of that stream starts after
+// its current revision. A watch opened at the head of an idle etcd (a
+// cache that starts on an etcd written before, as a second API server's
+// do) must not keep the other caches of the stream from catching up: a
+// watch, a read at N and a consistent list on an idle resource from the
+// revision of a write elsewhere are served, not answered 504 after
+// WaitTimeout.
+func TestIdleResourceCatchesUpBehindWatchAtHead(t *testing.T) {
+	ctx := ctxT(t)
+	other := newEtcdStorage(t)
+	// History before the idle cache starts, as a first server leaves.
+	for i := range 3 {
+		mustCreate(t, other, newPod("x", fmt.Sprintf("before%d", i), "", nil))
+	}
+	// The default periods, as the apiserver runs them.
+	idle := newTestCacher(t, newEtcdStorage(t, func(cfg *etcd3.Config) { cfg.BookmarkInterval = 0 }),
+		func(cfg *Config) { cfg.BookmarkInterval = 0 })
+	last := mustCreate(t, other, newPod("x", "last", "", nil))
+	rv := rvOf(t, last)
+	// Then caches start on the now quiet etcd: their watches begin at the
+	// head, after the current revision, and nothing is written after.
+	for range 2 {
+		newTestCacher(t, newEtcdStorage(t), func(cfg *Config) { cfg.ResourcePrefix = "/pods" })
+	}
+	direct, err := other.Watch(ctx, "/pods", storage.ListOptions{Recursive: true, ResourceVersion: strconv.FormatUint(rv, 10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer direct.Stop()
+
+	w, err := idle.Watch(ctx, "/pods", storage.ListOptions{Recursive: true, ResourceVersion: strconv.FormatUint(rv, 10)})
+	if err != nil {
+		t.Fatalf("watch the idle resource from %d (etcd's revision): %v", rv, err)
+	}
+	w.Stop()
+	if _, err := idle.GetList(ctx, "/pods", storage.ListOptions{Recursive: true, ResourceVersion: strconv.FormatUint(rv, 10)}); err != nil {
+		t.Fatalf("list the idle resource at %d: %v", rv, err)
+	}
+	if got := idle.ResourceVersion(); got < rv {
+		t.Fatalf("the idle cache is at %d, want at least %d", got, rv)
+	}
+	// A consistent list on the idle resource is served from memory at
+	// etcd's revision.
+	l, err := idle.GetList(ctx, "/pods", storage.ListOptions{Recursive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.ResourceVersion < rv {
+		t.Fatalf("consistent list at %d, want at least %d", l.ResourceVersion, rv)
+	}
+}

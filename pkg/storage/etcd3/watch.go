@@ -30,6 +30,12 @@ type etcdWatcher struct {
 	recursive bool
 	pred      storage.SelectionPredicate
 	progress  bool
+	// from is the revision the watch follows: events at or before it are
+	// already known to the caller and dropped.
+	from int64
+	// atNext: the etcd watch starts at from+1 instead of from, because
+	// from was compacted.
+	atNext bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -83,20 +89,25 @@ func (w *etcdWatcher) run(rev int64) {
 		rev = listRev
 	}
 
-	// Watches share the client's gRPC watch stream; cancelling w.ctx (Stop,
-	// the caller's ctx, or the end of run) cancels this one on the server.
+	// Watches share the client's gRPC watch stream, and etcd answers a
+	// progress request on a stream only when no watch of it starts after
+	// its current revision. A watch of the changes after rev therefore
+	// starts at rev itself, which exists, and drops what happened at rev:
+	// one that started at rev+1 on a quiet etcd would keep every cache of
+	// the stream from catching up (a progress notification is their only
+	// news of an idle resource) until something is written. Cancelling
+	// w.ctx (Stop, the caller's ctx, or the end of run) cancels the watch
+	// on the server.
+	w.from = rev
 	watcher := w.s.client.Watcher
-	opts := []clientv3.OpOption{clientv3.WithRev(rev + 1), clientv3.WithPrevKV()}
-	if w.recursive {
-		opts = append(opts, clientv3.WithPrefix())
-	}
-	if w.progress {
-		opts = append(opts, clientv3.WithProgressNotify())
-	}
 	// Watch blocks while etcd cannot be reached, so it is opened aside and
 	// the probe below can end a watch that never starts.
 	opened := make(chan clientv3.WatchChan, 1)
-	go func() { opened <- watcher.Watch(clientv3.WithRequireLeader(w.ctx), w.etcdKey, opts...) }()
+	open := func() {
+		opts := w.watchOptions()
+		go func() { opened <- watcher.Watch(clientv3.WithRequireLeader(w.ctx), w.etcdKey, opts...) }()
+	}
+	open()
 	var wch clientv3.WatchChan
 
 	probe := time.NewTicker(w.s.probeInterval)
@@ -124,6 +135,11 @@ func (w *etcdWatcher) run(rev int64) {
 				return
 			}
 			lastHeard = time.Now()
+			if w.reopenAtNext(resp) {
+				wch = nil
+				open()
+				continue
+			}
 			if !w.handle(resp) {
 				return
 			}
@@ -153,6 +169,34 @@ func (w *etcdWatcher) run(rev int64) {
 			lastHeard = time.Now()
 		}
 	}
+}
+
+// watchOptions are the options of the etcd watch: from w.from (see run),
+// or from the revision after it once w.from is compacted.
+func (w *etcdWatcher) watchOptions() []clientv3.OpOption {
+	start := w.from
+	if w.atNext || start < 1 {
+		start++
+	}
+	opts := []clientv3.OpOption{clientv3.WithRev(start), clientv3.WithPrevKV()}
+	if w.recursive {
+		opts = append(opts, clientv3.WithPrefix())
+	}
+	if w.progress {
+		opts = append(opts, clientv3.WithProgressNotify())
+	}
+	return opts
+}
+
+// reopenAtNext reports whether resp says that w.from, the revision the
+// watch started at, was compacted while the one after it, the first the
+// caller needs, was kept: the watch is then opened again from there.
+func (w *etcdWatcher) reopenAtNext(resp clientv3.WatchResponse) bool {
+	if w.atNext || resp.CompactRevision == 0 || resp.CompactRevision > w.from+1 {
+		return false
+	}
+	w.atNext = true
+	return true
 }
 
 // probe checks that etcd still answers a quorum read.
@@ -216,6 +260,9 @@ func (w *etcdWatcher) handle(resp clientv3.WatchResponse) bool {
 		return w.sendBookmark(resp.Header.Revision)
 	}
 	for _, e := range resp.Events {
+		if e.Kv.ModRevision <= w.from {
+			continue
+		}
 		ev, ok, err := w.transform(e)
 		if err != nil {
 			w.sendError(apierrors.NewInternalError(err))

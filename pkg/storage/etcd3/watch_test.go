@@ -215,6 +215,19 @@ func TestWatchCompacted(t *testing.T) {
 		t.Errorf("message %q", st.Message)
 	}
 	expectClosed(t, w)
+
+	// The revision the watch follows may itself be compacted: the update
+	// after it is still there and comes (as ADDED: the state before it,
+	// which MODIFIED would need, is compacted).
+	w, err = s.Watch(ctx, "/widgets", storage.ListOptions{Recursive: true, ResourceVersion: a.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	ev = next(t, w)
+	if m, ok := ev.Object.(metav1.Object); ev.Type == watch.Error || !ok || m.GetResourceVersion() != strconv.FormatUint(cur, 10) {
+		t.Fatalf("event %s %+v, want the update at %d after compaction", ev.Type, ev.Object, cur)
+	}
 }
 
 func TestWatchBookmarks(t *testing.T) {

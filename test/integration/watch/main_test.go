@@ -4,4 +4,15 @@
 // annotated bookmark, and the stock client-go informers never relist.
 package watch
 
-// Each test starts an etcd of its own (startServer).
+import (
+	"os"
+	"testing"
+
+	"kubecore.io/kubecore/test/integration/framework"
+)
+
+// testEtcd is the etcd every test's server runs on, one after the other:
+// a later server starts on an etcd an earlier one wrote.
+var testEtcd *framework.Etcd
+
+func TestMain(m *testing.M) { os.Exit(framework.RunWithEtcd(m, &testEtcd)) }
