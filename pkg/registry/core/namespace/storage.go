@@ -30,7 +30,13 @@ type Storage struct {
 }
 
 // REST serves namespaces.
-type REST struct{ *generic.Store }
+type REST struct {
+	*generic.Store
+	// DeleteCollection hides the Store's: as in Kubernetes, namespaces have
+	// no deletecollection verb, since each delete must go through the
+	// finalizers (Delete below), which a collection delete would skip.
+	DeleteCollection struct{}
+}
 
 // NewStrategy returns the namespace strategy: the "kubernetes" finalizer
 // on create; spec.finalizers and status change only through subresources.
