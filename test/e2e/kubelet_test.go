@@ -191,3 +191,40 @@ func TestConfigMapAndSecretVolumesUpdate(t *testing.T) {
 	})
 	t.Logf("the files changed %s after the objects", time.Since(changed).Round(100*time.Millisecond))
 }
+
+// TestRunUsesImageEntrypoints: `kubectl run` with args and no command runs
+// them after the image's entrypoint on the process runtime, with the stock
+// kubectl and the bundled CLI; the pause image runs; an image whose
+// program the host lacks waits with a reason naming it.
+func TestRunUsesImageEntrypoints(t *testing.T) {
+	node, _ := startKubelet(t, server)
+	ns := server.CreateNamespace(t, "entrypoints")
+	bin, err := framework.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	onNode := `--overrides={"apiVersion":"v1","spec":{"nodeName":"` + node + `"}}`
+	for name, k := range map[string]*framework.Kubectl{"stock": server.Kubectl(t), "bundled": server.CLI(bin, "kubectl")} {
+		k.MustRun(t, "run", name, "-n", ns, "--image=busybox", onNode, "--", "sh", "-c", "echo hi from "+name+"; sleep 3600")
+		k.MustRun(t, "wait", "--for=condition=Ready", "pod/"+name, "-n", ns, "--timeout=60s")
+		eventually(t, 10*time.Second, func() string {
+			if out := k.Run(t, "logs", name, "-n", ns); !strings.Contains(out.Stdout, "hi from "+name) {
+				return "logs: " + out.String()
+			}
+			return ""
+		})
+	}
+	k := server.Kubectl(t)
+	k.MustRun(t, "run", "pause", "-n", ns, "--image=registry.k8s.io/pause:3.10", onNode)
+	k.MustRun(t, "wait", "--for=condition=Ready", "pod/pause", "-n", ns, "--timeout=60s")
+
+	k.MustRun(t, "run", "missing", "-n", ns, "--image=postgres:17", onNode, "--", "kubecore-e2e-no-such-program")
+	eventually(t, 30*time.Second, func() string {
+		r := k.Run(t, "get", "pod", "missing", "-n", ns, "-o", "jsonpath={.status.containerStatuses[0].state.waiting.reason}|{.status.containerStatuses[0].state.waiting.message}")
+		if !strings.HasPrefix(r.Stdout, "ProcessRuntimeProgramNotFound|") || !strings.Contains(r.Stdout, `"kubecore-e2e-no-such-program"`) {
+			return "waiting state: " + r.String()
+		}
+		return ""
+	})
+	k.MustRun(t, "delete", "pod", "pause", "-n", ns, "--wait", "--timeout=30s")
+}

@@ -15,6 +15,7 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 
 	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
+	"kubecore.io/kubecore/test/integration/framework"
 )
 
 func TestNodeRegistersAndRenewsLease(t *testing.T) {
@@ -275,16 +276,52 @@ func TestGracefulDeletionKillsAfterGracePeriod(t *testing.T) {
 
 func TestContainerWithoutCommandFails(t *testing.T) {
 	e := newEnv(t, "process")
-	p := e.pod("nocmd", "", func(p *corev1.Pod) { p.Spec.Containers[0].Command = nil })
+	p := e.pod("nocmd", "", func(p *corev1.Pod) {
+		p.Spec.Containers[0].Image = "example.com/team/unknown:1.0"
+		p.Spec.Containers[0].Command = nil
+	})
 	got := e.waitFor(p.Name, 20*time.Second, "failing with ProcessRuntimeNeedsCommand", func(p *corev1.Pod) bool {
 		cs := containerStatus(p)
 		return cs != nil && cs.State.Waiting != nil && cs.State.Waiting.Reason == "ProcessRuntimeNeedsCommand"
 	})
-	if msg := containerStatus(got).State.Waiting.Message; !strings.Contains(msg, "command") {
+	if msg := containerStatus(got).State.Waiting.Message; !strings.Contains(msg, "command") || !strings.Contains(msg, "--image-entrypoints") {
 		t.Errorf("message %q does not say what to do", msg)
 	}
 	if got.Status.Phase != corev1.PodPending {
 		t.Errorf("phase = %s, want Pending", got.Status.Phase)
+	}
+}
+
+// TestArgsRunWithTheImageEntrypoint: args without a command run after the
+// image's entrypoint, as `kubectl run x --image=busybox -- sh -c ...` asks.
+func TestArgsRunWithTheImageEntrypoint(t *testing.T) {
+	e := newEnv(t, "process")
+	marker := filepath.Join(t.TempDir(), "ran")
+	p := e.pod("argsonly", "", func(p *corev1.Pod) {
+		p.Spec.Containers[0].Command = nil
+		p.Spec.Containers[0].Args = []string{"sh", "-c", "echo hi from args > " + marker + "; exec sleep 3600"}
+	})
+	e.waitFor(p.Name, 20*time.Second, "running", func(p *corev1.Pod) bool {
+		cs := containerStatus(p)
+		return cs != nil && cs.State.Running != nil
+	})
+	framework.WaitFor(t, 10*time.Second, "the args' output", func() (bool, error) {
+		b, err := os.ReadFile(marker)
+		return err == nil && strings.Contains(string(b), "hi from args"), nil
+	})
+
+	// An image whose program the host lacks waits with a reason naming it.
+	missing := e.pod("missing", "", func(p *corev1.Pod) {
+		p.Spec.Containers[0].Image = "redis:7"
+		p.Spec.Containers[0].Command = nil
+		p.Spec.Containers[0].Args = []string{"kubecore-no-such-program-xyz"}
+	})
+	got := e.waitFor(missing.Name, 20*time.Second, "failing with ProcessRuntimeProgramNotFound", func(p *corev1.Pod) bool {
+		cs := containerStatus(p)
+		return cs != nil && cs.State.Waiting != nil && cs.State.Waiting.Reason == "ProcessRuntimeProgramNotFound"
+	})
+	if msg := containerStatus(got).State.Waiting.Message; !strings.Contains(msg, `"kubecore-no-such-program-xyz"`) {
+		t.Errorf("message %q does not name the program", msg)
 	}
 }
 

@@ -9,11 +9,15 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/sync/errgroup"
 
 	corev1 "kubecore.io/api/core/v1"
@@ -96,6 +100,10 @@ type Options struct {
 	// ContainerLogMaxFiles files per container.
 	ContainerLogMaxSize  string
 	ContainerLogMaxFiles int32
+	// ImageEntrypoints is a YAML file of the entrypoints of images, for
+	// the process runtime's containers without a command (see
+	// process.LoadEntrypoints); the well-known images need none.
+	ImageEntrypoints string
 
 	// RESTConfig, when set, is used instead of Kubeconfig (all-in-one).
 	RESTConfig *rest.Config
@@ -312,11 +320,18 @@ func (o *Options) Complete() (Config, error) {
 			}
 			shim = []string{exe, "kubelet", process.ShimSubcommand}
 		}
+		entrypoints, err := process.LoadEntrypoints(o.ImageEntrypoints)
+		if err != nil {
+			return Config{}, fmt.Errorf("--image-entrypoints: %w", err)
+		}
+		// The pause image's program: the shim's binary, as `kubelet pause`.
+		pause := append(slices.Clone(shim[:len(shim)-1]), pauseSubcommand)
 		// Containers outlive the kubelet: a restarted one re-adopts them
 		// from the runtime's state files.
 		logMax, _ := o.containerLogMaxSize()
 		prt, err := process.New(process.Options{HostIP: ip, StateDir: filepath.Join(root, "runtime", "process"), ShimCommand: shim,
-			ContainerLogMaxSize: logMax, ContainerLogMaxFiles: int(o.ContainerLogMaxFiles)})
+			ContainerLogMaxSize: logMax, ContainerLogMaxFiles: int(o.ContainerLogMaxFiles),
+			Entrypoints: entrypoints, Builtins: map[string][]string{"pause": pause}})
 		if err != nil {
 			return Config{}, err
 		}
@@ -492,7 +507,7 @@ func NewCommand() *cobra.Command {
 			return c.Run(cmd.Context())
 		},
 	}
-	cmd.AddCommand(newShimCommand())
+	cmd.AddCommand(newShimCommand(), newPauseCommand())
 	fs := cmd.Flags()
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to a kubeconfig file with the API server and credentials (with --token: where the kubeconfig is written, default ROOT_DIR/kubelet.kubeconfig)")
 	fs.StringVar(&o.Server, "server", o.Server, "URL of the API server to join, with --token and --ca-cert-hash")
@@ -525,7 +540,35 @@ func NewCommand() *cobra.Command {
 	options.AddContentTypeFlag(fs, &o.ContentType)
 	fs.StringVar(&o.ContainerLogMaxSize, "container-log-max-size", o.ContainerLogMaxSize, "Size at which a container's log file is rotated (process runtime)")
 	fs.Int32Var(&o.ContainerLogMaxFiles, "container-log-max-files", o.ContainerLogMaxFiles, "Log files kept per container, the live one included (at least 2)")
+	AddImageEntrypointsFlag(fs, o)
 	return cmd
+}
+
+// AddImageEntrypointsFlag adds --image-entrypoints (also all-in-one's).
+func AddImageEntrypointsFlag(fs *pflag.FlagSet, o *Options) {
+	fs.StringVar(&o.ImageEntrypoints, "image-entrypoints", o.ImageEntrypoints,
+		"YAML file of image entrypoints for the process runtime (images: {NAME[:TAG]: {entrypoint: [...], cmd: [...]}}), for containers that give no command; well-known images need none")
+}
+
+// pauseSubcommand is `kubecore kubelet pause`, the process runtime's
+// program for the pause image.
+const pauseSubcommand = "pause"
+
+// newPauseCommand sleeps until SIGTERM or SIGINT, as the pause image's
+// program does, and exits 0.
+func newPauseCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:    pauseSubcommand,
+		Short:  "Sleep until terminated: the pause image's program under the process runtime",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			<-ctx.Done()
+			return nil
+		},
+	}
 }
 
 // newShimCommand is `kubecore kubelet process-shim SPEC`, the parent of one

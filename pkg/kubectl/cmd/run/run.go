@@ -2,11 +2,15 @@
 package run
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
+	corev1 "kubecore.io/api/core/v1"
 	"kubecore.io/client/dynamic"
 	"kubecore.io/kubecore/pkg/kubectl/cmdutil"
 	"kubecore.io/kubecore/pkg/kubectl/generate"
@@ -20,6 +24,10 @@ type Options struct {
 	Env     []string
 	Restart string
 	Command bool
+	// Overrides is a patch applied to the generated pod, of OverrideType
+	// merge (JSON merge patch), json (JSON patch) or strategic.
+	Overrides    string
+	OverrideType string
 
 	creator *generate.Creator
 }
@@ -46,6 +54,9 @@ func NewCommand(f *cmdutil.Factory, streams cmdutil.IOStreams) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := o.override(pod.obj); err != nil {
+				return err
+			}
 			return o.creator.Create(cmd.Context(), "pods", pod.obj)
 		},
 	}
@@ -57,7 +68,43 @@ func NewCommand(f *cmdutil.Factory, streams cmdutil.IOStreams) *cobra.Command {
 	fs.StringArrayVar(&o.Env, "env", nil, "Environment variables to set in the container.")
 	fs.StringVar(&o.Restart, "restart", "Always", "The restart policy for this Pod.  Legal values [Always, OnFailure, Never].")
 	fs.BoolVar(&o.Command, "command", false, "If true and extra arguments are present, use them as the 'command' field in the container, rather than the 'args' field which is the default.")
+	fs.StringVar(&o.Overrides, "overrides", "", "An inline JSON override for the generated object. If this is non-empty, it is used to override the generated object. Requires that the object supply a valid apiVersion field.")
+	fs.StringVar(&o.OverrideType, "override-type", "merge", "The method used to override the generated object: json, merge, or strategic.")
 	return cmd
+}
+
+// override applies --overrides to the generated pod.
+func (o *Options) override(obj *dynamic.Unstructured) error {
+	if o.Overrides == "" {
+		return nil
+	}
+	original, err := json.Marshal(obj.Object)
+	if err != nil {
+		return err
+	}
+	var patched []byte
+	switch o.OverrideType {
+	case "merge":
+		patched, err = jsonpatch.MergePatch(original, []byte(o.Overrides))
+	case "json":
+		var patch jsonpatch.Patch
+		if patch, err = jsonpatch.DecodePatch([]byte(o.Overrides)); err == nil {
+			patched, err = patch.Apply(original)
+		}
+	case "strategic":
+		patched, err = strategicpatch.StrategicMergePatch(original, []byte(o.Overrides), corev1.Pod{})
+	default:
+		return fmt.Errorf("invalid override type: %v", o.OverrideType)
+	}
+	if err != nil {
+		return fmt.Errorf("error applying overrides: %w", err)
+	}
+	out := map[string]any{}
+	if err := json.Unmarshal(patched, &out); err != nil {
+		return fmt.Errorf("error applying overrides: %w", err)
+	}
+	obj.Object = out
+	return nil
 }
 
 type podObject struct{ obj *dynamic.Unstructured }

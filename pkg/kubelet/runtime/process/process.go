@@ -28,9 +28,12 @@ import (
 
 // Reasons of containers the process runtime cannot run.
 const (
-	// ReasonNeedsCommand: the container gives no command, and without
-	// images there is no entrypoint to run.
+	// ReasonNeedsCommand: the container gives no command and the runtime
+	// does not know its image's entrypoint (see Entrypoints).
 	ReasonNeedsCommand = "ProcessRuntimeNeedsCommand"
+	// ReasonProgramNotFound: the program the image's entrypoint names is
+	// not installed on the host.
+	ReasonProgramNotFound = "ProcessRuntimeProgramNotFound"
 	// ReasonNeedsRoot: volumes need a private mount namespace, which
 	// needs root.
 	ReasonNeedsRoot = "ProcessRuntimeNeedsRoot"
@@ -57,6 +60,12 @@ type Options struct {
 	// ContainerLogMaxFiles files (at least 2) per container instance.
 	ContainerLogMaxSize  int64
 	ContainerLogMaxFiles int
+	// Entrypoints knows the entrypoints of images, for containers without
+	// a command; nil knows the well-known images only.
+	Entrypoints *Entrypoints
+	// Builtins run programs images name that the host lacks, by base
+	// name: {"pause": [kubecore, kubelet, process-pause]}.
+	Builtins map[string][]string
 }
 
 // Runtime runs containers as host process groups, each under a shim (see
@@ -80,6 +89,8 @@ type Runtime struct {
 	// logMaxSize and logMaxFiles are Options.ContainerLogMax*.
 	logMaxSize  int64
 	logMaxFiles int
+	entrypoints *Entrypoints
+	builtins    map[string][]string
 	bootID      string
 	stop        chan struct{} // closed by Close
 
@@ -125,6 +136,7 @@ func New(o Options) (*Runtime, error) {
 	r := &Runtime{
 		hostIP: o.HostIP, root: root, stateDir: o.StateDir, shim: slices.Clone(o.ShimCommand),
 		logMaxSize: o.ContainerLogMaxSize, logMaxFiles: o.ContainerLogMaxFiles,
+		entrypoints: o.Entrypoints, builtins: o.Builtins,
 		bootID: bootID(), stop: make(chan struct{}),
 		sandboxes:  kruntime.Sandboxes{},
 		containers: map[string]*container{},
@@ -348,9 +360,17 @@ func (r *Runtime) ListPodSandbox(context.Context) ([]kruntime.PodSandboxStatus, 
 // records it.
 func (r *Runtime) CreateContainer(_ context.Context, sandboxID string, cfg kruntime.ContainerConfig) (string, error) {
 	if len(cfg.Command) == 0 {
-		return "", &kruntime.ContainerError{Reason: ReasonNeedsCommand, Message: fmt.Sprintf(
-			"the process runtime runs commands on the host and cannot read the entrypoint of image %q: "+
-				"set command (for example [\"sh\", \"-c\", \"...\"]) in the container spec, or run the pod on a node with a CRI runtime", cfg.Image)}
+		argv, err := r.entrypoints.argv(cfg.Image, nil, cfg.Args)
+		if err != nil {
+			return "", &kruntime.ContainerError{Reason: ReasonNeedsCommand, Message: err.Error()}
+		}
+		program, err := hostProgram(argv[0], r.builtins)
+		if err != nil {
+			return "", &kruntime.ContainerError{Reason: ReasonProgramNotFound, Message: fmt.Sprintf(
+				"image %q runs %q, which is not installed on this node: install it, set command in the container spec, "+
+					"map the image in the kubelet's --image-entrypoints file, or run the pod on a node with a CRI runtime", cfg.Image, argv[0])}
+		}
+		cfg.Command, cfg.Args = append(program, argv[1:]...), nil
 	}
 	if !r.root {
 		// Without root the service account's API access volume cannot be

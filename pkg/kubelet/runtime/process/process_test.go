@@ -143,7 +143,7 @@ func TestRefusals(t *testing.T) {
 		cfg    kruntime.ContainerConfig
 		reason string
 	}{
-		{"no command", kruntime.ContainerConfig{Name: "c", Image: "nginx"}, ReasonNeedsCommand},
+		{"no command, unknown image", kruntime.ContainerConfig{Name: "c", Image: "example.com/unknown"}, ReasonNeedsCommand},
 		{"volumes without root", kruntime.ContainerConfig{Name: "c", Command: []string{"true"}, Mounts: []kruntime.Mount{{ContainerPath: "/data", HostPath: "/tmp"}}}, ReasonNeedsRoot},
 		{"volumes beside the API access one without root", kruntime.ContainerConfig{Name: "c", Command: []string{"true"}, Mounts: []kruntime.Mount{
 			{ContainerPath: corev1.ServiceAccountMountPath, HostPath: "/tmp"}, {ContainerPath: "/data", HostPath: "/tmp"},

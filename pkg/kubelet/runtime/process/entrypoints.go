@@ -1,0 +1,166 @@
+package process
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// ImageConfig is what the process runtime knows of an image without
+// pulling it: the ENTRYPOINT and CMD of its configuration.
+type ImageConfig struct {
+	Entrypoint []string `json:"entrypoint,omitempty"`
+	Cmd        []string `json:"cmd,omitempty"`
+	// Wrapper marks an entrypoint script of the image that prepares the
+	// container and then runs its arguments (docker-entrypoint.sh). It
+	// does not exist on the host, so the arguments run directly; when they
+	// begin with a flag the script would have put Program before them.
+	Wrapper bool   `json:"wrapper,omitempty"`
+	Program string `json:"program,omitempty"`
+}
+
+// imageEntrypointsFile is the format of --image-entrypoints.
+type imageEntrypointsFile struct {
+	Images map[string]ImageConfig `json:"images"`
+}
+
+// wellKnownImages are the configurations of the images tutorials use, as
+// their published image configurations give them.
+var wellKnownImages = map[string]ImageConfig{
+	"busybox":  {Cmd: []string{"sh"}},
+	"alpine":   {Cmd: []string{"/bin/sh"}},
+	"debian":   {Cmd: []string{"bash"}},
+	"ubuntu":   {Cmd: []string{"/bin/bash"}},
+	"golang":   {Cmd: []string{"bash"}},
+	"python":   {Cmd: []string{"python3"}},
+	"node":     {Entrypoint: []string{"docker-entrypoint.sh"}, Cmd: []string{"node"}, Wrapper: true, Program: "node"},
+	"nginx":    {Entrypoint: []string{"/docker-entrypoint.sh"}, Cmd: []string{"nginx", "-g", "daemon off;"}, Wrapper: true},
+	"httpd":    {Cmd: []string{"httpd-foreground"}},
+	"redis":    {Entrypoint: []string{"docker-entrypoint.sh"}, Cmd: []string{"redis-server"}, Wrapper: true, Program: "redis-server"},
+	"postgres": {Entrypoint: []string{"docker-entrypoint.sh"}, Cmd: []string{"postgres"}, Wrapper: true, Program: "postgres"},
+
+	"registry.k8s.io/pause":                   {Entrypoint: []string{"/pause"}},
+	"k8s.gcr.io/pause":                        {Entrypoint: []string{"/pause"}},
+	"registry.k8s.io/e2e-test-images/agnhost": {Entrypoint: []string{"/agnhost"}, Cmd: []string{"pause"}},
+}
+
+// Entrypoints finds the configuration of images: the user's file first,
+// then the well-known images.
+type Entrypoints struct {
+	user map[string]ImageConfig
+}
+
+// LoadEntrypoints reads an --image-entrypoints file ("" for none):
+//
+//	images:
+//	  example.com/team/server:   # any tag; "server:1.2" names one tag
+//	    entrypoint: ["/usr/local/bin/server"]
+//	    cmd: ["--port=8080"]
+func LoadEntrypoints(path string) (*Entrypoints, error) {
+	e := &Entrypoints{user: map[string]ImageConfig{}}
+	if path == "" {
+		return e, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("image entrypoints: %w", err)
+	}
+	var f imageEntrypointsFile
+	if err := yaml.UnmarshalStrict(b, &f); err != nil {
+		return nil, fmt.Errorf("image entrypoints %s: %w", path, err)
+	}
+	for name, c := range f.Images {
+		if len(c.Entrypoint) == 0 && len(c.Cmd) == 0 {
+			return nil, fmt.Errorf("image entrypoints %s: image %q has neither entrypoint nor cmd", path, name)
+		}
+		e.user[normalizeImage(name, true)] = c
+	}
+	return e, nil
+}
+
+// lookup returns the configuration of image, if known.
+func (e *Entrypoints) lookup(image string) (ImageConfig, bool) {
+	if e != nil {
+		if c, ok := e.user[normalizeImage(image, true)]; ok {
+			return c, true
+		}
+		if c, ok := e.user[normalizeImage(image, false)]; ok {
+			return c, true
+		}
+	}
+	c, ok := wellKnownImages[normalizeImage(image, false)]
+	return c, ok
+}
+
+// normalizeImage drops the digest, the default registry and library
+// prefix, and, unless withTag, the tag: "docker.io/library/busybox:1.36"
+// is "busybox" ("busybox:1.36" with its tag).
+func normalizeImage(image string, withTag bool) string {
+	name, _, _ := strings.Cut(image, "@")
+	slash := strings.LastIndex(name, "/")
+	if colon := strings.LastIndex(name, ":"); colon > slash && !withTag {
+		name = name[:colon]
+	}
+	for _, p := range []string{"index.docker.io/", "docker.io/", "library/"} {
+		name = strings.TrimPrefix(name, p)
+	}
+	return name
+}
+
+// argv returns what a container runs, as Kubernetes decides it: command
+// (else the image's entrypoint) followed by args (else, without a
+// command, the image's cmd).
+func (e *Entrypoints) argv(image string, command, args []string) ([]string, error) {
+	if len(command) > 0 {
+		return append(slices.Clone(command), args...), nil
+	}
+	c, ok := e.lookup(image)
+	if !ok {
+		return nil, fmt.Errorf("the process runtime runs commands on the host and does not know the entrypoint of image %q: "+
+			"set command in the container spec, map the image in the kubelet's --image-entrypoints file, "+
+			"or run the pod on a node with a CRI runtime", image)
+	}
+	rest := c.Cmd
+	if len(args) > 0 {
+		rest = args
+	}
+	if !c.Wrapper {
+		return append(slices.Clone(c.Entrypoint), rest...), nil
+	}
+	out := slices.Clone(rest)
+	if c.Program != "" && (len(out) == 0 || strings.HasPrefix(out[0], "-")) {
+		out = append([]string{c.Program}, out...)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("image %q gives nothing to run after its entrypoint script: set command or args", image)
+	}
+	return out, nil
+}
+
+// hostProgram finds the program an image names on the host: its path if
+// it exists there, else its base name on PATH, else one of the builtins
+// (the pause program).
+func hostProgram(program string, builtins map[string][]string) ([]string, error) {
+	if b, ok := builtins[program]; ok {
+		return slices.Clone(b), nil
+	}
+	if strings.Contains(program, "/") {
+		if st, err := os.Stat(program); err == nil && !st.IsDir() {
+			return []string{program}, nil
+		}
+		program = filepath.Base(program)
+		if b, ok := builtins[program]; ok {
+			return slices.Clone(b), nil
+		}
+	}
+	path, err := exec.LookPath(program)
+	if err != nil {
+		return nil, err
+	}
+	return []string{path}, nil
+}

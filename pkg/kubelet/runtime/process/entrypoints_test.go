@@ -1,0 +1,158 @@
+package process
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
+)
+
+func TestNormalizeImage(t *testing.T) {
+	for _, tc := range []struct {
+		image, name, tagged string
+	}{
+		{"busybox", "busybox", "busybox"},
+		{"busybox:1.36", "busybox", "busybox:1.36"},
+		{"docker.io/library/busybox:1.36@sha256:0123", "busybox", "busybox:1.36"},
+		{"index.docker.io/library/python:3", "python", "python:3"},
+		{"registry.k8s.io/pause:3.10", "registry.k8s.io/pause", "registry.k8s.io/pause:3.10"},
+		{"localhost:5000/team/app", "localhost:5000/team/app", "localhost:5000/team/app"},
+		{"localhost:5000/team/app:v2", "localhost:5000/team/app", "localhost:5000/team/app:v2"},
+	} {
+		if got := normalizeImage(tc.image, false); got != tc.name {
+			t.Errorf("normalizeImage(%q) = %q, want %q", tc.image, got, tc.name)
+		}
+		if got := normalizeImage(tc.image, true); got != tc.tagged {
+			t.Errorf("normalizeImage(%q, tag) = %q, want %q", tc.image, got, tc.tagged)
+		}
+	}
+}
+
+func TestArgv(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "entrypoints.yaml")
+	if err := os.WriteFile(file, []byte(`images:
+  example.com/team/server:
+    entrypoint: ["/srv/server"]
+    cmd: ["--port=8080"]
+  example.com/team/server:debug:
+    entrypoint: ["/srv/server-debug"]
+  busybox:
+    cmd: ["echo", "overridden"]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e, err := LoadEntrypoints(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name          string
+		image         string
+		command, args []string
+		want          []string
+		wantErr       string
+	}{
+		{"command and args win", "nginx", []string{"sleep"}, []string{"1"}, []string{"sleep", "1"}, ""},
+		{"args replace cmd", "python:3", nil, []string{"python3", "-m", "http.server"}, []string{"python3", "-m", "http.server"}, ""},
+		{"image cmd", "python:3.12", nil, nil, []string{"python3"}, ""},
+		{"entrypoint with cmd", "registry.k8s.io/e2e-test-images/agnhost:2.53", nil, nil, []string{"/agnhost", "pause"}, ""},
+		{"entrypoint with args", "registry.k8s.io/e2e-test-images/agnhost:2.53", nil, []string{"netexec"}, []string{"/agnhost", "netexec"}, ""},
+		{"wrapper script runs its args", "node:22", nil, []string{"npm", "start"}, []string{"npm", "start"}, ""},
+		{"wrapper script puts its program before flags", "node", nil, []string{"-e", "1"}, []string{"node", "-e", "1"}, ""},
+		{"wrapper script with the image cmd", "nginx:1.27", nil, nil, []string{"nginx", "-g", "daemon off;"}, ""},
+		{"user file, any tag", "example.com/team/server:1.0", nil, nil, []string{"/srv/server", "--port=8080"}, ""},
+		{"user file, one tag", "example.com/team/server:debug", nil, []string{"-v"}, []string{"/srv/server-debug", "-v"}, ""},
+		{"user file before the well-known", "busybox", nil, nil, []string{"echo", "overridden"}, ""},
+		{"unknown image", "example.com/other", nil, []string{"x"}, nil, "--image-entrypoints"},
+	} {
+		got, err := e.argv(tc.image, tc.command, tc.args)
+		switch {
+		case tc.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: argv = %q, %v; want an error with %q", tc.name, got, err, tc.wantErr)
+			}
+		case err != nil || !slices.Equal(got, tc.want):
+			t.Errorf("%s: argv = %q, %v; want %q", tc.name, got, err, tc.want)
+		}
+	}
+	var none *Entrypoints // the well-known images only
+	if got, err := none.argv("busybox", nil, nil); err != nil || !slices.Equal(got, []string{"sh"}) {
+		t.Errorf("busybox without a file = %q, %v", got, err)
+	}
+}
+
+func TestLoadEntrypointsRefusesBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"unknown field": "images:\n  a:\n    entrypont: [x]\n",
+		"empty entry":   "images:\n  a: {}\n",
+		"not yaml":      "images: [",
+	} {
+		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-"))
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadEntrypoints(p); err == nil {
+			t.Errorf("%s: loaded", name)
+		}
+	}
+	if _, err := LoadEntrypoints(filepath.Join(dir, "absent")); err == nil {
+		t.Error("a missing file loaded")
+	}
+}
+
+func TestHostProgram(t *testing.T) {
+	builtins := map[string][]string{"pause": {"/bin/kubecore", "kubelet", "process-pause"}}
+	if got, err := hostProgram("/pause", builtins); err != nil || !slices.Equal(got, builtins["pause"]) {
+		t.Errorf("/pause = %q, %v; want the builtin", got, err)
+	}
+	if got, err := hostProgram("sh", nil); err != nil || !filepath.IsAbs(got[0]) {
+		t.Errorf("sh = %q, %v; want its path", got, err)
+	}
+	if got, err := hostProgram("/usr/local/bin/sh", nil); err != nil || filepath.Base(got[0]) != "sh" {
+		t.Errorf("/usr/local/bin/sh = %q, %v; want sh from PATH", got, err)
+	}
+	if _, err := hostProgram("/no/such/kubecore-program", nil); err == nil {
+		t.Error("a missing program was found")
+	}
+}
+
+// TestCreateContainerResolvesEntrypoints: a container without a command
+// runs its image's entrypoint, or waits with a reason that says why not.
+func TestCreateContainerResolvesEntrypoints(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "entrypoints.yaml")
+	if err := os.WriteFile(file, []byte("images:\n  example.com/missing:\n    entrypoint: [/no/such/kubecore-program]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e, err := LoadEntrypoints(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRuntime(t, Options{Root: new(bool), Entrypoints: e})
+	ctx := t.Context()
+	sb, err := r.RunPodSandbox(ctx, kruntime.PodSandboxConfig{UID: "u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for image, reason := range map[string]string{"example.com/unknown": ReasonNeedsCommand, "example.com/missing:1": ReasonProgramNotFound} {
+		_, err := r.CreateContainer(ctx, sb, kruntime.ContainerConfig{Name: "c", Image: image})
+		var ce *kruntime.ContainerError
+		if !errors.As(err, &ce) || ce.Reason != reason {
+			t.Errorf("%s: CreateContainer = %v, want a %s container error", image, err, reason)
+		}
+	}
+	id, err := r.CreateContainer(ctx, sb, kruntime.ContainerConfig{Name: "args", Image: "busybox", Args: []string{"sh", "-c", "exit 3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.StartContainer(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if s := waitExited(t, r, id); s.ExitCode != 3 {
+		t.Errorf("busybox with args exited %d, want 3", s.ExitCode)
+	}
+}
