@@ -36,18 +36,40 @@ func (kl *Kubelet) Pods() []*corev1.Pod {
 // Runtime is the kubelet's container runtime.
 func (kl *Kubelet) Runtime() kruntime.Runtime { return kl.runtime }
 
+// podNamed is the pod of that name the kubelet runs.
+func (kl *Kubelet) podNamed(namespace, name string) (*corev1.Pod, error) {
+	for _, p := range kl.workers.pods() {
+		if p.Namespace == namespace && p.Name == name {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("pod %s/%s is not on this node: %w", namespace, name, kruntime.ErrNotFound)
+}
+
+// Sandbox returns the ready sandbox of a pod the kubelet runs.
+func (kl *Kubelet) Sandbox(ctx context.Context, namespace, name string) (*kruntime.PodSandboxStatus, error) {
+	pod, err := kl.podNamed(namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	sandboxes, err := kl.runtime.ListPodSandbox(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list sandboxes: %w", err)
+	}
+	for i := range sandboxes {
+		if s := &sandboxes[i]; s.Config.UID == string(pod.UID) && s.State == kruntime.SandboxReady {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("pod %s/%s has no ready sandbox: %w", namespace, name, kruntime.ErrNotFound)
+}
+
 // Container finds the newest (or previous) runtime container of a
 // container of a pod the kubelet runs.
 func (kl *Kubelet) Container(ctx context.Context, namespace, podName, name string, previous bool) (*kruntime.ContainerStatus, error) {
-	var pod *corev1.Pod
-	for _, p := range kl.workers.pods() {
-		if p.Namespace == namespace && p.Name == podName {
-			pod = p
-			break
-		}
-	}
-	if pod == nil {
-		return nil, fmt.Errorf("pod %s/%s is not on this node: %w", namespace, podName, kruntime.ErrNotFound)
+	pod, err := kl.podNamed(namespace, podName)
+	if err != nil {
+		return nil, err
 	}
 	sandboxes, err := kl.runtime.ListPodSandbox(ctx)
 	if err != nil {

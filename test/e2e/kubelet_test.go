@@ -2,9 +2,13 @@ package e2e
 
 import (
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -227,4 +231,102 @@ func TestRunUsesImageEntrypoints(t *testing.T) {
 		return ""
 	})
 	k.MustRun(t, "delete", "pod", "pause", "-n", ns, "--wait", "--timeout=30s")
+}
+
+// TestPortForward forwards local ports to a pod's port with the stock
+// kubectl and the bundled CLI (pod, named port, Service), and checks that
+// a port nothing listens on is reported and ends the forward.
+func TestPortForward(t *testing.T) {
+	node, _ := startKubelet(t, server)
+	ns := server.CreateNamespace(t, "portforward")
+	// The process runtime's pods share the host's network: a server of the
+	// test is the pod's port.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "hello through the pod") }), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+
+	k := server.Kubectl(t)
+	manifest := `apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: web}}
+spec:
+  nodeName: ` + node + `
+  containers:
+  - name: pause
+    image: registry.k8s.io/pause:3.10
+    ports: [{name: http, containerPort: ` + port + `}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: http}]
+`
+	k.MustRunStdin(t, manifest, "apply", "-n", ns, "-f", "-")
+	k.MustRun(t, "wait", "--for=condition=Ready", "pod/web", "-n", ns, "--timeout=60s")
+	bin, err := framework.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, cli := range map[string]*framework.Kubectl{"stock": k, "bundled": server.CLI(bin, "kubectl")} {
+		for _, target := range [][]string{{"pod/web", ":" + port}, {"web", ":http"}, {"svc/web", ":80"}} {
+			bg := cli.Start(t, append([]string{"port-forward", "-n", ns}, target...)...)
+			var local string
+			eventually(t, 20*time.Second, func() string {
+				m := regexp.MustCompile(`Forwarding from 127\.0\.0\.1:([0-9]+) -> ` + port).FindStringSubmatch(bg.Stdout())
+				if m == nil {
+					return fmt.Sprintf("%s port-forward %v: no forwarding line yet: %q %q", name, target, bg.Stdout(), bg.Stderr())
+				}
+				local = m[1]
+				return ""
+			})
+			resp, err := http.Get("http://127.0.0.1:" + local + "/")
+			if err != nil {
+				t.Fatalf("%s port-forward %v: %v", name, target, err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			if string(body) != "hello through the pod" {
+				t.Errorf("%s port-forward %v: got %q", name, target, body)
+			}
+			if !strings.Contains(bg.Stdout(), "Handling connection for "+local) {
+				t.Errorf("%s port-forward %v: no handling line: %q", name, target, bg.Stdout())
+			}
+			bg.Stop()
+		}
+
+		// Nothing listens on the closed port: the error is reported and
+		// the forward ends.
+		closed, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		closedPort := strconv.Itoa(closed.Addr().(*net.TCPAddr).Port)
+		_ = closed.Close()
+		bg := cli.Start(t, "port-forward", "-n", ns, "pod/web", ":"+closedPort)
+		eventually(t, 20*time.Second, func() string {
+			m := regexp.MustCompile(`Forwarding from 127\.0\.0\.1:([0-9]+)`).FindStringSubmatch(bg.Stdout())
+			if m == nil {
+				return "no forwarding line yet: " + bg.Stderr()
+			}
+			if c, err := net.Dial("tcp", "127.0.0.1:"+m[1]); err == nil {
+				_, _ = c.Write([]byte("GET / HTTP/1.0\r\n\r\n"))
+				_, _ = io.ReadAll(c)
+				_ = c.Close()
+			}
+			if !bg.Exited() {
+				return "still running after a failed connection: " + bg.Stderr()
+			}
+			return ""
+		})
+		if !strings.Contains(bg.Stderr(), "error forwarding port "+closedPort+" to pod "+ns+"/web") || !strings.Contains(bg.Stderr(), "lost connection to pod") {
+			t.Errorf("%s: stderr of a failed forward: %q", name, bg.Stderr())
+		}
+	}
 }

@@ -29,6 +29,7 @@ import (
 	"kubecore.io/kubecore/pkg/kubectl/cmd/label"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/logs"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/patch"
+	"kubecore.io/kubecore/pkg/kubectl/cmd/portforward"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/replace"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/rollout"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/run"
@@ -92,6 +93,7 @@ func NewKubectlCommand(streams cmdutil.IOStreams) *cobra.Command {
 			logs.NewCommand(f, streams),
 			explain.NewCommand(f, streams),
 			exec.NewCommand(f, streams),
+			portforward.NewCommand(f, streams),
 		}},
 		{"deploy", "Deploy Commands:", []*cobra.Command{
 			rollout.NewCommand(f, streams),

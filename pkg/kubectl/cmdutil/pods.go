@@ -15,6 +15,9 @@ import (
 // PodsGVR is the resource of pods.
 var PodsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 
+// ServicesGVR is the resource of services.
+var ServicesGVR = schema.GroupVersionResource{Version: "v1", Resource: "services"}
+
 // PodsFor returns the pods an argument of logs or exec stands for: the pod
 // of POD or pod/NAME, or the pods the spec.selector of TYPE/NAME picks,
 // the best to read first (see ByLogging). A selector that picks nothing
@@ -50,6 +53,13 @@ func PodsFor(ctx context.Context, f *Factory, ns, arg string) ([]*dynamic.Unstru
 	raw, ok := dynamic.NestedField(obj.Object, "spec", "selector").(map[string]any)
 	if !ok {
 		return nil, &NoSelectorError{Type: fmt.Sprintf("*%s.%s", m.Kind.Version, m.Kind.Kind)}
+	}
+	if m.Resource == ServicesGVR {
+		// A Service selects by a plain map of labels.
+		if len(raw) == 0 {
+			return nil, fmt.Errorf("invalid service '%s': Service is defined without a selector", name)
+		}
+		raw = map[string]any{"matchLabels": raw}
 	}
 	selector, err := labelSelector(raw)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"time"
 )
 
@@ -65,6 +66,14 @@ type ImageService interface {
 	// PullImage pulls the image for a pod's sandbox and returns its size
 	// in bytes.
 	PullImage(ctx context.Context, image, sandboxID string) (uint64, error)
+}
+
+// PortForwarder is a Runtime that connects to ports in its sandboxes'
+// networks (kubectl port-forward).
+type PortForwarder interface {
+	// PortForward opens a TCP connection to port in the network of the
+	// sandbox id, as a process of the pod connecting to localhost would.
+	PortForward(ctx context.Context, id string, port int32) (net.Conn, error)
 }
 
 // ExecStreams are the standard streams of Exec; nil ones are not
@@ -234,4 +243,11 @@ func (s Sandboxes) List() []PodSandboxStatus {
 		out = append(out, *sb)
 	}
 	return out
+}
+
+// DialHostNetwork is PortForward for a sandbox on the host's network,
+// where a pod's localhost is the host's.
+func DialHostNetwork(ctx context.Context, port int32) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", fmt.Sprint(port)))
 }

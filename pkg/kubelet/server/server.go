@@ -73,6 +73,8 @@ type Host interface {
 	Container(ctx context.Context, namespace, pod, name string, previous bool) (*kruntime.ContainerStatus, error)
 	// Runtime runs execs.
 	Runtime() kruntime.Runtime
+	// Sandbox returns the ready sandbox of a pod the kubelet runs.
+	Sandbox(ctx context.Context, namespace, pod string) (*kruntime.PodSandboxStatus, error)
 }
 
 // Config configures a Server.
@@ -152,6 +154,10 @@ func (s *Server) Handler() http.Handler {
 	for _, p := range []string{"/exec/{namespace}/{pod}/{container}", "/exec/{namespace}/{pod}/{uid}/{container}"} {
 		mux.HandleFunc("GET "+p, s.serveExec)
 		mux.HandleFunc("POST "+p, s.serveExec)
+	}
+	for _, p := range []string{"/portForward/{namespace}/{pod}", "/portForward/{namespace}/{pod}/{uid}"} {
+		mux.HandleFunc("GET "+p, s.servePortForward)
+		mux.HandleFunc("POST "+p, s.servePortForward)
 	}
 	return mux
 }

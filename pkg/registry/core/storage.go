@@ -63,7 +63,7 @@ func (p Provider) NewStorage(ctx context.Context, rs strategy.Resources, opts ge
 		return fmt.Errorf("storage of pods: %w", err)
 	}
 	rs["pods"], rs["pods/status"], rs["pods/binding"], rs["pods/eviction"] = pods.Pod, pods.Status, pods.Binding, pods.Eviction
-	rs["pods/log"], rs["pods/exec"] = pods.Log, pods.Exec
+	rs["pods/log"], rs["pods/exec"], rs["pods/portforward"] = pods.Log, pods.Exec, pods.PortForward
 	services, err := service.NewStorage(ctx, opts, p.Services)
 	if err != nil {
 		return fmt.Errorf("storage of services: %w", err)

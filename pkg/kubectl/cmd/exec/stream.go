@@ -9,13 +9,11 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
 
-	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/client/rest"
 	"kubecore.io/kubecore/pkg/kubectl/cmdutil"
@@ -74,7 +72,7 @@ func stream(ctx context.Context, cfg *rest.Config, u *url.URL, o streamOptions) 
 	if err != nil {
 		return err
 	}
-	header, err := requestHeader(cfg)
+	header, err := cmdutil.RequestHeader(cfg)
 	if err != nil {
 		return err
 	}
@@ -92,7 +90,7 @@ func stream(ctx context.Context, cfg *rest.Config, u *url.URL, o streamOptions) 
 	}
 	c, resp, err := dialer.DialContext(ctx, u.String(), header)
 	if err != nil {
-		return handshakeError(resp, err)
+		return cmdutil.UpgradeError(resp, err)
 	}
 	conn := &wsConn{conn: c}
 	defer func() { _ = c.Close() }()
@@ -183,53 +181,3 @@ func statusError(st *metav1.Status) error {
 	}
 	return errors.New(st.Message)
 }
-
-// handshakeError is the server's Status when it refused the upgrade.
-func handshakeError(resp *http.Response, err error) error {
-	if resp == nil {
-		return err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	var st metav1.Status
-	if json.Unmarshal(body, &st) == nil && st.Kind == "Status" {
-		return &apierrors.StatusError{ErrStatus: st}
-	}
-	msg := strings.TrimSpace(string(body))
-	if msg == "" {
-		msg = resp.Status
-	}
-	return fmt.Errorf("unable to upgrade connection: %s", msg)
-}
-
-// requestHeader returns the headers the client of cfg sends with every
-// request (credentials, impersonation, user agent), read by running its
-// transport over a request that goes nowhere.
-func requestHeader(cfg *rest.Config) (http.Header, error) {
-	c := rest.CopyConfig(cfg)
-	c.TLSClientConfig = rest.TLSClientConfig{}
-	c.WrapTransport = nil
-	var header http.Header
-	c.Transport = roundTripperFunc(func(r *http.Request) (*http.Response, error) {
-		header = r.Header.Clone()
-		return nil, errHeaderOnly
-	})
-	rt, err := rest.TransportFor(c)
-	if err != nil {
-		return nil, err
-	}
-	req, err := http.NewRequest(http.MethodGet, "https://headers.invalid/", nil)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := rt.RoundTrip(req); !errors.Is(err, errHeaderOnly) {
-		return nil, fmt.Errorf("read the request headers: %w", err)
-	}
-	return header, nil
-}
-
-var errHeaderOnly = errors.New("headers only")
-
-type roundTripperFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

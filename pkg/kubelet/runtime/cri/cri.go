@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net"
 	"net/url"
 	"strings"
 	"sync"
@@ -542,4 +543,19 @@ func (r *Runtime) Exec(ctx context.Context, id string, cmd []string, s kruntime.
 		return 0, fmt.Errorf("exec in container %s: %w", id, err)
 	}
 	return code, nil
+}
+
+var _ kruntime.PortForwarder = (*Runtime)(nil)
+
+// PortForward implements kruntime.PortForwarder: kubecore's sandboxes use
+// the node's network (see hostNetwork).
+func (r *Runtime) PortForward(ctx context.Context, id string, port int32) (net.Conn, error) {
+	s, err := r.PodSandboxStatus(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if s.State != kruntime.SandboxReady {
+		return nil, fmt.Errorf("sandbox %s is not ready", id)
+	}
+	return kruntime.DialHostNetwork(ctx, port)
 }

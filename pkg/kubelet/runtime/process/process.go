@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -726,4 +727,19 @@ func (r *Runtime) ExecSync(ctx context.Context, id string, cmd []string, timeout
 	var stdout, stderr strings.Builder
 	code, err := r.Exec(ctx, id, cmd, kruntime.ExecStreams{Stdout: &stdout, Stderr: &stderr})
 	return kruntime.ExecResult{Stdout: []byte(stdout.String()), Stderr: []byte(stderr.String()), ExitCode: code}, err
+}
+
+var _ kruntime.PortForwarder = (*Runtime)(nil)
+
+// PortForward implements kruntime.PortForwarder: pods share the host's
+// network.
+func (r *Runtime) PortForward(ctx context.Context, id string, port int32) (net.Conn, error) {
+	s, err := r.PodSandboxStatus(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if s.State != kruntime.SandboxReady {
+		return nil, fmt.Errorf("sandbox %s is not ready", id)
+	}
+	return kruntime.DialHostNetwork(ctx, port)
 }

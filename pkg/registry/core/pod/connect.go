@@ -85,8 +85,9 @@ func hasContainer(pod *corev1.Pod, name string) bool {
 	return false
 }
 
-// kubeletLocation is the URL of path (containerLogs, exec) for the
-// container on the kubelet, and the transport to reach it.
+// kubeletLocation is the URL of path (containerLogs, exec, portForward)
+// for the container (or, without one, the pod) on the kubelet, and the
+// transport to reach it.
 func kubeletLocation(info *node.ConnectionInfo, path string, pod *corev1.Pod, container string, query url.Values, skipVerify bool) (*url.URL, http.RoundTripper) {
 	rt := info.Transport
 	if skipVerify {
@@ -95,7 +96,7 @@ func kubeletLocation(info *node.ConnectionInfo, path string, pod *corev1.Pod, co
 	return &url.URL{
 		Scheme:   info.Scheme,
 		Host:     info.Host(),
-		Path:     "/" + path + "/" + pod.Namespace + "/" + pod.Name + "/" + container,
+		Path:     strings.TrimSuffix("/"+path+"/"+pod.Namespace+"/"+pod.Name+"/"+container, "/"),
 		RawQuery: query.Encode(),
 	}, rt
 }

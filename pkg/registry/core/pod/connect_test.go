@@ -367,7 +367,7 @@ func echoExec(t *testing.T) http.Handler {
 func TestExecProxiesTheWebSocket(t *testing.T) {
 	env := newTestEnv(t, echoExec(t))
 	env.addPod(runningPod("web", "main"))
-	ts := env.serve(t, &ExecREST{pods: env.pods, kubelet: env.conns})
+	ts := env.serve(t, NewExecREST(env.pods, env.conns, nil))
 
 	u := "ws" + strings.TrimPrefix(ts.URL, "http") + "/ns/web?command=sh&command=-c&command=cat&stdin=true&stdout=1&stderr=true&tty=false"
 	d := websocket.Dialer{Subprotocols: []string{"v5.channel.k8s.io", "v4.channel.k8s.io"}, HandshakeTimeout: 10 * time.Second}
@@ -429,7 +429,7 @@ func TestExecErrors(t *testing.T) {
 			}
 			env := newTestEnv(t, h)
 			env.addPod(tc.pod)
-			ts := env.serve(t, &ExecREST{pods: env.pods, kubelet: env.conns})
+			ts := env.serve(t, NewExecREST(env.pods, env.conns, nil))
 			code, msg := getStatus(t, ts.URL+"/ns/"+tc.pod.Name+"?command=true&stdout=true&"+tc.query)
 			if code != tc.code || msg != tc.want {
 				t.Fatalf("got %d %q, want %d %q", code, msg, tc.code, tc.want)
@@ -453,7 +453,7 @@ func TestExecPassesAdmission(t *testing.T) {
 	env := newTestEnv(t, echoExec(t))
 	env.addPod(runningPod("web", "main"))
 	adm := &denyConnect{}
-	ts := env.serve(t, &ExecREST{pods: env.pods, kubelet: env.conns, admission: adm})
+	ts := env.serve(t, NewExecREST(env.pods, env.conns, adm))
 	resp, err := http.Post(ts.URL+"/ns/web?command=true", "", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -27,9 +27,11 @@ type Storage struct {
 	Status   *strategy.StatusREST
 	Binding  *BindingREST
 	Eviction *EvictionREST
-	// Log and Exec proxy to the pod's kubelet; nil without one.
-	Log  *LogREST
-	Exec *ExecREST
+	// Log, Exec and PortForward proxy to the pod's kubelet; nil without
+	// one.
+	Log         *LogREST
+	Exec        *StreamREST
+	PortForward *StreamREST
 }
 
 // REST serves pods.
@@ -57,7 +59,8 @@ func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, kubele
 	}
 	if kubelets != nil {
 		st.Log = &LogREST{pods: store, kubelet: kubelets}
-		st.Exec = &ExecREST{pods: store, kubelet: kubelets, admission: store.Admission}
+		st.Exec = NewExecREST(store, kubelets, store.Admission)
+		st.PortForward = NewPortForwardREST(store, kubelets, store.Admission)
 	}
 	return st, nil
 }

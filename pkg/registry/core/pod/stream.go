@@ -18,77 +18,103 @@ import (
 	"kubecore.io/kubecore/pkg/registry/rest"
 )
 
-// ExecREST serves pods/exec: it proxies the request, and the connection
-// it upgrades to (WebSocket v5.channel.k8s.io or v4.channel.k8s.io, or
-// SPDY/3.1, which kubectl POSTs when it does not use WebSockets), to the
-// kubelet's /exec of the container. The subprotocol is negotiated
-// between the client and the kubelet: the apiserver passes the headers
-// both ways unchanged.
-type ExecREST struct {
+// StreamREST serves a pods subresource whose connection the pod's
+// kubelet streams: exec and portforward. It proxies the request, and the
+// connection it upgrades to (WebSocket or SPDY/3.1, which kubectl POSTs
+// when it does not use WebSockets), to the kubelet; the subprotocol is
+// negotiated between the client and the kubelet: the apiserver passes the
+// headers both ways unchanged.
+type StreamREST struct {
 	pods    rest.Getter
 	kubelet KubeletConnectionGetter
-	// admission sees each exec as a CONNECT of pods/exec, after the pod
-	// and container are known.
+	// admission sees each connection as a CONNECT of the subresource,
+	// after the pod (and container) are known.
 	admission rest.Admission
+	stream    streamKind
 }
 
-var (
-	_ rest.CreateOnGetConnecter = (*ExecREST)(nil)
-	_ rest.KindProvider         = (*ExecREST)(nil)
-)
-
-// New implements rest.Connecter.
-func (r *ExecREST) New() runtime.Object { return &corev1.Pod{} }
-
-// Destroy implements rest.Storage.
-func (r *ExecREST) Destroy() {}
-
-// GroupVersionKind implements rest.KindProvider: discovery shows
-// pods/exec as kind PodExecOptions.
-func (r *ExecREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
-	return corev1.SchemeGroupVersion.WithKind("PodExecOptions")
+// streamKind is what differs between the streamed subresources.
+type streamKind struct {
+	subresource string // "exec"
+	kind        string // "PodExecOptions", as discovery shows it
+	kubeletPath string // "exec"
+	// request checks the client's query and returns the container the
+	// kubelet path names ("" for none) and the kubelet's query.
+	request func(pod *corev1.Pod, query url.Values) (container string, kq url.Values, err error)
 }
 
-// ConnectMethods implements rest.Connecter: GET for WebSocket clients,
-// POST for SPDY ones.
-func (r *ExecREST) ConnectMethods() []string { return []string{http.MethodGet, http.MethodPost} }
+// NewExecREST serves pods/exec: a command in a container, through the
+// kubelet's /exec.
+func NewExecREST(pods rest.Getter, kubelets KubeletConnectionGetter, admission rest.Admission) *StreamREST {
+	return &StreamREST{pods: pods, kubelet: kubelets, admission: admission, stream: streamKind{
+		subresource: "exec", kind: "PodExecOptions", kubeletPath: "exec", request: execRequest,
+	}}
+}
 
-// AuthorizeGetAsCreate implements rest.CreateOnGetConnecter: running a
-// command needs create on pods/exec however the client connects.
-func (r *ExecREST) AuthorizeGetAsCreate() bool { return true }
-
-// Connect implements rest.Connecter: it checks the pod and the container
-// and returns a proxy to the kubelet.
-func (r *ExecREST) Connect(ctx context.Context, name string, query url.Values, resp rest.Responder) (http.Handler, error) {
-	skipVerify, err := boolParam(query, "insecureSkipTLSVerifyBackend")
-	if err != nil {
-		return nil, err
-	}
+// execRequest reads the PodExecOptions of a query.
+func execRequest(pod *corev1.Pod, query url.Values) (string, url.Values, error) {
 	kq := url.Values{}
 	for _, p := range []string{"stdin", "stdout", "stderr", "tty"} {
 		v, err := boolParam(query, p)
 		if err != nil {
-			return nil, err
+			return "", nil, err
 		}
 		if v {
 			kq.Set(p, "true")
 		}
 	}
 	kq["command"] = query["command"]
+	container, err := resolveContainer(pod, query.Get("container"))
+	return container, kq, err
+}
+
+var (
+	_ rest.CreateOnGetConnecter = (*StreamREST)(nil)
+	_ rest.KindProvider         = (*StreamREST)(nil)
+)
+
+// New implements rest.Connecter.
+func (r *StreamREST) New() runtime.Object { return &corev1.Pod{} }
+
+// Destroy implements rest.Storage.
+func (r *StreamREST) Destroy() {}
+
+// GroupVersionKind implements rest.KindProvider: discovery shows
+// pods/exec as kind PodExecOptions.
+func (r *StreamREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
+	return corev1.SchemeGroupVersion.WithKind(r.stream.kind)
+}
+
+// ConnectMethods implements rest.Connecter: GET for WebSocket clients,
+// POST for SPDY ones.
+func (r *StreamREST) ConnectMethods() []string { return []string{http.MethodGet, http.MethodPost} }
+
+// AuthorizeGetAsCreate implements rest.CreateOnGetConnecter: running a
+// command or forwarding a port needs create on the subresource however
+// the client connects.
+func (r *StreamREST) AuthorizeGetAsCreate() bool { return true }
+
+// Connect implements rest.Connecter: it checks the pod (and container)
+// and returns a proxy to the kubelet.
+func (r *StreamREST) Connect(ctx context.Context, name string, query url.Values, resp rest.Responder) (http.Handler, error) {
+	skipVerify, err := boolParam(query, "insecureSkipTLSVerifyBackend")
+	if err != nil {
+		return nil, err
+	}
 	pod, err := getPod(ctx, r.pods, name)
 	if err != nil {
 		return nil, err
 	}
-	container, err := resolveContainer(pod, query.Get("container"))
+	container, kq, err := r.stream.request(pod, query)
 	if err != nil {
 		return nil, err
 	}
 	if pod.Spec.NodeName == "" {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", name))
 	}
-	// kubecore has no PodExecOptions type yet: admission sees the exec as a
-	// CONNECT with no object and the pod as OldObject.
-	attrs := rest.NewAttributes(ctx, rest.OperationConnect, corev1.Resource("pods"), "exec", schema.GroupKind{Kind: "PodExecOptions"}, name, nil, pod, false, nil)
+	// kubecore has no Pod*Options types yet: admission sees the
+	// connection as a CONNECT with no object and the pod as OldObject.
+	attrs := rest.NewAttributes(ctx, rest.OperationConnect, corev1.Resource("pods"), r.stream.subresource, schema.GroupKind{Kind: r.stream.kind}, name, nil, pod, false, nil)
 	attrs.Kind.Version = "v1"
 	if err := rest.Admit(ctx, r.admission, attrs); err != nil {
 		return nil, err
@@ -100,7 +126,7 @@ func (r *ExecREST) Connect(ctx context.Context, name string, query url.Values, r
 	if err != nil {
 		return nil, err
 	}
-	loc, rt := kubeletLocation(info, "exec", pod, container, kq, skipVerify)
+	loc, rt := kubeletLocation(info, r.stream.kubeletPath, pod, container, kq, skipVerify)
 	return newKubeletProxy(loc, rt, pod, container, resp), nil
 }
 
