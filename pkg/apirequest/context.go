@@ -13,6 +13,7 @@ const (
 	userKey
 	requestInfoKey
 	warningKey
+	subpathKey
 )
 
 // UserInfo is the authenticated identity of a request.
@@ -94,4 +95,16 @@ func AddWarning(ctx context.Context, message string) {
 	if rec, ok := ctx.Value(warningKey).(WarningRecorder); ok && rec != nil {
 		rec(message)
 	}
+}
+
+// WithSubpath returns ctx carrying the path below a proxy subresource
+// (".../pods/web/proxy/metrics" carries "metrics").
+func WithSubpath(ctx context.Context, path string) context.Context {
+	return context.WithValue(ctx, subpathKey, path)
+}
+
+// SubpathFrom returns the path below a proxy subresource, "" for none.
+func SubpathFrom(ctx context.Context) string {
+	p, _ := ctx.Value(subpathKey).(string)
+	return p
 }

@@ -12,6 +12,7 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
+	"kubecore.io/kubecore/pkg/apirequest"
 	"kubecore.io/kubecore/pkg/registry/rest"
 )
 
@@ -123,21 +124,21 @@ func verbsOf(st rest.Storage, isSub bool) []string {
 	_, lister := st.(rest.Lister)
 	_, updater := st.(rest.Updater)
 	_, watcher := st.(rest.Watcher)
-	var connectGet, connectPost bool
+	// A connecter's HTTP methods are its verbs.
+	connect := map[string]bool{}
 	if c, ok := st.(rest.Connecter); ok {
 		for _, m := range c.ConnectMethods() {
-			connectGet = connectGet || m == http.MethodGet
-			connectPost = connectPost || m == http.MethodPost
+			connect[m] = true
 		}
 	}
-	getter = getter || connectGet
-	add(creater || (isSub && named) || connectPost, "create")
-	add(deleter && !isSub, "delete")
+	getter = getter || connect[http.MethodGet]
+	add(creater || (isSub && named) || connect[http.MethodPost], "create")
+	add((deleter && !isSub) || connect[http.MethodDelete], "delete")
 	add(collDeleter && !isSub, "deletecollection")
 	add(getter, "get")
 	add(lister && !isSub, "list")
-	add(updater, "patch")
-	add(updater, "update")
+	add(updater || connect[http.MethodPatch], "patch")
+	add(updater || connect[http.MethodPut], "update")
 	add(watcher && !isSub, "watch")
 	return verbs
 }
@@ -148,13 +149,23 @@ type route struct {
 	method  string
 	path    string
 	handler func(w http.ResponseWriter, r *http.Request, ns, name string)
+	// subpath: the path ends in {path:*}, put in the request's context.
+	subpath bool
 }
 
 // install adds the endpoint's routes to ws.
 func (e *endpoint) install(ws *restful.WebService) {
 	for _, rt := range e.routes() {
 		ws.Route(ws.Method(rt.method).Path(rt.path).To(func(req *restful.Request, resp *restful.Response) {
-			rt.handler(resp.ResponseWriter, req.Request, req.PathParameter("namespace"), req.PathParameter("name"))
+			r := req.Request
+			if rt.subpath {
+				sub := req.PathParameter("path")
+				if strings.HasSuffix(r.URL.Path, "/") && !strings.HasSuffix(sub, "/") {
+					sub += "/" // go-restful drops it; the backend may care
+				}
+				r = r.WithContext(apirequest.WithSubpath(r.Context(), sub))
+			}
+			rt.handler(resp.ResponseWriter, r, req.PathParameter("namespace"), req.PathParameter("name"))
 		}))
 	}
 }
@@ -175,8 +186,13 @@ func (e *endpoint) routes() []route {
 	if e.subresource != "" {
 		sub := item + "/" + e.subresource
 		if c, ok := st.(rest.Connecter); ok {
+			sc, ok := st.(rest.SubpathConnecter)
+			subpaths := ok && sc.ServesSubpaths()
 			for _, m := range c.ConnectMethods() {
 				add(m, sub, e.connect)
+				if subpaths {
+					out = append(out, route{method: m, path: sub + "/{path:*}", handler: e.connect, subpath: true})
+				}
 			}
 			return out
 		}

@@ -330,3 +330,85 @@ spec:
 		}
 	}
 }
+
+// TestProxySubresources reaches a pod's port through pods/proxy, a
+// Service's endpoint through services/proxy and the kubelet through
+// nodes/proxy, with paths, queries and methods passed on; a port nothing
+// listens on answers 503 with the dial error.
+func TestProxySubresources(t *testing.T) {
+	node, _ := startKubelet(t, server)
+	ns := server.CreateNamespace(t, "proxy")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = fmt.Fprintf(w, "%s %s?%s auth=%q", r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization"))
+	})}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+
+	k := server.Kubectl(t)
+	k.MustRunStdin(t, `apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: web}}
+spec:
+  nodeName: `+node+`
+  containers:
+  - name: pause
+    image: registry.k8s.io/pause:3.10
+    ports: [{name: http, containerPort: `+port+`}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  ports: [{name: web, port: 80, targetPort: http}]
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: web}
+subsets:
+- addresses: [{ip: 127.0.0.1}]
+  ports: [{name: web, port: `+port+`}]
+`, "apply", "-n", ns, "-f", "-")
+	k.MustRun(t, "wait", "--for=condition=Ready", "pod/web", "-n", ns, "--timeout=60s")
+	base := "/api/v1/namespaces/" + ns
+	for path, want := range map[string]string{
+		base + "/pods/web:" + port + "/proxy/a/b?x=1": `GET /a/b?x=1 auth=""`,
+		base + "/pods/web:http/proxy/":                `GET /? auth=""`,
+		base + "/pods/http:web:" + port + "/proxy":    `GET /? auth=""`,
+		base + "/services/web:web/proxy/metrics":      `GET /metrics? auth=""`,
+		base + "/services/http:web:80/proxy/x/":       `GET /x/? auth=""`,
+	} {
+		if got := k.MustRun(t, "get", "--raw", path); got != want {
+			t.Errorf("GET %s = %q, want %q", path, got, want)
+		}
+	}
+	if got := k.MustRunStdin(t, "{}", "create", "--raw", base+"/pods/web:"+port+"/proxy/post", "-f", "-"); got != `POST /post? auth=""` {
+		t.Errorf("POST through pods/proxy = %q", got)
+	}
+	if got := k.MustRun(t, "get", "--raw", "/api/v1/nodes/"+node+"/proxy/healthz"); got != "ok" {
+		t.Errorf("nodes/proxy/healthz = %q", got)
+	}
+
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedPort := strconv.Itoa(closed.Addr().(*net.TCPAddr).Port)
+	_ = closed.Close()
+	r := k.Run(t, "get", "--raw", base+"/pods/web:"+closedPort+"/proxy/")
+	if r.ExitCode == 0 || !strings.Contains(r.Stderr, "ServiceUnavailable") || !strings.Contains(r.Stderr, "error trying to reach service") {
+		t.Errorf("a closed port: %s", r)
+	}
+	r = k.Run(t, "get", "--raw", base+"/services/web:nope/proxy/")
+	if r.ExitCode == 0 || !strings.Contains(r.Stderr, `no service port "nope" found for service "web"`) {
+		t.Errorf("an unknown service port: %s", r)
+	}
+	r = k.Run(t, "get", "--raw", base+"/pods/ftp:web:80/proxy/")
+	if r.ExitCode == 0 || !strings.Contains(r.Stderr, "BadRequest") {
+		t.Errorf("a bad scheme: %s", r)
+	}
+}

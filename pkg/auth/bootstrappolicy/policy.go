@@ -75,7 +75,7 @@ func ClusterRoles() []rbacv1.ClusterRole {
 		rule(readVerbs(), "discovery.k8s.io", "endpointslices"),
 	)
 	editRules := append(append(namespacedContent(readWriteVerbs()), viewRules...),
-		rule(readWriteVerbs(), "", "secrets"),
+		rule(readWriteVerbs(), "", "secrets", "pods/proxy", "services/proxy"),
 		rule([]string{"create"}, "", "pods/exec", "pods/attach", "pods/portforward", "pods/eviction", "serviceaccounts/token"),
 		rule([]string{"get"}, "", "pods/exec", "pods/attach", "pods/portforward"),
 	)

@@ -57,23 +57,28 @@ func (p Provider) NewStorage(ctx context.Context, rs strategy.Resources, opts ge
 	if err != nil {
 		return fmt.Errorf("storage of nodes: %w", err)
 	}
-	rs["nodes"], rs["nodes/status"] = nodes.Store, nodes.Status
-	pods, err := pod.NewStorage(opts, p.Disruptions, node.NewKubeletConnections(nodes.Store, p.Kubelet))
+	kubelets := node.NewKubeletConnections(nodes.Store, p.Kubelet)
+	rs["nodes"], rs["nodes/status"], rs["nodes/proxy"] = nodes.Store, nodes.Status, node.NewProxyREST(kubelets)
+	pods, err := pod.NewStorage(opts, p.Disruptions, kubelets)
 	if err != nil {
 		return fmt.Errorf("storage of pods: %w", err)
 	}
 	rs["pods"], rs["pods/status"], rs["pods/binding"], rs["pods/eviction"] = pods.Pod, pods.Status, pods.Binding, pods.Eviction
-	rs["pods/log"], rs["pods/exec"], rs["pods/portforward"] = pods.Log, pods.Exec, pods.PortForward
+	rs["pods/log"], rs["pods/exec"], rs["pods/portforward"], rs["pods/proxy"] = pods.Log, pods.Exec, pods.PortForward, pods.Proxy
 	services, err := service.NewStorage(ctx, opts, p.Services)
 	if err != nil {
 		return fmt.Errorf("storage of services: %w", err)
 	}
-	rs["services"], rs["services/status"] = services.Service, services.Status
+	eps, err := endpoints.NewREST(opts)
+	if err != nil {
+		return fmt.Errorf("storage of endpoints: %w", err)
+	}
+	rs["endpoints"] = eps
+	rs["services"], rs["services/status"], rs["services/proxy"] = services.Service, services.Status, service.NewProxyREST(services.Service, eps)
 	if p.Token != nil {
 		rs["serviceaccounts/token"] = p.Token
 	}
 	return errors.Join(
-		strategy.Add(rs, "endpoints", opts, endpoints.NewREST),
 		strategy.Add(rs, "persistentvolumeclaims", opts, persistentvolumeclaim.NewStorage),
 		strategy.Add(rs, "secrets", opts, secret.NewREST),
 		strategy.Add(rs, "serviceaccounts", opts, serviceaccount.NewREST),

@@ -151,6 +151,15 @@ type Connecter interface {
 	ConnectMethods() []string
 }
 
+// SubpathConnecter is a Connecter that also serves the paths below its
+// subresource (pods/proxy/any/path): the handler Connect returns finds
+// the path in apirequest.SubpathFrom of the request's context.
+type SubpathConnecter interface {
+	Connecter
+	// ServesSubpaths reports whether the paths below are served.
+	ServesSubpaths() bool
+}
+
 // CreateOnGetConnecter is a Connecter whose GET requests (WebSocket
 // upgrades) must be allowed the verb create as well as get, so that a role
 // granting only get cannot run commands: Kubernetes authorizes pods/exec,

@@ -32,6 +32,8 @@ type Storage struct {
 	Log         *LogREST
 	Exec        *StreamREST
 	PortForward *StreamREST
+	// Proxy reaches the pod's IP.
+	Proxy *ProxyREST
 }
 
 // REST serves pods.
@@ -56,6 +58,7 @@ func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, kubele
 		Status:   strategy.NewStatusREST(store, NewStatusStrategy()),
 		Binding:  &BindingREST{store: store},
 		Eviction: &EvictionREST{store: store, disruptions: disruptions},
+		Proxy:    NewProxyREST(store),
 	}
 	if kubelets != nil {
 		st.Log = &LogREST{pods: store, kubelet: kubelets}
