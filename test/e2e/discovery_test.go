@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -217,4 +218,88 @@ func TestAuthentication(t *testing.T) {
 
 	verbose := k.MustRun(t, "get", "--raw", "/readyz?verbose")
 	expectContains(t, "readyz?verbose", verbose, "[+]etcd ok", "readyz check passed")
+}
+
+// TestAPIResourcesAreKubernetes136 compares `kubectl api-resources -o wide`
+// with the resources of a Kubernetes v1.36.3 API server
+// (testdata/api-resources-v1.36.txt), and /openapi/v3 with their group
+// versions. Custom resources other tests create are left out: only the
+// built-in groups are compared.
+func TestAPIResourcesAreKubernetes136(t *testing.T) {
+	t.Parallel()
+	want := map[string]string{} // name apiVersion -> the whole row
+	groups := map[string]bool{}
+	data, err := os.ReadFile(filepath.Join("testdata", "api-resources-v1.36.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 || strings.HasPrefix(l, "#") {
+			continue
+		}
+		if len(f) != 7 {
+			t.Fatalf("fixture line %q: want 7 fields", l)
+		}
+		want[f[0]+" "+f[2]] = strings.Join(f, " ")
+		groups[groupOf(f[2])] = true
+	}
+
+	k := server.Kubectl(t)
+	tb := parseTable(t, k.MustRun(t, "api-resources", "-o", "wide"))
+	expectHeader(t, "api-resources -o wide", tb, "NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND", "VERBS", "CATEGORIES")
+	got := map[string]string{}
+	for _, r := range tb.rows {
+		if !groups[groupOf(r[2])] {
+			continue
+		}
+		cells := slices.Clone(r)
+		for i, c := range cells {
+			if c == "" {
+				cells[i] = "-"
+			}
+		}
+		got[r[0]+" "+r[2]] = strings.Join(cells, " ")
+	}
+	for _, key := range slices.Sorted(maps.Keys(want)) {
+		switch g, ok := got[key]; {
+		case !ok:
+			t.Errorf("missing: %s", want[key])
+		case g != want[key]:
+			t.Errorf("differs:\n got %s\nwant %s", g, want[key])
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(got)) {
+		if _, ok := want[key]; !ok {
+			t.Errorf("served but not by Kubernetes v1.36.3: %s", got[key])
+		}
+	}
+
+	var paths struct {
+		Paths map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal([]byte(k.MustRun(t, "get", "--raw", "/openapi/v3")), &paths); err != nil {
+		t.Fatal(err)
+	}
+	gvs := map[string]bool{}
+	for key := range want {
+		gvs[strings.Fields(key)[1]] = true
+	}
+	for _, gv := range slices.Sorted(maps.Keys(gvs)) {
+		p := "apis/" + gv
+		if gv == "v1" {
+			p = "api/v1"
+		}
+		if _, ok := paths.Paths[p]; !ok {
+			t.Errorf("/openapi/v3 lists no %s", p)
+		}
+	}
+}
+
+// groupOf returns the group of an apiVersion ("" for the core group).
+func groupOf(apiVersion string) string {
+	if g, _, ok := strings.Cut(apiVersion, "/"); ok {
+		return g
+	}
+	return ""
 }
