@@ -3,7 +3,6 @@ package cel
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
+	"github.com/google/cel-go/interpreter"
 	"k8s.io/klog/v2"
 
 	apiextensionsv1 "kubecore.io/api/apiextensions/v1"
@@ -382,7 +382,7 @@ func (v *Validator) Validate(ctx context.Context, obj, old map[string]any, budge
 	if old != nil {
 		oldVal = old
 	}
-	w.walk(v.root, nil, obj, oldVal, old != nil, true)
+	w.walk(v.root, nil, obj, oldVal, old != nil, true, nil)
 	return w.errs
 }
 
@@ -396,43 +396,64 @@ type walker struct {
 }
 
 // walk checks the rules of n on value (and below); hasOld says whether
-// old is the correlated value from before the update.
-func (w *walker) walk(n *node, p *field.Path, value, old any, hasOld, root bool) {
+// old is the correlated value from before the update. self is value
+// already converted for CEL by an ancestor, nil when not yet.
+func (w *walker) walk(n *node, p *field.Path, value, old any, hasOld, root bool, self ref.Val) {
 	if n == nil || value == nil || w.outOfBudget {
 		return
 	}
-	if hasOld && unchanged(value, old) {
-		return
-	}
 	if len(n.rules) > 0 {
-		self := w.v.provider.value(n.schema, value, root)
-		var oldSelf ref.Val
-		if hasOld && old != nil {
-			oldSelf = w.v.provider.value(n.schema, old, root)
+		// Ratcheting: an unchanged value (and so its subtree) passed
+		// before; it is not checked again.
+		if hasOld && jsonEqual(value, old) {
+			return
 		}
+		if self == nil {
+			self = w.v.provider.value(n.schema, value, root)
+		}
+		var oldSelf ref.Val
 		for _, r := range n.rules {
 			if w.outOfBudget {
 				return
 			}
+			if (r.transition || r.optionalOld) && oldSelf == nil && hasOld && old != nil {
+				oldSelf = w.v.provider.value(n.schema, old, root)
+			}
 			w.evaluate(r, n.schema, p, self, oldSelf)
 		}
+	}
+	// child returns the converted value of a child of self, nil when it
+	// is to be converted later.
+	mapper, _ := self.(traits.Mapper)
+	child := func(key string) ref.Val {
+		if mapper == nil {
+			return nil
+		}
+		v, found := mapper.Find(types.String(key))
+		if !found || types.IsError(v) {
+			return nil
+		}
+		return v
 	}
 	switch t := value.(type) {
 	case map[string]any:
 		om, _ := old.(map[string]any)
 		for _, name := range n.names {
-			child := n.properties[name]
 			cv, ok := t[name]
 			if !ok {
 				continue
 			}
+			var cs ref.Val
+			if esc, ok := EscapeName(name); ok && !(root && name == "metadata") {
+				cs = child(esc)
+			}
 			ov, oldOK := om[name]
-			w.walk(child, p.Child(name), cv, ov, hasOld && oldOK, false)
+			w.walk(n.properties[name], p.Child(name), cv, ov, hasOld && oldOK, false, cs)
 		}
 		if n.values != nil {
 			for _, k := range sortedKeys(t) {
 				ov, oldOK := om[k]
-				w.walk(n.values, p.Key(k), t[k], ov, hasOld && oldOK, false)
+				w.walk(n.values, p.Key(k), t[k], ov, hasOld && oldOK, false, child(k))
 			}
 		}
 	case []any:
@@ -448,9 +469,18 @@ func (w *walker) walk(n *node, p *field.Path, value, old any, hasOld, root bool)
 				}
 			}
 		}
+		lister, _ := self.(traits.Lister)
 		for i, e := range t {
-			ov, oldOK := oldByKey[mapKey(n.schema.ListMapKeys, e)]
-			w.walk(n.items, p.Index(i), e, ov, oldByKey != nil && oldOK, false)
+			var cs ref.Val
+			if lister != nil {
+				cs = lister.Get(types.Int(i))
+			}
+			var ov any
+			oldOK := false
+			if oldByKey != nil {
+				ov, oldOK = oldByKey[mapKey(n.schema.ListMapKeys, e)]
+			}
+			w.walk(n.items, p.Index(i), e, ov, oldOK, false, cs)
 		}
 	}
 }
@@ -477,29 +507,41 @@ func mapKey(keys []string, item any) string {
 	return b.String()
 }
 
-// unchanged compares a value with its old one, numbers by their text.
-func unchanged(a, b any) bool {
-	return reflect.DeepEqual(normalizeNumbers(a), normalizeNumbers(b))
-}
-
-func normalizeNumbers(v any) any {
-	switch t := v.(type) {
+// jsonEqual compares two JSON values, numbers by their text (the int64
+// of a request and the json.Number of storage are equal).
+func jsonEqual(a, b any) bool {
+	switch x := a.(type) {
 	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = normalizeNumbers(e)
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
 		}
-		return out
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !jsonEqual(v, w) {
+				return false
+			}
+		}
+		return true
 	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = normalizeNumbers(e)
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
 		}
-		return out
-	case bool, string, nil:
-		return t
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case string, bool, nil:
+		return a == b
 	}
-	return fmt.Sprint(v)
+	switch b.(type) {
+	case map[string]any, []any, string, bool, nil:
+		return false
+	}
+	return fmt.Sprint(a) == fmt.Sprint(b)
 }
 
 // ruleError is the message of a rule without a usable messageExpression.
@@ -510,7 +552,26 @@ func ruleError(r *apiextensionsv1.ValidationRule) string {
 	return "failed rule: " + strings.TrimSpace(r.Rule)
 }
 
-func (w *walker) run(prg cel.Program, act map[string]any) (ref.Val, error) {
+// activation binds self and oldSelf (nil: unbound) without a map.
+type activation struct {
+	self, oldSelf any
+}
+
+var _ interpreter.Activation = (*activation)(nil)
+
+func (a *activation) ResolveName(name string) (any, bool) {
+	switch {
+	case name == "self":
+		return a.self, true
+	case name == "oldSelf" && a.oldSelf != nil:
+		return a.oldSelf, true
+	}
+	return nil, false
+}
+
+func (a *activation) Parent() interpreter.Activation { return nil }
+
+func (w *walker) run(prg cel.Program, act *activation) (ref.Val, error) {
 	out, det, err := prg.ContextEval(w.ctx, act)
 	if det != nil && det.ActualCost() != nil {
 		w.budget.Remaining -= int64(min(*det.ActualCost(), uint64(RuntimeCELCostBudget)+1))
@@ -519,16 +580,16 @@ func (w *walker) run(prg cel.Program, act map[string]any) (ref.Val, error) {
 }
 
 func (w *walker) evaluate(r *compiledRule, s *apischema.Structural, p *field.Path, self, oldSelf ref.Val) {
-	act := map[string]any{"self": self}
+	act := &activation{self: self}
 	switch {
 	case r.optionalOld && oldSelf == nil:
-		act["oldSelf"] = types.OptionalNone
+		act.oldSelf = types.OptionalNone
 	case r.optionalOld:
-		act["oldSelf"] = types.OptionalOf(oldSelf)
+		act.oldSelf = types.OptionalOf(oldSelf)
 	case r.transition && oldSelf == nil:
 		return
 	case r.transition:
-		act["oldSelf"] = oldSelf
+		act.oldSelf = oldSelf
 	}
 	typeName := s.Type
 	out, err := w.run(r.program, act)

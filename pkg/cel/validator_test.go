@@ -30,9 +30,13 @@ func structural(t *testing.T, js string) *apischema.Structural {
 	return s
 }
 
+func decodeObject(js string) (map[string]any, error) {
+	return unstructured.DecodeJSONObject([]byte(js))
+}
+
 func object(t *testing.T, js string) map[string]any {
 	t.Helper()
-	m, err := unstructured.DecodeJSONObject([]byte(js))
+	m, err := decodeObject(js)
 	if err != nil {
 		t.Fatal(err)
 	}
