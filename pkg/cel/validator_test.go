@@ -204,17 +204,25 @@ func TestCRDCostLimit(t *testing.T) {
 // TestRuntimeBudget: a runaway expression is stopped by the per-call
 // limit, and rules together by the per-object budget.
 func TestRuntimeBudget(t *testing.T) {
-	// Estimated within the limit of one expression (the list is bounded),
-	// but over the runtime limit of one call on a full list.
-	v := compile(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{"l":{"type":"array","maxItems":1000,"items":{"type":"integer"}}},
-	  "x-kubernetes-validations":[{"rule":"self.l.all(a, self.l.all(b, a != b || a >= 0))","message":"runaway"}]}}}`)
-	var items []string
-	for i := range 1000 {
-		items = append(items, strconv.Itoa(i))
+	// Estimated within the limit of one expression (the string and the
+	// list are bounded: 40 x 1,000,000/10), but over the runtime limit of
+	// one call (1,000,000) on a long string: each contains costs its
+	// length / 10.
+	v := compile(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{
+	  "s":{"type":"string","maxLength":1000000},"l":{"type":"array","maxItems":40,"items":{"type":"string","maxLength":8}}},
+	  "x-kubernetes-validations":[{"rule":"self.l.all(x, !self.s.contains(x))","message":"runaway"}]}}}`)
+	words := make([]string, 40)
+	for i := range words {
+		words[i] = strconv.Quote("w" + strconv.Itoa(i))
 	}
-	errs := v.Validate(context.Background(), object(t, `{"spec":{"l":[`+strings.Join(items, ",")+`]}}`), nil, nil)
+	long := strings.Repeat("a", 500000)
+	errs := v.Validate(context.Background(), object(t, `{"spec":{"s":"`+long+`","l":[`+strings.Join(words, ",")+`]}}`), nil, nil)
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "call cost exceeds limit for rule: runaway") {
 		t.Errorf("per-call limit: %v", errs)
+	}
+	items := make([]string, 1000)
+	for i := range items {
+		items[i] = strconv.Itoa(i)
 	}
 	v = compile(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{"l":{"type":"array","maxItems":1000,"items":{"type":"integer"}}},
 	  "x-kubernetes-validations":[{"rule":"self.l.all(a, a >= 0)"},{"rule":"self.l.all(a, a >= 0)"},{"rule":"true"}]}}}`)
