@@ -248,3 +248,22 @@ func TestEscapeName(t *testing.T) {
 		}
 	}
 }
+
+// TestMessageExpressionFallback: a messageExpression that fails, or
+// gives an empty or multi-line string, leaves the rule's message.
+func TestMessageExpressionFallback(t *testing.T) {
+	v := compile(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}},
+	  "x-kubernetes-validations":[
+	    {"rule":"false","message":"static one","messageExpression":"self.m['missing']"},
+	    {"rule":"false","messageExpression":"''"},
+	    {"rule":"false","message":"static three","messageExpression":"'a\\nb'","reason":"FieldValueRequired"}]}}}`)
+	errs := v.Validate(context.Background(), object(t, `{"spec":{"m":{}}}`), nil, nil)
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Error())
+	}
+	want := []string{`spec: Invalid value: "object": static one`, `spec: Invalid value: "object": failed rule: false`, `spec: Required value: static three`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
