@@ -17,6 +17,7 @@ import (
 	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	apischema "kubecore.io/kubecore/pkg/apiextensions/schema"
+	"kubecore.io/kubecore/pkg/cel"
 	"kubecore.io/kubecore/pkg/openapi"
 	"kubecore.io/kubecore/pkg/registry/generic"
 	registrystrategy "kubecore.io/kubecore/pkg/registry/generic/strategy"
@@ -122,13 +123,24 @@ func NewResource(crd *apiextensionsv1.CustomResourceDefinition, opts generic.Sto
 	}
 	gr := schema.GroupResource{Group: spec.Group, Resource: names.Plural}
 	namespaced := spec.Scope == apiextensionsv1.NamespaceScoped
+	// Each version's rules compile once; the storage version's Store and
+	// its served one share them.
+	rulesByVersion := map[string]*cel.Validator{}
 	newStore := func(v *apiextensionsv1.CustomResourceDefinitionVersion) (*generic.Store, *strategy, error) {
 		gv := schema.GroupVersion{Group: spec.Group, Version: v.Name}
 		structural, errs := apischema.NewStructural(v.Schema.OpenAPIV3Schema, field.NewPath("schema"))
 		if len(errs) > 0 {
 			return nil, nil, fmt.Errorf("version %s: %w", v.Name, errs.ToAggregate())
 		}
-		st := &strategy{namespaced: namespaced, kind: gv.WithKind(names.Kind), schema: structural}
+		rules, compiled := rulesByVersion[v.Name]
+		if !compiled {
+			var errs field.ErrorList
+			if rules, errs = cel.Compile(structural, field.NewPath("schema")); len(errs) > 0 {
+				return nil, nil, fmt.Errorf("version %s: %w", v.Name, errs.ToAggregate())
+			}
+			rulesByVersion[v.Name] = rules
+		}
+		st := &strategy{namespaced: namespaced, kind: gv.WithKind(names.Kind), schema: structural, rules: rules}
 		if sub := v.Subresources; sub != nil {
 			st.status = sub.Status != nil
 			st.scale = newScaleSpec(sub.Scale)

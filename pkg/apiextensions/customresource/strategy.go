@@ -17,6 +17,7 @@ import (
 	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	apischema "kubecore.io/kubecore/pkg/apiextensions/schema"
+	"kubecore.io/kubecore/pkg/cel"
 	"kubecore.io/kubecore/pkg/registry/rest"
 )
 
@@ -31,6 +32,9 @@ type strategy struct {
 	status bool
 	// scale, when set, is the version's scale subresource.
 	scale *scaleSpec
+	// rules are the version's compiled x-kubernetes-validations, nil
+	// when it has none.
+	rules *cel.Validator
 }
 
 var (
@@ -142,8 +146,9 @@ func normalizeNumbers(v any) any {
 }
 
 // Validate implements rest.CreateStrategy.
-func (s *strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return s.validate(obj)
+func (s *strategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	errs := s.validate(obj)
+	return append(errs, s.rules.Validate(ctx, content(obj), nil, nil)...)
 }
 
 func (s *strategy) validate(obj runtime.Object) field.ErrorList {
@@ -165,9 +170,11 @@ func (s *strategy) validate(obj runtime.Object) field.ErrorList {
 	return errs
 }
 
-// ValidateUpdate implements rest.UpdateStrategy.
-func (s *strategy) ValidateUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
-	return s.validate(obj)
+// ValidateUpdate implements rest.UpdateStrategy; transition rules see
+// the stored object as oldSelf.
+func (s *strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	errs := s.validate(obj)
+	return append(errs, s.rules.Validate(ctx, content(obj), content(old), nil)...)
 }
 
 // WarningsOnCreate implements rest.CreateStrategy.

@@ -209,3 +209,52 @@ func TestEnumNull(t *testing.T) {
 		}
 	}
 }
+
+// TestListAndMapTypes: x-kubernetes-list-type, -list-map-keys and
+// -map-type are checked on the definition, and set items and map-list
+// keys must be unique in objects.
+func TestListAndMapTypes(t *testing.T) {
+	for _, tt := range []struct {
+		name, schema string
+		want         []string
+	}{
+		{"map list", `{"type":"object","properties":{"l":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k"],
+		  "items":{"type":"object","required":["k"],"properties":{"k":{"type":"string"}}}}}}`, nil},
+		{"unknown list type", `{"type":"object","properties":{"l":{"type":"array","x-kubernetes-list-type":"bag","items":{"type":"string"}}}}`,
+			[]string{"schema.properties[l].x-kubernetes-list-type"}},
+		{"map list without keys", `{"type":"object","properties":{"l":{"type":"array","x-kubernetes-list-type":"map","items":{"type":"object"}}}}`,
+			[]string{"schema.properties[l].x-kubernetes-list-map-keys"}},
+		{"map key neither required nor defaulted", `{"type":"object","properties":{"l":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k"],
+		  "items":{"type":"object","properties":{"k":{"type":"string"}}}}}}`, []string{"schema.properties[l].items.properties[k]"}},
+		{"map key not a property", `{"type":"object","properties":{"l":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k"],
+		  "items":{"type":"object"}}}}`, []string{"schema.properties[l].x-kubernetes-list-map-keys[0]"}},
+		{"keys without map", `{"type":"object","properties":{"l":{"type":"array","x-kubernetes-list-map-keys":["k"],"items":{"type":"string"}}}}`,
+			[]string{"schema.properties[l].x-kubernetes-list-type"}},
+		{"set of granular objects", `{"type":"object","properties":{"l":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"object"}}}}`,
+			[]string{"schema.properties[l].items.x-kubernetes-map-type"}},
+		{"map type on a string", `{"type":"object","properties":{"m":{"type":"string","x-kubernetes-map-type":"atomic"}}}`,
+			[]string{"schema.properties[m].type"}},
+		{"unknown map type", `{"type":"object","properties":{"m":{"type":"object","x-kubernetes-map-type":"mixed"}}}`,
+			[]string{"schema.properties[m].x-kubernetes-map-type"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errs := NewStructural(props(t, tt.schema), field.NewPath("schema"))
+			if got := fieldsOf(errs); !slices.Equal(got, tt.want) {
+				t.Errorf("errors %v, want fields %v", errs, tt.want)
+			}
+		})
+	}
+	s := structural(t, `{"type":"object","properties":{
+	  "m":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k","p"],
+	    "items":{"type":"object","required":["k","p"],"properties":{"k":{"type":"string"},"p":{"type":"integer"}}}},
+	  "s":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"integer"}}}}`)
+	errs := Validate(s, object(t, `{"m":[{"k":"a","p":1},{"k":"a","p":2},{"k":"a","p":1,"x":1}],"s":[1,2,1]}`))
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Error())
+	}
+	want := []string{`m[2]: Duplicate value: {"k":"a","p":1}`, `s[2]: Duplicate value: 1`}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

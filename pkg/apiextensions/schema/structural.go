@@ -36,6 +36,15 @@ type Structural struct {
 	EmbeddedResource      bool
 	IntOrString           bool
 
+	// ListType is x-kubernetes-list-type (atomic, set or map; "" is
+	// atomic) and ListMapKeys the keys of a map list.
+	ListType    string
+	ListMapKeys []string
+	// MapType is x-kubernetes-map-type (granular or atomic).
+	MapType string
+	// XValidations are the node's CEL rules (x-kubernetes-validations).
+	XValidations apiextensionsv1.ValidationRules
+
 	ValueValidation
 }
 
@@ -131,6 +140,13 @@ func convert(s *apiextensionsv1.JSONSchemaProps, fldPath *field.Path, root bool)
 		Type: s.Type, Format: s.Format, Description: s.Description, Nullable: s.Nullable,
 		EmbeddedResource: s.XEmbeddedResource, IntOrString: s.XIntOrString,
 		PreserveUnknownFields: s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields,
+		ListMapKeys:           s.XListMapKeys, XValidations: s.XValidations,
+	}
+	if s.XListType != nil {
+		out.ListType = *s.XListType
+	}
+	if s.XMapType != nil {
+		out.MapType = *s.XMapType
 	}
 	if s.XPreserveUnknownFields != nil && !*s.XPreserveUnknownFields {
 		errs = append(errs, field.Invalid(fldPath.Child("x-kubernetes-preserve-unknown-fields"), false, "must be true or undefined"))
@@ -174,6 +190,7 @@ func convert(s *apiextensionsv1.JSONSchemaProps, fldPath *field.Path, root bool)
 	vv, vErrs := valueValidation(s, fldPath, false)
 	errs = append(errs, vErrs...)
 	out.ValueValidation = vv
+	errs = append(errs, listAndMapTypes(s, fldPath)...)
 	if len(s.Properties) > 0 {
 		out.Properties = map[string]*Structural{}
 		for _, name := range sortedKeys(s.Properties) {
@@ -233,6 +250,10 @@ func valueValidation(s *apiextensionsv1.JSONSchemaProps, fldPath *field.Path, ne
 		forbid(s.XEmbeddedResource, "x-kubernetes-embedded-resource")
 		forbid(s.XIntOrString, "x-kubernetes-int-or-string")
 		forbid(s.AdditionalProperties != nil, "additionalProperties")
+		forbid(s.XListType != nil, "x-kubernetes-list-type")
+		forbid(len(s.XListMapKeys) > 0, "x-kubernetes-list-map-keys")
+		forbid(s.XMapType != nil, "x-kubernetes-map-type")
+		forbid(len(s.XValidations) > 0, "x-kubernetes-validations")
 		errs = append(errs, forbiddenKeywords(s, fldPath)...)
 	}
 	vv := ValueValidation{
@@ -334,4 +355,96 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+var (
+	listTypes = []string{"atomic", "set", "map"}
+	mapTypes  = []string{"atomic", "granular"}
+)
+
+// listAndMapTypes checks x-kubernetes-list-type, -list-map-keys and
+// -map-type as Kubernetes does: a set holds scalars or atomic values, a
+// map list holds objects whose keys are scalar fields that are required
+// or defaulted.
+func listAndMapTypes(s *apiextensionsv1.JSONSchemaProps, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if s.XMapType != nil {
+		if s.Type != "object" {
+			errs = append(errs, field.Invalid(fldPath.Child("type"), s.Type, "must be object if x-kubernetes-map-type is specified"))
+		} else if !slices.Contains(mapTypes, *s.XMapType) {
+			errs = append(errs, field.NotSupported(fldPath.Child("x-kubernetes-map-type"), *s.XMapType, mapTypes))
+		}
+	}
+	if s.XListType == nil {
+		if len(s.XListMapKeys) > 0 {
+			errs = append(errs, field.Required(fldPath.Child("x-kubernetes-list-type"), "must be map if x-kubernetes-list-map-keys is non-empty"))
+		}
+		return errs
+	}
+	lt := *s.XListType
+	if s.Type != "array" {
+		return append(errs, field.Invalid(fldPath.Child("type"), s.Type, "must be array if x-kubernetes-list-type is specified"))
+	}
+	if !slices.Contains(listTypes, lt) {
+		return append(errs, field.NotSupported(fldPath.Child("x-kubernetes-list-type"), lt, listTypes))
+	}
+	var items *apiextensionsv1.JSONSchemaProps
+	if s.Items != nil {
+		items = s.Items.Schema
+	}
+	switch lt {
+	case "set":
+		if items != nil && items.Type == "object" && (items.XMapType == nil || *items.XMapType != "atomic") {
+			errs = append(errs, field.Invalid(fldPath.Child("items", "x-kubernetes-map-type"), items.XMapType, "must be atomic as item of a list with x-kubernetes-list-type=set"))
+		}
+		if items != nil && items.Type == "array" && (items.XListType == nil || *items.XListType != "atomic") {
+			errs = append(errs, field.Invalid(fldPath.Child("items", "x-kubernetes-list-type"), items.XListType, "must be atomic as item of a list with x-kubernetes-list-type=set"))
+		}
+		if len(s.XListMapKeys) > 0 {
+			errs = append(errs, field.Forbidden(fldPath.Child("x-kubernetes-list-map-keys"), "must be empty if x-kubernetes-list-type is not map"))
+		}
+	case "map":
+		if len(s.XListMapKeys) == 0 {
+			errs = append(errs, field.Required(fldPath.Child("x-kubernetes-list-map-keys"), "must not be empty if x-kubernetes-list-type is map"))
+		}
+		if items == nil || items.Type != "object" {
+			errs = append(errs, field.Invalid(fldPath.Child("items", "type"), itemsType(items), "must be object if parent array's x-kubernetes-list-type is map"))
+			break
+		}
+		if items.XMapType != nil && *items.XMapType != "granular" {
+			errs = append(errs, field.Invalid(fldPath.Child("items", "x-kubernetes-map-type"), *items.XMapType, "must be granular as item of a list with x-kubernetes-list-type=map"))
+		}
+		seen := map[string]bool{}
+		for i, k := range s.XListMapKeys {
+			kp := fldPath.Child("x-kubernetes-list-map-keys").Index(i)
+			if seen[k] {
+				errs = append(errs, field.Duplicate(kp, k))
+				continue
+			}
+			seen[k] = true
+			ks, ok := items.Properties[k]
+			if !ok {
+				errs = append(errs, field.Invalid(kp, k, "entries must all be names of item properties"))
+				continue
+			}
+			if ks.Type == "" || ks.Type == "object" || ks.Type == "array" {
+				errs = append(errs, field.Invalid(fldPath.Child("items", "properties").Key(k).Child("type"), ks.Type, "must be a scalar type if parent array's x-kubernetes-list-type is map"))
+			}
+			if ks.Default == nil && !slices.Contains(items.Required, k) {
+				errs = append(errs, field.Required(fldPath.Child("items", "properties").Key(k), "all map keys must be required or have a default value"))
+			}
+		}
+	default:
+		if len(s.XListMapKeys) > 0 {
+			errs = append(errs, field.Forbidden(fldPath.Child("x-kubernetes-list-map-keys"), "must be empty if x-kubernetes-list-type is not map"))
+		}
+	}
+	return errs
+}
+
+func itemsType(items *apiextensionsv1.JSONSchemaProps) string {
+	if items == nil {
+		return ""
+	}
+	return items.Type
 }

@@ -51,6 +51,45 @@ func validateValue(p *field.Path, s *Structural, v any) field.ErrorList {
 				errs = append(errs, validateValue(p.Index(i), s.Items, e)...)
 			}
 		}
+		errs = append(errs, validateListType(p, s, t)...)
+	}
+	return errs
+}
+
+// validateListType checks the uniqueness x-kubernetes-list-type asks for:
+// of the items of a set, of the keys of a map list's items.
+func validateListType(p *field.Path, s *Structural, items []any) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]bool{}
+	for i, e := range items {
+		var key any
+		switch s.ListType {
+		case "set":
+			key = e
+		case "map":
+			m, ok := e.(map[string]any)
+			if !ok {
+				continue
+			}
+			keys := make(map[string]any, len(s.ListMapKeys))
+			for _, k := range s.ListMapKeys {
+				if v, set := m[k]; set {
+					keys[k] = v
+				}
+			}
+			key = keys
+		default:
+			return nil
+		}
+		enc, err := json.Marshal(key)
+		if err != nil {
+			continue
+		}
+		if seen[string(enc)] {
+			errs = append(errs, field.Duplicate(p.Index(i), key))
+			continue
+		}
+		seen[string(enc)] = true
 	}
 	return errs
 }

@@ -15,6 +15,7 @@ import (
 
 	"kubecore.io/kubecore/pkg/apiextensions/customresource"
 	apischema "kubecore.io/kubecore/pkg/apiextensions/schema"
+	"kubecore.io/kubecore/pkg/cel"
 )
 
 // APIApprovedAnnotation must be on definitions in the protected groups
@@ -183,6 +184,11 @@ func validateVersion(v *apiextensionsv1.CustomResourceDefinitionVersion, p *fiel
 		var sErrs field.ErrorList
 		structural, sErrs = apischema.NewStructural(v.Schema.OpenAPIV3Schema, sp)
 		errs = append(errs, sErrs...)
+		if len(sErrs) == 0 {
+			// The rules must compile and stay within the cost limits.
+			_, rErrs := cel.Compile(structural, sp)
+			errs = append(errs, rErrs...)
+		}
 	}
 	for i, c := range v.AdditionalPrinterColumns {
 		cp := p.Child("additionalPrinterColumns").Index(i)

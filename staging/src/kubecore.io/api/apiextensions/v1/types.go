@@ -208,7 +208,43 @@ type JSONSchemaProps struct {
 	XListType *string `json:"x-kubernetes-list-type,omitempty" protobuf:"bytes,42,opt,name=xKubernetesListType"`
 	// x-kubernetes-map-type: granular or atomic.
 	XMapType *string `json:"x-kubernetes-map-type,omitempty" protobuf:"bytes,43,opt,name=xKubernetesMapType"`
+	// x-kubernetes-validations are CEL rules the value must satisfy.
+	XValidations ValidationRules `json:"x-kubernetes-validations,omitempty" patchStrategy:"merge" patchMergeKey:"rule" protobuf:"bytes,44,rep,name=xKubernetesValidations"`
 }
+
+// ValidationRules are the CEL rules of one schema node.
+type ValidationRules []ValidationRule
+
+// ValidationRule is one CEL rule of a schema node: self is the node's
+// value, oldSelf (in a transition rule) its value before an update.
+type ValidationRule struct {
+	// The CEL expression; it must evaluate to true.
+	Rule string `json:"rule" protobuf:"bytes,1,opt,name=rule"`
+	// The message of a violation; "failed rule: <rule>" when empty.
+	Message string `json:"message,omitempty" protobuf:"bytes,2,opt,name=message"`
+	// A CEL expression computing the message of a violation; it wins over
+	// message when it evaluates to a non-empty single-line string.
+	MessageExpression string `json:"messageExpression,omitempty" protobuf:"bytes,3,opt,name=messageExpression"`
+	// The reason of a violation: FieldValueInvalid (the default),
+	// FieldValueForbidden, FieldValueRequired or FieldValueDuplicate.
+	Reason *FieldValueErrorReason `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`
+	// A JSON path, relative to the node, of the field a violation names.
+	FieldPath string `json:"fieldPath,omitempty" protobuf:"bytes,5,opt,name=fieldPath"`
+	// Evaluate a transition rule on create too, with oldSelf an optional
+	// that is none.
+	OptionalOldSelf *bool `json:"optionalOldSelf,omitempty" protobuf:"varint,6,opt,name=optionalOldSelf"`
+}
+
+// FieldValueErrorReason is the reason of a validation rule's violation.
+type FieldValueErrorReason string
+
+// The reasons of validation rules.
+const (
+	FieldValueRequired  FieldValueErrorReason = "FieldValueRequired"
+	FieldValueDuplicate FieldValueErrorReason = "FieldValueDuplicate"
+	FieldValueInvalid   FieldValueErrorReason = "FieldValueInvalid"
+	FieldValueForbidden FieldValueErrorReason = "FieldValueForbidden"
+)
 
 // JSON is any JSON value, kept as its encoding; null is kept as no bytes.
 type JSON struct {

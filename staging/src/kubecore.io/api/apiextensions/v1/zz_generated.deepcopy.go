@@ -478,6 +478,7 @@ func (in *JSONSchemaProps) DeepCopyInto(out *JSONSchemaProps) {
 		*out = new(string)
 		**out = **in
 	}
+	in.XValidations.DeepCopyInto(&out.XValidations)
 }
 
 // DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
@@ -535,4 +536,51 @@ func (in *JSONSchemaPropsOrBool) DeepCopy() *JSONSchemaPropsOrBool {
 	out := new(JSONSchemaPropsOrBool)
 	in.DeepCopyInto(out)
 	return out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *ValidationRule) DeepCopyInto(out *ValidationRule) {
+	*out = *in
+	if in.Reason != nil {
+		in, out := &in.Reason, &out.Reason
+		*out = new(FieldValueErrorReason)
+		**out = **in
+	}
+	if in.OptionalOldSelf != nil {
+		in, out := &in.OptionalOldSelf, &out.OptionalOldSelf
+		*out = new(bool)
+		**out = **in
+	}
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *ValidationRule) DeepCopy() *ValidationRule {
+	if in == nil {
+		return nil
+	}
+	out := new(ValidationRule)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it.
+func (in ValidationRules) DeepCopyInto(out *ValidationRules) {
+	*out = in
+	if in != nil {
+		in, out := &in, out
+		*out = make(ValidationRules, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it.
+func (in ValidationRules) DeepCopy() ValidationRules {
+	if in == nil {
+		return nil
+	}
+	out := new(ValidationRules)
+	in.DeepCopyInto(out)
+	return *out
 }
