@@ -186,8 +186,11 @@ func setCondition(s *corev1.PodStatus, c corev1.PodCondition) {
 
 // DisruptionChecker decides whether a pod may be evicted now, recording
 // the disruption it allows (a PodDisruptionBudget's disruptionsAllowed).
+// It returns unhealthy when it allowed the eviction without taking a
+// disruption because the pod is not healthy: the deletion must then find
+// the pod unchanged.
 type DisruptionChecker interface {
-	CheckEviction(ctx context.Context, pod *corev1.Pod, dryRun bool) error
+	CheckEviction(ctx context.Context, pod *corev1.Pod, dryRun bool) (unhealthy bool, err error)
 }
 
 // EvictionREST serves pods/eviction: a policy/v1 Eviction deletes the pod
@@ -245,13 +248,19 @@ func (r *EvictionREST) Create(ctx context.Context, name string, obj runtime.Obje
 		return &metav1.Status{Status: metav1.StatusSuccess}, nil
 	}
 	budgeted := pod.Status.Phase == corev1.PodRunning || pod.Status.Phase == corev1.PodUnknown
+	unhealthy := false
 	if budgeted && r.disruptions != nil {
-		if err := r.disruptions.CheckEviction(ctx, pod, dryRun); err != nil {
+		if unhealthy, err = r.disruptions.CheckEviction(ctx, pod, dryRun); err != nil {
 			return nil, err
 		}
 	}
 	if deleteOpts.Preconditions == nil {
 		deleteOpts.Preconditions = &metav1.Preconditions{UID: &pod.UID}
+		if unhealthy {
+			// Evicted because not ready: not if it changed (became
+			// ready) since.
+			deleteOpts.Preconditions.ResourceVersion = &pod.ResourceVersion
+		}
 	}
 	if _, _, err := r.store.Delete(ctx, name, nil, deleteOpts); err != nil {
 		return nil, err
