@@ -43,6 +43,12 @@ type Client interface {
 	Discovery() *discovery.Client
 }
 
+// StatusWriter writes the status of budgets of one namespace; the typed
+// client satisfies it.
+type StatusWriter interface {
+	UpdateStatus(ctx context.Context, pdb *policyv1.PodDisruptionBudget, opts metav1.UpdateOptions) (*policyv1.PodDisruptionBudget, error)
+}
+
 // Options tune the controller; the zero value gives the defaults.
 type Options struct {
 	// Recorder records the controller's Events; nil means none.
@@ -62,7 +68,7 @@ type Options struct {
 // "namespace/name" of budgets.
 type Controller struct {
 	*controller.Controller
-	client   Client
+	statuses func(namespace string) StatusWriter
 	recorder record.EventRecorder
 	now      func() time.Time
 
@@ -74,7 +80,8 @@ type Controller struct {
 // New returns a controller working through client, fed by the informers
 // of factory.
 func New(client Client, factory *informers.SharedInformerFactory, opts Options) (*Controller, error) {
-	c := &Controller{client: client, recorder: opts.Recorder, now: controller.OrNow(opts.Now)}
+	c := &Controller{recorder: opts.Recorder, now: controller.OrNow(opts.Now)}
+	c.statuses = func(ns string) StatusWriter { return client.PolicyV1().PodDisruptionBudgets(ns) }
 	c.Controller = controller.New(Name, c.sync)
 	budgets := controller.Informer(c.Controller, factory, func(f *informers.SharedInformerFactory) (*cache.Informer[*policyv1.PodDisruptionBudget], error) {
 		return informers.For[*policyv1.PodDisruptionBudget](f, policyv1.SchemeGroupVersion.WithResource("poddisruptionbudgets"))
@@ -216,7 +223,7 @@ func (c *Controller) writeStatus(ctx context.Context, pdb *policyv1.PodDisruptio
 	}
 	cur := pdb.DeepCopy()
 	cur.Status = st
-	_, err := c.client.PolicyV1().PodDisruptionBudgets(pdb.Namespace).UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+	_, err := c.statuses(pdb.Namespace).UpdateStatus(ctx, cur, metav1.UpdateOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("update status of PodDisruptionBudget %s/%s: %w", pdb.Namespace, pdb.Name, err)
 	}

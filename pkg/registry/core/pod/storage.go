@@ -234,6 +234,10 @@ func (r *EvictionREST) Create(ctx context.Context, name string, obj runtime.Obje
 	if dryRun {
 		deleteOpts.DryRun = []string{metav1.DryRunAll}
 	}
+	// An eviction is a dry run also when its delete options say so (as
+	// kubectl drain --dry-run=server sends it): the budget is then only
+	// checked, not taken.
+	dryRun = dryRun || len(deleteOpts.DryRun) > 0
 	current, err := r.store.Get(ctx, name, &metav1.GetOptions{})
 	if err != nil {
 		return nil, err
