@@ -444,6 +444,25 @@ func TestEvictionTakesDisruptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantRefused(t, e.evict("p2", false), "The disruption budget app is still being processed by the server.")
+	// An evicted pod is marked DisruptionTarget before it is deleted (with
+	// its grace period: no kubelet finishes it here).
+	e.ghostPod(t, "q", "unbudgeted", true, nil)
+	if err := e.client.CoreV1().Pods(e.ns).Evict(e.ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "q"}}); err != nil {
+		t.Fatal(err)
+	}
+	q, err := e.client.CoreV1().Pods(e.ns).Get(e.ctx, "q", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var target *corev1.PodCondition
+	for i := range q.Status.Conditions {
+		if q.Status.Conditions[i].Type == corev1.DisruptionTarget {
+			target = &q.Status.Conditions[i]
+		}
+	}
+	if q.DeletionTimestamp == nil || target == nil || target.Status != corev1.ConditionTrue || target.Reason != "EvictionByEvictionAPI" || target.Message != "Eviction API: evicting" {
+		t.Errorf("evicted pod: deletionTimestamp %v, DisruptionTarget %+v", q.DeletionTimestamp, target)
+	}
 	// Two budgets over one pod: 500, as Kubernetes answers.
 	e.createPDB(t, "other", "app", func(s *policyv1.PodDisruptionBudgetSpec) { s.MinAvailable = intOrStr("1") })
 	var se *apierrors.StatusError

@@ -266,8 +266,46 @@ func (r *EvictionREST) Create(ctx context.Context, name string, obj runtime.Obje
 			deleteOpts.Preconditions.ResourceVersion = &pod.ResourceVersion
 		}
 	}
+	if !dryRun {
+		if err := r.markDisruptionTarget(ctx, name, deleteOpts.Preconditions); err != nil {
+			return nil, err
+		}
+	}
 	if _, _, err := r.store.Delete(ctx, name, nil, deleteOpts); err != nil {
 		return nil, err
 	}
 	return &metav1.Status{Status: metav1.StatusSuccess}, nil
+}
+
+// markDisruptionTarget sets the pod's DisruptionTarget condition (reason
+// EvictionByEvictionAPI) before its deletion, as Kubernetes does, when the
+// pod still meets pre; a resourceVersion precondition then moves to the
+// version this update made.
+func (r *EvictionREST) markDisruptionTarget(ctx context.Context, name string, pre *metav1.Preconditions) error {
+	key, err := podKey(ctx, r.store, name)
+	if err != nil {
+		return err
+	}
+	out, err := r.store.Storage.GuaranteedUpdate(ctx, key, nil, false, func(current runtime.Object) (runtime.Object, error) {
+		pod, ok := current.(*corev1.Pod)
+		if !ok {
+			return nil, apierrors.NewInternalError(fmt.Errorf("not a pod: %T", current))
+		}
+		if pre.UID != nil && *pre.UID != pod.UID {
+			return nil, apierrors.NewConflict(corev1.Resource("pods"), name, fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *pre.UID, pod.UID))
+		}
+		if pre.ResourceVersion != nil && *pre.ResourceVersion != pod.ResourceVersion {
+			return nil, apierrors.NewConflict(corev1.Resource("pods"), name, fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *pre.ResourceVersion, pod.ResourceVersion))
+		}
+		setCondition(&pod.Status, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+			Reason: "EvictionByEvictionAPI", Message: "Eviction API: evicting", LastTransitionTime: metav1.Now()})
+		return pod, nil
+	}, nil)
+	if err != nil {
+		return strategy.StorageError(err, r.store.DefaultQualifiedResource, name)
+	}
+	if pod, ok := out.(*corev1.Pod); ok && pre.ResourceVersion != nil {
+		pre.ResourceVersion = &pod.ResourceVersion
+	}
+	return nil
 }
