@@ -120,6 +120,7 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rule(readVerbs(), "", "pods", "replicationcontrollers"),
 			rule(readVerbs(), "policy", "poddisruptionbudgets"),
 			rule([]string{"update"}, "policy", "poddisruptionbudgets/status"),
+			rule([]string{"patch", "update"}, "", "pods/status"),
 			rbacv1.PolicyRule{Verbs: []string{"get"}, APIGroups: []string{"*"}, Resources: []string{"*/scale"}},
 			rule([]string{"create", "patch", "update"}, "", "events"),
 			rule([]string{"create", "patch", "update"}, "events.k8s.io", "events")),

@@ -36,11 +36,23 @@ const Name = "disruption"
 // subresource, such as custom resources).
 const DefaultResyncPeriod = 30 * time.Second
 
+// StalePodDisruptionTimeout is how long a pod may keep a DisruptionTarget
+// condition the eviction API set without being deleted, by default; then
+// the controller sets the condition False, as Kubernetes does.
+const StalePodDisruptionTimeout = 2 * time.Minute
+
 // Client is what the controller asks of the API server; the
 // controller-manager's Clients satisfy it.
 type Client interface {
+	CoreV1() typed.CoreV1
 	PolicyV1() typed.PolicyV1
 	Discovery() *discovery.Client
+}
+
+// PodStatusWriter writes the status of pods of one namespace; the typed
+// client satisfies it.
+type PodStatusWriter interface {
+	UpdateStatus(ctx context.Context, pod *corev1.Pod, opts metav1.UpdateOptions) (*corev1.Pod, error)
 }
 
 // StatusWriter writes the status of budgets of one namespace; the typed
@@ -58,6 +70,10 @@ type Options struct {
 	// ResyncPeriod is how often every budget is synced again
 	// (DefaultResyncPeriod when zero).
 	ResyncPeriod time.Duration
+	// StalePodDisruptionTimeout is how long an evicted pod may stay
+	// undeleted with its DisruptionTarget condition
+	// (StalePodDisruptionTimeout when zero).
+	StalePodDisruptionTimeout time.Duration
 	// Scales reads the scale subresource of controllers that are neither
 	// ReplicaSets, Deployments nor StatefulSets; nil means through
 	// discovery and the API server.
@@ -68,9 +84,13 @@ type Options struct {
 // "namespace/name" of budgets.
 type Controller struct {
 	*controller.Controller
-	statuses func(namespace string) StatusWriter
-	recorder record.EventRecorder
-	now      func() time.Time
+	statuses    func(namespace string) StatusWriter
+	podStatuses func(namespace string) PodStatusWriter
+	stalePods   *controller.Queue
+	recorder    record.EventRecorder
+	now         func() time.Time
+	// staleAfter is the StalePodDisruptionTimeout in use.
+	staleAfter time.Duration
 
 	budgets cache.Lister[*policyv1.PodDisruptionBudget]
 	pods    cache.Lister[*corev1.Pod]
@@ -80,9 +100,12 @@ type Controller struct {
 // New returns a controller working through client, fed by the informers
 // of factory.
 func New(client Client, factory *informers.SharedInformerFactory, opts Options) (*Controller, error) {
-	c := &Controller{recorder: opts.Recorder, now: controller.OrNow(opts.Now)}
+	c := &Controller{recorder: opts.Recorder, now: controller.OrNow(opts.Now),
+		staleAfter: controller.OrDefault(opts.StalePodDisruptionTimeout, StalePodDisruptionTimeout)}
 	c.statuses = func(ns string) StatusWriter { return client.PolicyV1().PodDisruptionBudgets(ns) }
+	c.podStatuses = func(ns string) PodStatusWriter { return client.CoreV1().Pods(ns) }
 	c.Controller = controller.New(Name, c.sync)
+	c.stalePods = c.AddQueue(Name+"-stale-pod-disruption", c.syncStalePod)
 	budgets := controller.Informer(c.Controller, factory, func(f *informers.SharedInformerFactory) (*cache.Informer[*policyv1.PodDisruptionBudget], error) {
 		return informers.For[*policyv1.PodDisruptionBudget](f, policyv1.SchemeGroupVersion.WithResource("poddisruptionbudgets"))
 	})
@@ -103,6 +126,12 @@ func New(client Client, factory *informers.SharedInformerFactory, opts Options) 
 		Update: func(old, cur *corev1.Pod) []string { return append(c.budgetsOf(old), c.budgetsOf(cur)...) },
 		Delete: c.budgetsOf,
 	})
+	controller.Watch(c.stalePods, pods, controller.Upserts(func(pod *corev1.Pod) []string {
+		if ok, _ := staleDisruption(pod, time.Time{}, c.staleAfter); !ok {
+			return nil
+		}
+		return controller.KeyOf(pod)
+	}))
 	// The replicas of a workload change the expected pods of the budgets
 	// of its namespace.
 	controller.Watch(c, replicaSets, controller.Upserts(func(rs *appsv1.ReplicaSet) []string { return c.budgetsIn(rs.Namespace) }))
@@ -229,6 +258,57 @@ func (c *Controller) writeStatus(ctx context.Context, pdb *policyv1.PodDisruptio
 	}
 	klog.FromContext(ctx).V(4).Info("Updated PodDisruptionBudget status", "podDisruptionBudget", klog.KObj(pdb),
 		"currentHealthy", st.CurrentHealthy, "desiredHealthy", st.DesiredHealthy, "expectedPods", st.ExpectedPods, "disruptionsAllowed", st.DisruptionsAllowed)
+	return nil
+}
+
+// staleDisruption reports whether pod has a DisruptionTarget condition
+// the eviction API set, that must be reset if the pod is not deleted,
+// and how long after now that is due (zero: now). Conditions set by the
+// kubelet, and those of pods being deleted or finished, never are.
+func staleDisruption(pod *corev1.Pod, now time.Time, timeout time.Duration) (bool, time.Duration) {
+	if pod.DeletionTimestamp != nil || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		return false, 0
+	}
+	for _, cond := range pod.Status.Conditions {
+		if cond.Type != corev1.DisruptionTarget {
+			continue
+		}
+		if cond.Status != corev1.ConditionTrue || cond.Reason == "TerminationByKubelet" {
+			return false, 0
+		}
+		return true, max(timeout-now.Sub(cond.LastTransitionTime.Time), 0)
+	}
+	return false, 0
+}
+
+// syncStalePod sets False the DisruptionTarget condition of a pod an
+// eviction marked but that was not deleted within
+// StalePodDisruptionTimeout (its deletion failed or was refused).
+func (c *Controller) syncStalePod(ctx context.Context, key string) error {
+	pod, ok, err := controller.Get(ctx, c.pods, key)
+	if !ok || err != nil {
+		return err
+	}
+	now := c.now()
+	stale, wait := staleDisruption(pod, now, c.staleAfter)
+	if !stale {
+		return nil
+	}
+	if wait > 0 {
+		c.stalePods.AddAfter(key, wait)
+		return nil
+	}
+	cur := pod.DeepCopy()
+	for i := range cur.Status.Conditions {
+		if cur.Status.Conditions[i].Type == corev1.DisruptionTarget {
+			cur.Status.Conditions[i].Status = corev1.ConditionFalse
+			cur.Status.Conditions[i].LastTransitionTime = metav1.NewTime(now)
+		}
+	}
+	if _, err := c.podStatuses(pod.Namespace).UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("reset the DisruptionTarget condition of pod %s: %w", key, err)
+	}
+	klog.FromContext(ctx).V(2).Info("Reset the stale DisruptionTarget condition of a pod not deleted after its eviction", "pod", klog.KObj(pod))
 	return nil
 }
 

@@ -91,7 +91,19 @@ func (f *fakeScales) GetScale(_ context.Context, _ string, ref *metav1.OwnerRefe
 // fakeWriter records the statuses written.
 type fakeWriter struct {
 	written []*policyv1.PodDisruptionBudget
+	pods    []*corev1.Pod
 	err     error
+}
+
+// fakePodWriter is fakeWriter writing pod statuses.
+type fakePodWriter fakeWriter
+
+func (f *fakePodWriter) UpdateStatus(_ context.Context, pod *corev1.Pod, _ metav1.UpdateOptions) (*corev1.Pod, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	f.pods = append(f.pods, pod.DeepCopy())
+	return pod, nil
 }
 
 func (f *fakeWriter) UpdateStatus(_ context.Context, pdb *policyv1.PodDisruptionBudget, _ metav1.UpdateOptions) (*policyv1.PodDisruptionBudget, error) {
@@ -132,10 +144,11 @@ func newTestController(t *testing.T, w *fakeWriter, generic ScaleGetter, pdb *po
 	must(depIdx.Add(dep))
 	must(ssIdx.Add(ss))
 	c := &Controller{
-		statuses: func(string) StatusWriter { return w },
-		now:      func() time.Time { return now },
-		budgets:  cache.NewLister(pdbIdx, policyv1.Resource("poddisruptionbudgets")),
-		pods:     cache.NewLister(podIdx, corev1.Resource("pods")),
+		statuses:   func(string) StatusWriter { return w },
+		now:        func() time.Time { return now },
+		staleAfter: StalePodDisruptionTimeout,
+		budgets:    cache.NewLister(pdbIdx, policyv1.Resource("poddisruptionbudgets")),
+		pods:       cache.NewLister(podIdx, corev1.Resource("pods")),
 		scales: &scales{
 			replicaSets:  cache.NewLister(rsIdx, appsv1.Resource("replicasets")),
 			deployments:  cache.NewLister(depIdx, appsv1.Resource("deployments")),
@@ -144,7 +157,10 @@ func newTestController(t *testing.T, w *fakeWriter, generic ScaleGetter, pdb *po
 		},
 	}
 	c.Controller = controller.New(Name, c.sync)
+	c.stalePods = c.AddQueue(Name+"-stale-pod-disruption", c.syncStalePod)
+	c.podStatuses = func(string) PodStatusWriter { return (*fakePodWriter)(w) }
 	t.Cleanup(c.Queue().ShutDown)
+	t.Cleanup(c.stalePods.ShutDown)
 	return c
 }
 
@@ -366,5 +382,55 @@ func TestFailedStatusKeepsCounts(t *testing.T) {
 	}
 	if pdb.Status.Conditions != nil {
 		t.Fatal("failedStatus changed the budget it was given")
+	}
+}
+
+func TestStalePodDisruption(t *testing.T) {
+	target := func(reason string, ago time.Duration) podOpt {
+		return func(p *corev1.Pod) {
+			p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+				Reason: reason, LastTransitionTime: metav1.NewTime(now.Add(-ago))})
+		}
+	}
+	tests := []struct {
+		name  string
+		pod   *corev1.Pod
+		stale bool
+		wait  time.Duration
+		reset bool
+	}{
+		{name: "evicted long ago and still there", pod: pod("a", target("EvictionByEvictionAPI", 3*time.Minute)), stale: true, reset: true},
+		{name: "evicted a minute ago", pod: pod("a", target("EvictionByEvictionAPI", time.Minute)), stale: true, wait: time.Minute},
+		{name: "being deleted", pod: pod("a", target("EvictionByEvictionAPI", 3*time.Minute), deleting)},
+		{name: "finished", pod: pod("a", target("EvictionByEvictionAPI", 3*time.Minute), func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed })},
+		{name: "set by the kubelet", pod: pod("a", target("TerminationByKubelet", 3*time.Minute))},
+		{name: "no condition", pod: pod("a")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stale, wait := staleDisruption(tt.pod, now, StalePodDisruptionTimeout)
+			if stale != tt.stale || wait != tt.wait {
+				t.Fatalf("staleDisruption = %v, %v; want %v, %v", stale, wait, tt.stale, tt.wait)
+			}
+			w := &fakeWriter{}
+			c := newTestController(t, w, nil, budget(minAvailable("1")), tt.pod)
+			if err := c.syncStalePod(context.Background(), "ns/a"); err != nil {
+				t.Fatal(err)
+			}
+			if !tt.reset {
+				if len(w.pods) != 0 {
+					t.Fatalf("wrote pod status %+v, want nothing", w.pods[0].Status)
+				}
+				return
+			}
+			if len(w.pods) != 1 {
+				t.Fatalf("wrote %d pod statuses, want 1", len(w.pods))
+			}
+			for _, cond := range w.pods[0].Status.Conditions {
+				if cond.Type == corev1.DisruptionTarget && (cond.Status != corev1.ConditionFalse || !cond.LastTransitionTime.Equal(&metav1.Time{Time: now})) {
+					t.Errorf("DisruptionTarget %+v, want False since now", cond)
+				}
+			}
+		})
 	}
 }

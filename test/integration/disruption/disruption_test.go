@@ -24,9 +24,11 @@ import (
 	"kubecore.io/apimachinery/pkg/types"
 	"kubecore.io/apimachinery/pkg/util/intstr"
 	"kubecore.io/client/dynamic"
+	"kubecore.io/client/informers"
 	"kubecore.io/client/rest"
 	"kubecore.io/client/typed"
 
+	"kubecore.io/kubecore/pkg/controller/disruption"
 	"kubecore.io/kubecore/pkg/controllermanager"
 	"kubecore.io/kubecore/test/integration/fakenode"
 	"kubecore.io/kubecore/test/integration/framework"
@@ -469,4 +471,40 @@ func TestEvictionTakesDisruptions(t *testing.T) {
 	if err := e.evict("p3", false); !errors.As(err, &se) || se.ErrStatus.Code != 500 || !strings.Contains(se.ErrStatus.Message, "more than one PodDisruptionBudget") {
 		t.Fatalf("eviction under two budgets: %v, want 500", err)
 	}
+}
+
+// TestStaleDisruptionTarget: a pod an eviction marked DisruptionTarget but
+// that was not deleted gets the condition set False once the timeout
+// passes (1 s here).
+func TestStaleDisruptionTarget(t *testing.T) {
+	e := setupWith(t)
+	factory := informers.NewSharedInformerFactory(e.client)
+	c, err := disruption.New(controllermanager.Clients{Clientset: e.client}, factory, disruption.Options{StalePodDisruptionTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	framework.RunControllers(t, factory, func(ctx context.Context) error { return c.Run(ctx, 1) })
+	e.ghostPod(t, "p", "app", true, nil)
+	p, err := e.client.CoreV1().Pods(e.ns).Get(e.ctx, "p", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What an eviction whose deletion then failed leaves behind.
+	p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+		Reason: "EvictionByEvictionAPI", Message: "Eviction API: evicting", LastTransitionTime: metav1.Now()})
+	if _, err := e.client.CoreV1().Pods(e.ns).UpdateStatus(e.ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.WaitFor(t, 30*time.Second, "the DisruptionTarget condition to be reset", func() (bool, error) {
+		p, err := e.client.CoreV1().Pods(e.ns).Get(e.ctx, "p", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, cond := range p.Status.Conditions {
+			if cond.Type == corev1.DisruptionTarget {
+				return cond.Status == corev1.ConditionFalse, fmt.Errorf("condition %+v", cond)
+			}
+		}
+		return false, errors.New("no DisruptionTarget condition")
+	})
 }
