@@ -286,16 +286,11 @@ func (r *EvictionREST) markDisruptionTarget(ctx context.Context, name string, pr
 	if err != nil {
 		return err
 	}
-	out, err := r.store.Storage.GuaranteedUpdate(ctx, key, nil, false, func(current runtime.Object) (runtime.Object, error) {
+	preconditions := &storage.Preconditions{UID: pre.UID, ResourceVersion: pre.ResourceVersion}
+	out, err := r.store.Storage.GuaranteedUpdate(ctx, key, preconditions, false, func(current runtime.Object) (runtime.Object, error) {
 		pod, ok := current.(*corev1.Pod)
 		if !ok {
 			return nil, apierrors.NewInternalError(fmt.Errorf("not a pod: %T", current))
-		}
-		if pre.UID != nil && *pre.UID != pod.UID {
-			return nil, apierrors.NewConflict(corev1.Resource("pods"), name, fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *pre.UID, pod.UID))
-		}
-		if pre.ResourceVersion != nil && *pre.ResourceVersion != pod.ResourceVersion {
-			return nil, apierrors.NewConflict(corev1.Resource("pods"), name, fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *pre.ResourceVersion, pod.ResourceVersion))
 		}
 		setCondition(&pod.Status, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
 			Reason: "EvictionByEvictionAPI", Message: "Eviction API: evicting", LastTransitionTime: metav1.Now()})
