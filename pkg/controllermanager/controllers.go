@@ -5,6 +5,7 @@ import (
 	"kubecore.io/kubecore/pkg/controller/cronjob"
 	"kubecore.io/kubecore/pkg/controller/daemonset"
 	"kubecore.io/kubecore/pkg/controller/deployment"
+	"kubecore.io/kubecore/pkg/controller/disruption"
 	"kubecore.io/kubecore/pkg/controller/endpoints"
 	"kubecore.io/kubecore/pkg/controller/garbagecollector"
 	"kubecore.io/kubecore/pkg/controller/job"
@@ -30,6 +31,9 @@ func Controllers() map[string]InitFunc {
 		}),
 		statefulset.Name: start(statefulset.Name, func(cl Clients, cc ControllerContext) (*statefulset.Controller, error) {
 			return statefulset.New(cl, cc.InformerFactory, statefulset.Options{Recorder: cc.Recorder("statefulset-controller")})
+		}),
+		disruption.Name: start(disruption.Name, func(cl Clients, cc ControllerContext) (*disruption.Controller, error) {
+			return disruption.New(cl, cc.InformerFactory, disruption.Options{Recorder: cc.Recorder("controllermanager")})
 		}),
 		daemonset.Name: start(daemonset.Name, func(cl Clients, cc ControllerContext) (*daemonset.Controller, error) {
 			return daemonset.New(cl, cc.InformerFactory, daemonset.Options{Recorder: cc.Recorder("daemonset-controller")})

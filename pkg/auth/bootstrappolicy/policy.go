@@ -113,6 +113,17 @@ func ClusterRoles() []rbacv1.ClusterRole {
 		// controller-manager's role spans every resource.
 		role(ControllerManagerUser,
 			rbacv1.PolicyRule{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}),
+		// The disruption controller's own role, as Kubernetes names it,
+		// for a controller run under its service account.
+		role(DisruptionControllerRole,
+			rule(readVerbs(), "apps", "deployments", "replicasets", "statefulsets"),
+			rule(readVerbs(), "", "pods", "replicationcontrollers"),
+			rule(readVerbs(), "policy", "poddisruptionbudgets"),
+			rule([]string{"update"}, "policy", "poddisruptionbudgets/status"),
+			rule([]string{"patch", "update"}, "", "pods/status"),
+			rbacv1.PolicyRule{Verbs: []string{"get"}, APIGroups: []string{"*"}, Resources: []string{"*/scale"}},
+			rule([]string{"create", "patch", "update"}, "", "events"),
+			rule([]string{"create", "patch", "update"}, "events.k8s.io", "events")),
 		// Kubelets are authorized by the Node authorizer; the role exists
 		// for clusters that bind it explicitly.
 		role("system:node",
@@ -131,6 +142,10 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rule([]string{"create"}, "certificates.k8s.io", "certificatesigningrequests/selfnodeclient")),
 	}
 }
+
+// DisruptionControllerRole is the ClusterRole of the disruption
+// controller, bound to its service account kube-system/disruption-controller.
+const DisruptionControllerRole = "system:controller:disruption-controller"
 
 // The roles whose subresources the CSR approver checks.
 const (
@@ -198,6 +213,7 @@ func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
 		binding("system:public-info-viewer", "system:public-info-viewer", group(AuthenticatedGroup), group(UnauthenticatedGroup)),
 		binding(SchedulerUser, SchedulerUser, user(SchedulerUser)),
 		binding(ControllerManagerUser, ControllerManagerUser, user(ControllerManagerUser)),
+		binding(DisruptionControllerRole, DisruptionControllerRole, rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: metav1.NamespaceSystem, Name: "disruption-controller"}),
 		// Holders of bootstrap tokens may request a node client certificate,
 		// which the approver approves; nodes renew theirs.
 		binding("system:node-bootstrapper", "system:node-bootstrapper", group(BootstrappersGroup)),

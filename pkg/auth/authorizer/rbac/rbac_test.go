@@ -142,6 +142,9 @@ func TestAuthorize(t *testing.T) {
 		{"nobody may read metrics by default", u("bob"), path("get", "/metrics"), authorizer.NoOpinion},
 		{"scheduler binds pods", u(bootstrappolicy.SchedulerUser), res("create", "", "pods", "binding", "dev", "p"), authorizer.Allow},
 		{"scheduler reads no secrets", u(bootstrappolicy.SchedulerUser), res("get", "", "secrets", "", "dev", "s"), authorizer.NoOpinion},
+		{"disruption controller writes budget status", u("system:serviceaccount:kube-system:disruption-controller"), res("update", "policy", "poddisruptionbudgets", "status", "dev", "pdb"), authorizer.Allow},
+		{"disruption controller reads any scale", u("system:serviceaccount:kube-system:disruption-controller"), res("get", "example.com", "widgets", "scale", "dev", "w"), authorizer.Allow},
+		{"disruption controller deletes no pods", u("system:serviceaccount:kube-system:disruption-controller"), res("delete", "", "pods", "", "dev", "p"), authorizer.NoOpinion},
 		{"masters via the cluster-admin binding", u("root", bootstrappolicy.MastersGroup), res("delete", "", "nodes", "", "", "n"), authorizer.Allow},
 	}
 	for _, tt := range tests {

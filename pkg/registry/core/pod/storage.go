@@ -192,8 +192,11 @@ func setCondition(s *corev1.PodStatus, c corev1.PodCondition) {
 
 // DisruptionChecker decides whether a pod may be evicted now, recording
 // the disruption it allows (a PodDisruptionBudget's disruptionsAllowed).
+// It returns unhealthy when it allowed the eviction without taking a
+// disruption because the pod is not healthy: the deletion must then find
+// the pod unchanged.
 type DisruptionChecker interface {
-	CheckEviction(ctx context.Context, pod *corev1.Pod, dryRun bool) error
+	CheckEviction(ctx context.Context, pod *corev1.Pod, dryRun bool) (unhealthy bool, err error)
 }
 
 // EvictionREST serves pods/eviction: a policy/v1 Eviction deletes the pod
@@ -237,6 +240,10 @@ func (r *EvictionREST) Create(ctx context.Context, name string, obj runtime.Obje
 	if dryRun {
 		deleteOpts.DryRun = []string{metav1.DryRunAll}
 	}
+	// An eviction is a dry run also when its delete options say so (as
+	// kubectl drain --dry-run=server sends it): the budget is then only
+	// checked, not taken.
+	dryRun = dryRun || len(deleteOpts.DryRun) > 0
 	current, err := r.store.Get(ctx, name, &metav1.GetOptions{})
 	if err != nil {
 		return nil, err
@@ -251,16 +258,55 @@ func (r *EvictionREST) Create(ctx context.Context, name string, obj runtime.Obje
 		return &metav1.Status{Status: metav1.StatusSuccess}, nil
 	}
 	budgeted := pod.Status.Phase == corev1.PodRunning || pod.Status.Phase == corev1.PodUnknown
+	unhealthy := false
 	if budgeted && r.disruptions != nil {
-		if err := r.disruptions.CheckEviction(ctx, pod, dryRun); err != nil {
+		if unhealthy, err = r.disruptions.CheckEviction(ctx, pod, dryRun); err != nil {
 			return nil, err
 		}
 	}
 	if deleteOpts.Preconditions == nil {
 		deleteOpts.Preconditions = &metav1.Preconditions{UID: &pod.UID}
+		if unhealthy {
+			// Evicted because not ready: not if it changed (became
+			// ready) since.
+			deleteOpts.Preconditions.ResourceVersion = &pod.ResourceVersion
+		}
+	}
+	if !dryRun {
+		if err := r.markDisruptionTarget(ctx, name, deleteOpts.Preconditions); err != nil {
+			return nil, err
+		}
 	}
 	if _, _, err := r.store.Delete(ctx, name, nil, deleteOpts); err != nil {
 		return nil, err
 	}
 	return &metav1.Status{Status: metav1.StatusSuccess}, nil
+}
+
+// markDisruptionTarget sets the pod's DisruptionTarget condition (reason
+// EvictionByEvictionAPI) before its deletion, as Kubernetes does, when the
+// pod still meets pre; a resourceVersion precondition then moves to the
+// version this update made.
+func (r *EvictionREST) markDisruptionTarget(ctx context.Context, name string, pre *metav1.Preconditions) error {
+	key, err := podKey(ctx, r.store, name)
+	if err != nil {
+		return err
+	}
+	preconditions := &storage.Preconditions{UID: pre.UID, ResourceVersion: pre.ResourceVersion}
+	out, err := r.store.Storage.GuaranteedUpdate(ctx, key, preconditions, false, func(current runtime.Object) (runtime.Object, error) {
+		pod, ok := current.(*corev1.Pod)
+		if !ok {
+			return nil, apierrors.NewInternalError(fmt.Errorf("not a pod: %T", current))
+		}
+		setCondition(&pod.Status, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+			Reason: "EvictionByEvictionAPI", Message: "Eviction API: evicting", LastTransitionTime: metav1.Now()})
+		return pod, nil
+	}, nil)
+	if err != nil {
+		return strategy.StorageError(err, r.store.DefaultQualifiedResource, name)
+	}
+	if pod, ok := out.(*corev1.Pod); ok && pre.ResourceVersion != nil {
+		pre.ResourceVersion = &pod.ResourceVersion
+	}
+	return nil
 }

@@ -13,8 +13,11 @@ import (
 // NewStrategy returns the strategy of poddisruptionbudgets: status only through /status.
 func NewStrategy() *strategy.Strategy[*policyv1.PodDisruptionBudget] {
 	return &strategy.Strategy[*policyv1.PodDisruptionBudget]{
-		Namespaced:         true,
-		StatusSubresource:  true,
+		Namespaced:        true,
+		StatusSubresource: true,
+		// The eviction check trusts a status computed for the current
+		// generation only (status.observedGeneration).
+		Generation:         true,
 		ValidateFunc:       validation.ValidatePodDisruptionBudget,
 		ValidateUpdateFunc: validation.ValidatePodDisruptionBudgetUpdate,
 	}
