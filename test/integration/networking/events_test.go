@@ -83,6 +83,15 @@ func TestEventsBothGroups(t *testing.T) {
 	if len(list.Items) != 2 || list.Items[0].Note == "" || list.Items[1].Note == "" {
 		t.Errorf("events.k8s.io list: %+v", list.Items)
 	}
+	// Field selectors name the events.k8s.io fields.
+	mustCall(t, c, s, "GET", group+"?fieldSelector=regarding.kind%3DDeployment", nil, 200, &list)
+	if len(list.Items) != 1 || list.Items[0].Name != "web.2" {
+		t.Errorf("events.k8s.io list by regarding.kind: %+v", list.Items)
+	}
+	mustCall(t, c, s, "GET", group+"?fieldSelector=reportingController%3Dexample.com%2Fscaler", nil, 200, &list)
+	if len(list.Items) != 1 || list.Items[0].Name != "web.2" {
+		t.Errorf("events.k8s.io list by reportingController: %+v", list.Items)
+	}
 
 	// A merge patch through events.k8s.io applies to its shape.
 	var patched eventsv1.Event
