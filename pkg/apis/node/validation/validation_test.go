@@ -33,7 +33,9 @@ func TestValidateRuntimeClass(t *testing.T) {
 		{"negative overhead", rc(func(r *nodev1.RuntimeClass) {
 			r.Overhead = &nodev1.Overhead{PodFixed: corev1.ResourceList{"memory": resource.MustParse("-1Mi")}}
 		}), `overhead.podFixed[memory]: Invalid value: "-1Mi": must be greater than or equal to 0`},
-		{"bad node selector", rc(func(r *nodev1.RuntimeClass) { r.Scheduling = &nodev1.Scheduling{NodeSelector: map[string]string{"a b": "c"}} }), "scheduling.nodeSelector"},
+		{"bad node selector", rc(func(r *nodev1.RuntimeClass) {
+			r.Scheduling = &nodev1.Scheduling{NodeSelector: map[string]string{"a b": "c"}}
+		}), "scheduling.nodeSelector"},
 		{"bad toleration", rc(func(r *nodev1.RuntimeClass) {
 			r.Scheduling = &nodev1.Scheduling{Tolerations: []corev1.Toleration{{Operator: "Equal", Value: "x"}}}
 		}), "scheduling.tolerations[0].operator"},
