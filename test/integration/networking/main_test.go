@@ -63,7 +63,7 @@ func call(ctx context.Context, c *http.Client, s *framework.APIServer, method, p
 }
 
 // mustCall is call that fails the test on an error or an unexpected code.
-func mustCall(t *testing.T, c *http.Client, s *framework.APIServer, method, path string, body any, want int, out any) []byte {
+func mustCall(t testing.TB, c *http.Client, s *framework.APIServer, method, path string, body any, want int, out any) []byte {
 	t.Helper()
 	code, b, err := call(context.Background(), c, s, method, path, body, out)
 	if err != nil {
