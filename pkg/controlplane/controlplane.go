@@ -18,6 +18,8 @@ import (
 	certificatesv1 "kubecore.io/api/certificates/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
+	eventsv1 "kubecore.io/api/events/v1"
+	nodev1 "kubecore.io/api/node/v1"
 	policyv1 "kubecore.io/api/policy/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
@@ -29,6 +31,7 @@ import (
 	batchdefaults "kubecore.io/kubecore/pkg/apis/batch/v1"
 	coredefaults "kubecore.io/kubecore/pkg/apis/core/v1"
 	discoverydefaults "kubecore.io/kubecore/pkg/apis/discovery/v1"
+	networkingdefaults "kubecore.io/kubecore/pkg/apis/networking/v1"
 	rbacdefaults "kubecore.io/kubecore/pkg/apis/rbac/v1"
 	schedulingdefaults "kubecore.io/kubecore/pkg/apis/scheduling/v1"
 	"kubecore.io/kubecore/pkg/apiserver"
@@ -99,6 +102,8 @@ type Instance struct {
 	services            *service.REST
 	endpoints           *generic.Store
 	endpointSlices      *generic.Store
+	serviceCIDRs        *generic.Store
+	serviceCIDRStatus   *strategy.StatusREST
 	advertise           Endpoint
 	leases              apiServerLeases
 	objects             *objectReader
@@ -116,6 +121,7 @@ func NewScheme() (*runtime.Scheme, error) {
 		coordinationv1.AddToScheme, schedulingdefaults.AddToScheme, policyv1.AddToScheme,
 		rbacdefaults.AddToScheme, authorizationv1.AddToScheme, certificatesv1.AddToScheme,
 		authenticationv1.AddToScheme, discoverydefaults.AddToScheme, batchdefaults.AddToScheme,
+		networkingdefaults.AddToScheme, nodev1.AddToScheme, eventsv1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, fmt.Errorf("build scheme: %w", err)
@@ -202,6 +208,12 @@ func (in *Instance) Bootstrap(ctx context.Context) error {
 		if _, err := in.priorityClasses.Create(ctx, pc, nil, &metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create priority class %s: %w", pc.Name, err)
 		}
+	}
+	if err := in.ReconcileServiceCIDR(ctx); err != nil {
+		return err
+	}
+	if err := in.RepairServiceAllocations(ctx); err != nil {
+		return fmt.Errorf("repair service allocations: %w", err)
 	}
 	if err := in.ReconcileKubernetesService(ctx); err != nil {
 		if !apierrors.IsInvalid(err) {

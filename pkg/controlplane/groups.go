@@ -19,8 +19,11 @@ import (
 	"kubecore.io/kubecore/pkg/registry/core/pod"
 	"kubecore.io/kubecore/pkg/registry/core/service"
 	"kubecore.io/kubecore/pkg/registry/discovery"
+	"kubecore.io/kubecore/pkg/registry/events"
 	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
+	"kubecore.io/kubecore/pkg/registry/networking"
+	"kubecore.io/kubecore/pkg/registry/node"
 	"kubecore.io/kubecore/pkg/registry/policy"
 	rbacregistry "kubecore.io/kubecore/pkg/registry/rbac"
 	"kubecore.io/kubecore/pkg/registry/scheduling"
@@ -38,6 +41,7 @@ var (
 	_ storageProvider = core.Provider{}
 	_ storageProvider = strategy.Group{}
 	_ storageProvider = authorization.Provider{}
+	_ storageProvider = events.Provider{}
 )
 
 // groupStorage makes a group's provider when its turn comes, and takes
@@ -58,14 +62,16 @@ func provider(p storageProvider) func() storageProvider { return func() storageP
 // built before them.
 func (in *Instance) groups(cfg Config) []groupStorage {
 	disruptions := &budgetChecker{}
+	var coreEvents *generic.Store
 	return []groupStorage{
 		{provider(core.Provider{
 			Services:    service.Config{ServiceCIDR: cfg.ServiceCIDR, NodePortBase: cfg.NodePortBase, NodePortSize: cfg.NodePortSize},
 			Kubelet:     cfg.Kubelet,
 			Disruptions: disruptions,
 			Token:       in.tokenREST(),
-		}), in.builtCore},
+		}), func(rs strategy.Resources) { in.builtCore(rs); coreEvents = storeOf(rs, "events") }},
 		{provider(apps.Provider()), nil},
+		{func() storageProvider { return events.Provider{CoreEvents: coreEvents} }, nil},
 		{provider(batch.Provider()), nil},
 		{provider(coordination.Provider()), nil},
 		{provider(scheduling.Provider()), func(rs strategy.Resources) {
@@ -76,7 +82,9 @@ func (in *Instance) groups(cfg Config) []groupStorage {
 		{provider(rbacregistry.Provider()), in.builtRBAC},
 		{func() storageProvider { return authorization.Provider{Authorizer: in.Authorizer(), Rules: in.rbac} }, nil},
 		{func() storageProvider { return certificates.Provider{Authorizer: in.Authorizer()} }, nil},
+		{provider(networking.Provider()), in.builtNetworking},
 		{provider(discovery.Provider()), func(rs strategy.Resources) { in.endpointSlices = storeOf(rs, "endpointslices") }},
+		{provider(node.Provider()), nil},
 	}
 }
 

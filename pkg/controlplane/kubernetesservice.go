@@ -303,5 +303,11 @@ func (in *Instance) RunKubernetesService(ctx context.Context, interval time.Dura
 		if err := in.ReconcileKubernetesService(ctx); err != nil && ctx.Err() == nil {
 			logger.Error(err, "Reconcile the kubernetes service")
 		}
+		if err := in.ReconcileServiceCIDR(ctx); err != nil && ctx.Err() == nil {
+			logger.Error(err, "Reconcile the default ServiceCIDR")
+		}
+		if err := in.RepairServiceAllocations(ctx); err != nil && ctx.Err() == nil {
+			logger.Error(err, "Repair the service allocations")
+		}
 	}
 }

@@ -62,6 +62,7 @@ func namespacedContent(verbs []string) []rbacv1.PolicyRule {
 		rule(verbs, "batch", "jobs", "cronjobs"),
 		rule(verbs, "policy", "poddisruptionbudgets"),
 		rule(verbs, "coordination.k8s.io", "leases"),
+		rule(verbs, "networking.k8s.io", "ingresses", "networkpolicies"),
 	}
 }
 
@@ -71,6 +72,7 @@ func ClusterRoles() []rbacv1.ClusterRole {
 		rule(readVerbs(), "", "pods/log", "pods/status", "namespaces", "namespaces/status", "resourcequotas", "limitranges", "persistentvolumeclaims/status", "services/status"),
 		rule(readVerbs(), "apps", "deployments/status", "replicasets/status", "statefulsets/status", "daemonsets/status"),
 		rule(readVerbs(), "batch", "jobs/status", "cronjobs/status"),
+		rule(readVerbs(), "networking.k8s.io", "ingresses/status"),
 		// As in Kubernetes since v1.22, edit and admin only read slices.
 		rule(readVerbs(), "discovery.k8s.io", "endpointslices"),
 	)
@@ -130,6 +132,8 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rule(readVerbs(), "", "nodes", "pods", "services", "endpoints", "configmaps", "secrets", "persistentvolumeclaims", "persistentvolumes"),
 			rule([]string{"create", "update", "patch", "delete"}, "", "nodes", "nodes/status", "pods", "pods/status"),
 			rule([]string{"create", "patch", "update"}, "", "events"),
+			rule([]string{"create", "patch", "update"}, "events.k8s.io", "events"),
+			rule(readVerbs(), "node.k8s.io", "runtimeclasses"),
 			rule([]string{"create", "get", "update", "patch", "delete"}, "coordination.k8s.io", "leases")),
 		role("system:node-bootstrapper",
 			rule([]string{"create", "get", "list", "watch"}, "certificates.k8s.io", "certificatesigningrequests")),

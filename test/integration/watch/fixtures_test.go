@@ -65,6 +65,18 @@ func fixtures(t *testing.T, ns string) map[string]obj {
 		"coordination.k8s.io/leases":      {"spec": obj{"holderIdentity": "me", "leaseDurationSeconds": 15}},
 		"discovery.k8s.io/endpointslices": {"addressType": "IPv4", "endpoints": []any{obj{"addresses": []any{"10.1.2.3"}}}},
 		"policy/poddisruptionbudgets":     {"spec": obj{"minAvailable": 1, "selector": obj{"matchLabels": sel}}},
+		"events.k8s.io/events": {
+			"metadata": obj{"name": "watch-test-event-v1"}, "eventTime": "2026-01-01T00:00:00.000000Z", "reportingController": "example.com/watch-test",
+			"reportingInstance": "watch-test-1", "action": "Test", "reason": "Test", "type": "Normal", "regarding": obj{"kind": "Pod", "namespace": ns, "name": "p"},
+		},
+		"networking.k8s.io/ingresses":       {"spec": obj{"defaultBackend": obj{"service": obj{"name": "web", "port": obj{"number": 80}}}}},
+		"networking.k8s.io/ingressclasses":  {"spec": obj{"controller": "example.com/watch-test"}},
+		"networking.k8s.io/networkpolicies": {"spec": obj{"podSelector": obj{}}},
+		"networking.k8s.io/ipaddresses": {
+			"metadata": obj{"name": "192.0.2.77"}, "spec": obj{"parentRef": obj{"resource": "gateways", "group": "example.com", "namespace": ns, "name": "g"}},
+		},
+		"networking.k8s.io/servicecidrs":  {"spec": obj{"cidrs": []any{"192.0.2.0/24"}}},
+		"node.k8s.io/runtimeclasses":      {"handler": "watchtest"},
 		"rbac.authorization.k8s.io/roles": {"rules": []any{obj{"apiGroups": []any{""}, "resources": []any{"pods"}, "verbs": []any{"get"}}}},
 		"rbac.authorization.k8s.io/clusterroles": {
 			"rules": []any{obj{"apiGroups": []any{""}, "resources": []any{"pods"}, "verbs": []any{"get"}}},

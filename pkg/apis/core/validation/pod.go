@@ -256,6 +256,12 @@ func ValidateResourceRequirements(r *corev1.ResourceRequirements, p *field.Path)
 	return errs
 }
 
+// ValidateToleration checks one toleration, as pods and RuntimeClasses
+// carry them.
+func ValidateToleration(t corev1.Toleration, p *field.Path) field.ErrorList {
+	return validateToleration(t, p)
+}
+
 func validateToleration(t corev1.Toleration, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if t.Key != "" {

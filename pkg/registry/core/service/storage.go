@@ -4,8 +4,13 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
+
+	"k8s.io/klog/v2"
 
 	corev1 "kubecore.io/api/core/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
@@ -13,11 +18,13 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/util/validation/field"
 
+	"kubecore.io/kubecore/pkg/apirequest"
 	"kubecore.io/kubecore/pkg/apis/core/validation"
 	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/storage"
+	"kubecore.io/kubecore/pkg/storage/etcd3"
 )
 
 // Config says where services take their addresses from.
@@ -34,11 +41,18 @@ type Storage struct {
 	Status  *strategy.StatusREST
 }
 
-// REST serves services and owns their allocations.
+// REST serves services and owns their allocations: a ClusterIP is an
+// IPAddress object, the node ports a bitmap in etcd, so that API servers
+// sharing one etcd never hand out one twice.
 type REST struct {
 	*generic.Store
 	ips   *ipAllocator
 	ports *portAllocator
+
+	// portLeaks counts, per port, the repairs in a row that found it
+	// allocated with no service holding it.
+	leakMu    sync.Mutex
+	portLeaks map[int]int
 }
 
 // NewStrategy returns the service strategy.
@@ -51,9 +65,10 @@ func NewStrategy() *strategy.Strategy[*corev1.Service] {
 	}
 }
 
-// NewStorage returns the storage of services, its allocators filled from
-// the services already stored.
-func NewStorage(ctx context.Context, opts generic.StoreOptions, cfg Config) (*Storage, error) {
+// NewStorage returns the storage of services. Its ClusterIP allocator
+// needs the IPAddress storage, which SetAddressStore gives once the
+// networking group is built.
+func NewStorage(_ context.Context, opts generic.StoreOptions, cfg Config) (*Storage, error) {
 	if cfg.ServiceCIDR == "" {
 		cfg.ServiceCIDR = "10.96.0.0/12"
 	}
@@ -68,47 +83,36 @@ func NewStorage(ctx context.Context, opts generic.StoreOptions, cfg Config) (*St
 	if err != nil {
 		return nil, err
 	}
-	r := &REST{Store: store, ips: ips, ports: newPortAllocator(cfg.NodePortBase, cfg.NodePortSize)}
-	// Freed after every delete, DeleteCollection's included.
-	store.AfterDelete = func(_ context.Context, obj runtime.Object) {
-		if svc, ok := obj.(*corev1.Service); ok {
-			r.releaseAll(svc)
-		}
+	if opts.Client == nil {
+		return nil, errors.New("storage of services: the node port allocator needs an etcd client")
 	}
-	if err := r.restore(ctx); err != nil {
-		return nil, err
+	ranges, err := etcd3.New(etcd3.Config{
+		Client: opts.Client, Prefix: opts.Prefix,
+		NewFunc:       func() runtime.Object { return &rangeAllocation{} },
+		GroupResource: corev1.Resource("rangeallocations"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("storage of the node port range: %w", err)
+	}
+	r := &REST{Store: store, ips: ips, ports: newPortAllocator(cfg.NodePortBase, cfg.NodePortSize, ranges), portLeaks: map[int]int{}}
+	// Freed after every delete, DeleteCollection's included.
+	store.AfterDelete = func(ctx context.Context, obj runtime.Object) {
+		if svc, ok := obj.(*corev1.Service); ok {
+			r.releaseAll(context.WithoutCancel(ctx), svc)
+		}
 	}
 	return &Storage{Service: r, Status: strategy.NewStatusREST(store, &strategy.StatusStrategy[*corev1.Service]{Namespaced: true})}, nil
 }
 
-// restore marks the addresses and ports of stored services as used.
-func (r *REST) restore(ctx context.Context) error {
-	list, err := r.Storage.GetList(ctx, r.KeyPrefix(), storage.ListOptions{Recursive: true, Predicate: storage.SelectionPredicate{}})
-	if err != nil {
-		return fmt.Errorf("list services to restore allocations: %w", err)
-	}
-	for _, obj := range list.Items {
-		if e, ok := obj.(*storage.EncodedObject); ok {
-			obj = e.DeepCopyObject()
-		}
-		svc, ok := obj.(*corev1.Service)
-		if !ok {
-			continue
-		}
-		if ip := svc.Spec.ClusterIP; ip != "" && ip != corev1.ClusterIPNone {
-			_ = r.ips.Allocate(ip) // an address outside the range stays its own
-		}
-		for _, p := range svc.Spec.Ports {
-			if p.NodePort != 0 {
-				_ = r.ports.Allocate(int(p.NodePort))
-			}
-		}
-	}
-	return nil
-}
+// SetAddressStore gives the ClusterIP allocator the storage of
+// IPAddresses.
+func (r *REST) SetAddressStore(s AddressStore) { r.ips.setStore(s) }
 
 // FirstIP is the first service address (the kubernetes service's).
 func (r *REST) FirstIP() string { return r.ips.First() }
+
+// ServiceCIDR is the range services take their ClusterIPs from.
+func (r *REST) ServiceCIDR() string { return r.ips.prefix.String() }
 
 func needsNodePorts(t corev1.ServiceType) bool {
 	return t == corev1.ServiceTypeNodePort || t == corev1.ServiceTypeLoadBalancer
@@ -116,24 +120,34 @@ func needsNodePorts(t corev1.ServiceType) bool {
 
 // allocation records what one write reserved, to undo it on failure.
 type allocation struct {
-	r     *REST
-	ip    string
-	ports []int
+	r      *REST
+	owner  owner
+	dryRun bool
+	ip     string
+	ports  []int
 }
 
-func (a *allocation) undo() {
-	if a.ip != "" {
-		a.r.ips.Release(a.ip)
+func (a *allocation) undo(ctx context.Context) {
+	if !a.dryRun {
+		ctx = context.WithoutCancel(ctx)
+		logger := klog.FromContext(ctx)
+		if a.ip != "" {
+			if err := a.r.ips.Release(ctx, a.ip, a.owner); err != nil {
+				logger.Error(err, "Release a cluster IP; the repair loop frees it", "ip", a.ip)
+			}
+		}
+		for _, p := range a.ports {
+			if err := a.r.ports.Release(ctx, p); err != nil {
+				logger.Error(err, "Release a node port; the repair loop frees it", "port", p)
+			}
+		}
 	}
-	for _, p := range a.ports {
-		a.r.ports.Release(p)
-	}
-	*a = allocation{r: a.r}
+	*a = allocation{r: a.r, owner: a.owner, dryRun: a.dryRun}
 }
 
 // allocate fills svc's cluster IP and node ports, keeping those of old.
-func (r *REST) allocate(svc, old *corev1.Service) (*allocation, error) {
-	a := &allocation{r: r}
+func (r *REST) allocate(ctx context.Context, svc, old *corev1.Service, dryRun bool) (*allocation, error) {
+	a := &allocation{r: r, owner: owner{svc.Namespace, svc.Name}, dryRun: dryRun}
 	sp := field.NewPath("spec")
 	if svc.Spec.Type != corev1.ServiceTypeExternalName {
 		if old != nil && svc.Spec.ClusterIP == "" && old.Spec.ClusterIP != "" {
@@ -144,15 +158,18 @@ func (r *REST) allocate(svc, old *corev1.Service) (*allocation, error) {
 		case ip == corev1.ClusterIPNone:
 		case old != nil && ip == old.Spec.ClusterIP:
 		case ip == "":
-			next, err := r.ips.AllocateNext()
+			next, err := r.ips.AllocateNext(ctx, a.owner, dryRun)
 			if err != nil {
 				return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: %w", err))
 			}
 			svc.Spec.ClusterIP, a.ip = next, next
 		default:
-			if err := r.ips.Allocate(ip); err != nil {
+			if err := r.ips.Allocate(ctx, ip, a.owner, dryRun); err != nil {
+				if apierrors.IsInternalError(err) || storage.IsUnreachable(err) {
+					return nil, err
+				}
 				return nil, apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Service").GroupKind(), svc.Name,
-					field.ErrorList{field.Invalid(sp.Child("clusterIPs"), []string{ip}, err.Error())})
+					field.ErrorList{field.Invalid(sp.Child("clusterIPs").Index(0), ip, err.Error())})
 			}
 			a.ip = ip
 		}
@@ -186,16 +203,19 @@ func (r *REST) allocate(svc, old *corev1.Service) (*allocation, error) {
 		case p.NodePort == 0 && prev != 0:
 			p.NodePort = prev
 		case p.NodePort == 0:
-			n, err := r.ports.AllocateNext()
+			n, err := r.ports.AllocateNext(ctx, dryRun)
 			if err != nil {
-				a.undo()
+				a.undo(ctx)
 				return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: %w", err))
 			}
 			p.NodePort, a.ports = int32(n), append(a.ports, n)
 		case p.NodePort == prev:
 		default:
-			if err := r.ports.Allocate(int(p.NodePort)); err != nil {
-				a.undo()
+			if err := r.ports.Allocate(ctx, int(p.NodePort), dryRun); err != nil {
+				a.undo(ctx)
+				if !errors.Is(err, errPortAllocated) && !strings.HasPrefix(err.Error(), "provided port is not") {
+					return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate nodePort %d: %w", p.NodePort, err))
+				}
 				return nil, apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Service").GroupKind(), svc.Name,
 					field.ErrorList{field.Invalid(sp.Child("ports").Index(i).Child("nodePort"), p.NodePort, err.Error())})
 			}
@@ -206,13 +226,18 @@ func (r *REST) allocate(svc, old *corev1.Service) (*allocation, error) {
 }
 
 // releaseAll frees what svc holds.
-func (r *REST) releaseAll(svc *corev1.Service) {
+func (r *REST) releaseAll(ctx context.Context, svc *corev1.Service) {
+	logger := klog.FromContext(ctx)
 	if ip := svc.Spec.ClusterIP; ip != "" && ip != corev1.ClusterIPNone {
-		r.ips.Release(ip)
+		if err := r.ips.Release(ctx, ip, owner{svc.Namespace, svc.Name}); err != nil {
+			logger.Error(err, "Release a cluster IP; the repair loop frees it", "service", klog.KObj(svc), "ip", ip)
+		}
 	}
 	for _, p := range svc.Spec.Ports {
 		if p.NodePort != 0 {
-			r.ports.Release(int(p.NodePort))
+			if err := r.ports.Release(ctx, int(p.NodePort)); err != nil {
+				logger.Error(err, "Release a node port; the repair loop frees it", "service", klog.KObj(svc), "port", p.NodePort)
+			}
 		}
 	}
 }
@@ -230,15 +255,22 @@ func (r *REST) Create(ctx context.Context, obj runtime.Object, validate rest.Val
 	if !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a Service: %T", obj))
 	}
+	// The IPAddress names its service: a generated name is chosen now.
+	if svc.Name == "" && svc.GenerateName != "" {
+		svc.Name = rest.SimpleNameGenerator(svc.GenerateName)
+	}
+	if svc.Namespace == "" {
+		svc.Namespace = apirequest.NamespaceValue(ctx)
+	}
 	// The Store validates after the allocation, which an invalid service
 	// gives back.
-	a, err := r.allocate(svc, nil)
+	a, err := r.allocate(ctx, svc, nil, opts != nil && dryRun(opts.DryRun))
 	if err != nil {
 		return nil, err
 	}
 	out, err := r.Store.Create(ctx, svc, validate, opts)
-	if err != nil || (opts != nil && dryRun(opts.DryRun)) {
-		a.undo()
+	if err != nil {
+		a.undo(ctx)
 	}
 	return out, err
 }
@@ -246,11 +278,12 @@ func (r *REST) Create(ctx context.Context, obj runtime.Object, validate rest.Val
 // Update implements rest.Updater: it keeps the allocations of the stored
 // service and allocates what a new type or port needs.
 func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	info := &allocatingInfo{r: r, inner: objInfo}
+	isDryRun := opts != nil && dryRun(opts.DryRun)
+	info := &allocatingInfo{r: r, inner: objInfo, dryRun: isDryRun}
 	out, created, err := r.Store.Update(ctx, name, info, createValidation, updateValidation, forceAllowCreate, opts)
-	if err != nil || (opts != nil && dryRun(opts.DryRun)) {
+	if err != nil || isDryRun {
 		if info.alloc != nil {
-			info.alloc.undo()
+			info.alloc.undo(ctx)
 		}
 		return out, created, err
 	}
@@ -261,13 +294,18 @@ func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObje
 			for _, p := range svc.Spec.Ports {
 				held[p.NodePort] = true
 			}
+			logger := klog.FromContext(ctx)
 			for _, p := range info.old.Spec.Ports {
 				if p.NodePort != 0 && !held[p.NodePort] {
-					r.ports.Release(int(p.NodePort))
+					if err := r.ports.Release(ctx, int(p.NodePort)); err != nil {
+						logger.Error(err, "Release a node port; the repair loop frees it", "service", klog.KObj(svc), "port", p.NodePort)
+					}
 				}
 			}
 			if ip := info.old.Spec.ClusterIP; ip != "" && ip != corev1.ClusterIPNone && ip != svc.Spec.ClusterIP {
-				r.ips.Release(ip)
+				if err := r.ips.Release(ctx, ip, owner{svc.Namespace, svc.Name}); err != nil {
+					logger.Error(err, "Release a cluster IP; the repair loop frees it", "service", klog.KObj(svc), "ip", ip)
+				}
 			}
 		}
 	}
@@ -277,17 +315,18 @@ func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObje
 // allocatingInfo allocates inside the update loop; a retry first undoes
 // the previous attempt's allocations.
 type allocatingInfo struct {
-	r     *REST
-	inner rest.UpdatedObjectInfo
-	alloc *allocation
-	old   *corev1.Service
+	r      *REST
+	inner  rest.UpdatedObjectInfo
+	alloc  *allocation
+	old    *corev1.Service
+	dryRun bool
 }
 
 func (i *allocatingInfo) Preconditions() *metav1.Preconditions { return i.inner.Preconditions() }
 
 func (i *allocatingInfo) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
 	if i.alloc != nil {
-		i.alloc.undo()
+		i.alloc.undo(ctx)
 		i.alloc = nil
 	}
 	obj, err := i.inner.UpdatedObject(ctx, old)
@@ -303,7 +342,13 @@ func (i *allocatingInfo) UpdatedObject(ctx context.Context, old runtime.Object) 
 		prev, _ = old.(*corev1.Service)
 	}
 	i.old = prev
-	a, err := i.r.allocate(svc, prev)
+	if svc.Namespace == "" {
+		svc.Namespace = apirequest.NamespaceValue(ctx)
+	}
+	if svc.Name == "" && prev != nil {
+		svc.Name = prev.Name
+	}
+	a, err := i.r.allocate(ctx, svc, prev, i.dryRun)
 	if err != nil {
 		return nil, err
 	}
