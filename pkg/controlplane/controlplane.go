@@ -32,6 +32,7 @@ import (
 	rbacdefaults "kubecore.io/kubecore/pkg/apis/rbac/v1"
 	schedulingdefaults "kubecore.io/kubecore/pkg/apis/scheduling/v1"
 	"kubecore.io/kubecore/pkg/apiserver"
+	"kubecore.io/kubecore/pkg/auth/authenticator"
 	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
 	"kubecore.io/kubecore/pkg/printers"
 	"kubecore.io/kubecore/pkg/registry/core/namespace"
@@ -68,6 +69,9 @@ type Config struct {
 	// Service default/kubernetes and its Endpoints point at it. Without
 	// it (zero) they are not made.
 	Advertise Endpoint
+	// StaticTokens is the API server's static token file, which
+	// TokenReviews ask too; nil without one.
+	StaticTokens authenticator.Token
 	// ClusterCA is the PEM of the cluster CA: Bootstrap publishes it with
 	// the advertised URL in kube-public/cluster-info, for joining nodes.
 	// Without it (or Advertise) that ConfigMap is not made.

@@ -10,6 +10,7 @@ import (
 
 	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
 	"kubecore.io/kubecore/pkg/registry/apps"
+	"kubecore.io/kubecore/pkg/registry/authentication"
 	"kubecore.io/kubecore/pkg/registry/authorization"
 	"kubecore.io/kubecore/pkg/registry/batch"
 	"kubecore.io/kubecore/pkg/registry/certificates"
@@ -74,6 +75,7 @@ func (in *Instance) groups(cfg Config) []groupStorage {
 		}},
 		{provider(policy.Provider()), func(rs strategy.Resources) { disruptions.store = storeOf(rs, "poddisruptionbudgets") }},
 		{provider(rbacregistry.Provider()), in.builtRBAC},
+		{provider(authentication.Provider{Reviewer: tokenReviewer{in: in, static: cfg.StaticTokens}, APIAudiences: apiAudiences()}), nil},
 		{func() storageProvider { return authorization.Provider{Authorizer: in.Authorizer(), Rules: in.rbac} }, nil},
 		{func() storageProvider { return certificates.Provider{Authorizer: in.Authorizer()} }, nil},
 		{provider(discovery.Provider()), func(rs strategy.Resources) { in.endpointSlices = storeOf(rs, "endpointslices") }},

@@ -130,8 +130,8 @@ func addressTypeNames(types []corev1.NodeAddressType) []string {
 // controlPlane serves every built-in resource from pkg/controlplane,
 // creates the objects a cluster starts with (and keeps the kubernetes
 // Service pointing at advertise), and authenticates service account tokens
-// with the key in pkiDir.
-func controlPlane(serviceCIDR, pkiDir string) ResourcesFunc {
+// with the key in pkiDir; TokenReviews also ask staticTokens (nil for none).
+func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token) ResourcesFunc {
 	return func(ctx context.Context, client *clientv3.Client, kubelet node.KubeletClientConfig, advertise controlplane.Endpoint) (Resources, error) {
 		saKey, err := pki.EnsureServiceAccountKey(pkiDir)
 		if err != nil {
@@ -157,6 +157,7 @@ func controlPlane(serviceCIDR, pkiDir string) ResourcesFunc {
 			Kubelet:           kubelet,
 			Advertise:         advertise,
 			ClusterCA:         caPEM,
+			StaticTokens:      staticTokens,
 		})
 		if err != nil {
 			return Resources{}, err
@@ -280,7 +281,7 @@ func (o *Options) Complete() (Config, error) {
 		return Config{}, err
 	}
 	if c.resources == nil {
-		c.resources = controlPlane(c.serviceCIDR, filepath.Join(c.dataDir, "pki"))
+		c.resources = controlPlane(c.serviceCIDR, filepath.Join(c.dataDir, "pki"), c.staticTokens)
 	}
 	return Config{completed: c}, nil
 }
