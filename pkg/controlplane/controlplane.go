@@ -24,11 +24,14 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 
+	admissionregistrationdefaults "kubecore.io/kubecore/pkg/apis/admissionregistration/v1"
 	apiextensionsdefaults "kubecore.io/kubecore/pkg/apis/apiextensions/v1"
+	apiregistrationdefaults "kubecore.io/kubecore/pkg/apis/apiregistration/v1"
 	appsdefaults "kubecore.io/kubecore/pkg/apis/apps/v1"
 	batchdefaults "kubecore.io/kubecore/pkg/apis/batch/v1"
 	coredefaults "kubecore.io/kubecore/pkg/apis/core/v1"
 	discoverydefaults "kubecore.io/kubecore/pkg/apis/discovery/v1"
+	flowcontroldefaults "kubecore.io/kubecore/pkg/apis/flowcontrol/v1"
 	rbacdefaults "kubecore.io/kubecore/pkg/apis/rbac/v1"
 	schedulingdefaults "kubecore.io/kubecore/pkg/apis/scheduling/v1"
 	"kubecore.io/kubecore/pkg/apiserver"
@@ -103,6 +106,11 @@ type Instance struct {
 	services            *service.REST
 	endpoints           *generic.Store
 	endpointSlices      *generic.Store
+	apiServices         *generic.Store
+	apiServiceStatus    rest.Updater
+	flowSchemas         *generic.Store
+	flowSchemaStatus    rest.Updater
+	priorityLevels      *generic.Store
 	advertise           Endpoint
 	leases              apiServerLeases
 	objects             *objectReader
@@ -120,6 +128,7 @@ func NewScheme() (*runtime.Scheme, error) {
 		coordinationv1.AddToScheme, schedulingdefaults.AddToScheme, policyv1.AddToScheme,
 		rbacdefaults.AddToScheme, authorizationv1.AddToScheme, certificatesv1.AddToScheme,
 		authenticationv1.AddToScheme, discoverydefaults.AddToScheme, batchdefaults.AddToScheme,
+		admissionregistrationdefaults.AddToScheme, apiregistrationdefaults.AddToScheme, flowcontroldefaults.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, fmt.Errorf("build scheme: %w", err)
@@ -214,6 +223,12 @@ func (in *Instance) Bootstrap(ctx context.Context) error {
 		klog.FromContext(ctx).Error(err, "Cannot create the kubernetes service")
 	}
 	if err := in.publishClusterInfo(ctx); err != nil {
+		return err
+	}
+	if err := in.EnsureLocalAPIServices(ctx); err != nil {
+		return err
+	}
+	if err := in.EnsureFlowControl(ctx); err != nil {
 		return err
 	}
 	return in.bootstrapPolicy(ctx)

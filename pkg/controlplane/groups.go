@@ -9,6 +9,8 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
 	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
+	"kubecore.io/kubecore/pkg/registry/admissionregistration"
+	"kubecore.io/kubecore/pkg/registry/apiregistration"
 	"kubecore.io/kubecore/pkg/registry/apps"
 	"kubecore.io/kubecore/pkg/registry/authentication"
 	"kubecore.io/kubecore/pkg/registry/authorization"
@@ -20,10 +22,12 @@ import (
 	"kubecore.io/kubecore/pkg/registry/core/pod"
 	"kubecore.io/kubecore/pkg/registry/core/service"
 	"kubecore.io/kubecore/pkg/registry/discovery"
+	"kubecore.io/kubecore/pkg/registry/flowcontrol"
 	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 	"kubecore.io/kubecore/pkg/registry/policy"
 	rbacregistry "kubecore.io/kubecore/pkg/registry/rbac"
+	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/registry/scheduling"
 )
 
@@ -66,6 +70,10 @@ func (in *Instance) groups(cfg Config) []groupStorage {
 			Disruptions: disruptions,
 			Token:       in.tokenREST(),
 		}), in.builtCore},
+		{provider(apiregistration.Provider()), func(rs strategy.Resources) {
+			in.apiServices = storeOf(rs, "apiservices")
+			in.apiServiceStatus, _ = rs["apiservices/status"].(rest.Updater)
+		}},
 		{provider(apps.Provider()), nil},
 		{provider(batch.Provider()), nil},
 		{provider(coordination.Provider()), nil},
@@ -78,7 +86,9 @@ func (in *Instance) groups(cfg Config) []groupStorage {
 		{provider(authentication.Provider{Reviewer: tokenReviewer{in: in, static: cfg.StaticTokens}, APIAudiences: apiAudiences()}), nil},
 		{func() storageProvider { return authorization.Provider{Authorizer: in.Authorizer(), Rules: in.rbac} }, nil},
 		{func() storageProvider { return certificates.Provider{Authorizer: in.Authorizer()} }, nil},
+		{provider(admissionregistration.Provider()), nil},
 		{provider(discovery.Provider()), func(rs strategy.Resources) { in.endpointSlices = storeOf(rs, "endpointslices") }},
+		{provider(flowcontrol.Provider()), in.builtFlowControl},
 	}
 }
 

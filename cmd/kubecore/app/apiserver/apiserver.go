@@ -176,6 +176,9 @@ func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token) 
 					return in.RunKubernetesService(ctx, controlplane.KubernetesServiceInterval)
 				}},
 				{Name: "custom resources", Run: in.RunAPIExtensions},
+				{Name: "bootstrap objects", Run: func(ctx context.Context) error {
+					return in.RunBootstrapObjects(ctx, controlplane.BootstrapInterval)
+				}},
 			},
 		}, nil
 	}
