@@ -26,7 +26,6 @@ type apiPriority struct{ group, version int32 }
 func builtinPriorities() map[schema.GroupVersion]apiPriority {
 	return map[schema.GroupVersion]apiPriority{
 		{Group: "", Version: "v1"}:                             {18000, 1},
-		{Group: "apiregistration.k8s.io", Version: "v1"}:       {18000, 15},
 		{Group: "apps", Version: "v1"}:                         {17800, 15},
 		{Group: "events.k8s.io", Version: "v1"}:                {17750, 15},
 		{Group: "authentication.k8s.io", Version: "v1"}:        {17700, 15},
@@ -46,7 +45,7 @@ func builtinPriorities() map[schema.GroupVersion]apiPriority {
 		{Group: "node.k8s.io", Version: "v1"}:                  {16300, 15},
 		{Group: "discovery.k8s.io", Version: "v1"}:             {16200, 15},
 		{Group: "flowcontrol.apiserver.k8s.io", Version: "v1"}: {16100, 21},
-		{Group: "resource.k8s.io", Version: "v1"}:              {15900, 15},
+		{Group: "resource.k8s.io", Version: "v1"}:              {16200, 21},
 	}
 }
 
@@ -60,8 +59,9 @@ func (in *Instance) localAPIServices() []*apiregistrationv1.APIService {
 		gv := g.GroupVersion
 		p, ok := priorities[gv]
 		if !ok {
-			// Kubernetes gives every built-in group version a place; one
-			// without is served but not registered.
+			// As in Kubernetes, a group version without a place gets no
+			// APIService: apiregistration.k8s.io itself, which the
+			// aggregator serves and lists first.
 			continue
 		}
 		out = append(out, &apiregistrationv1.APIService{

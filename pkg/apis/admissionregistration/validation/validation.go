@@ -91,10 +91,9 @@ func validateWebhook(w webhook, names map[string]bool, p *field.Path) field.Erro
 	case w.name == "":
 		errs = append(errs, field.Required(np, ""))
 	default:
-		for _, msg := range validation.IsDNS1123Subdomain(w.name) {
-			errs = append(errs, field.Invalid(np, w.name, msg))
-		}
-		if len(strings.Split(w.name, ".")) < 3 {
+		if msgs := validation.IsDNS1123Subdomain(w.name); len(msgs) > 0 {
+			errs = append(errs, field.Invalid(np, w.name, strings.Join(msgs, ",")))
+		} else if len(strings.Split(w.name, ".")) < 3 {
 			errs = append(errs, field.Invalid(np, w.name, "should be a domain with at least three segments separated by dots"))
 		}
 		if names[w.name] {
@@ -441,7 +440,8 @@ func ValidateValidatingAdmissionPolicy(vap *admissionregistrationv1.ValidatingAd
 		errs = append(errs, validateMatchResources(s.MatchConstraints, sp.Child("matchConstraints"), true)...)
 	}
 	if len(s.Validations) == 0 && len(s.AuditAnnotations) == 0 {
-		errs = append(errs, field.Required(sp.Child("validations"), "validations or auditAnnotations must contain at least one item"))
+		errs = append(errs, field.Required(sp.Child("validations"), "validations or auditAnnotations must contain at least one item"),
+			field.Required(sp.Child("auditAnnotations"), "validations or auditAnnotations must contain at least one item"))
 	}
 	for i, v := range s.Validations {
 		vp := sp.Child("validations").Index(i)

@@ -76,17 +76,6 @@ func SuggestedFlowSchemas() []*flowcontrolv1.FlowSchema {
 			Subjects:      append(users(controllerManager, scheduler), kubeSystemServiceAccounts(flowcontrolv1.NameAll)...),
 			ResourceRules: []flowcontrolv1.ResourcePolicyRule{namespaced(leaderElection, "coordination.k8s.io", "leases")},
 		}),
-		flowSchema("endpoint-controller", "workload-high", 150, byUser, flowcontrolv1.PolicyRulesWithSubjects{
-			Subjects:      append(users(controllerManager), kubeSystemServiceAccounts("endpoint-controller", "endpointslicemirroring-controller")...),
-			ResourceRules: []flowcontrolv1.ResourcePolicyRule{namespaced(leaderElection, "", "endpoints")},
-		}),
-		flowSchema("workload-leader-election", "leader-election", 200, byUser, flowcontrolv1.PolicyRulesWithSubjects{
-			Subjects: kubeSystemServiceAccounts(flowcontrolv1.NameAll),
-			ResourceRules: []flowcontrolv1.ResourcePolicyRule{
-				namespaced(leaderElection, "", "endpoints", "configmaps"),
-				namespaced(leaderElection, "coordination.k8s.io", "leases"),
-			},
-		}),
 		flowSchema("system-node-high", "node-high", 400, byUser, flowcontrolv1.PolicyRulesWithSubjects{
 			Subjects: groups(nodesGroup),
 			ResourceRules: []flowcontrolv1.ResourcePolicyRule{

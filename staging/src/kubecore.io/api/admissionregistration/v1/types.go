@@ -18,7 +18,7 @@ type Rule struct {
 	// +listType=atomic
 	Resources []string `json:"resources,omitempty" protobuf:"bytes,3,rep,name=resources"`
 	// Scope: "Cluster", "Namespaced" or "*" (the default).
-	Scope *ScopeType `json:"scope,omitempty" protobuf:"bytes,4,rep,name=scope"`
+	Scope *ScopeType `json:"scope,omitempty" protobuf:"bytes,4,opt,name=scope"`
 }
 
 // ScopeType is the scope of the resources a rule names.
@@ -169,7 +169,7 @@ type ValidatingWebhook struct {
 	// +patchStrategy=merge
 	// +listType=map
 	// +listMapKey=name
-	MatchConditions []MatchCondition `json:"matchConditions,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,11,opt,name=matchConditions"`
+	MatchConditions []MatchCondition `json:"matchConditions,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,11,rep,name=matchConditions"`
 }
 
 // MutatingWebhook is one webhook asked to change an object.
@@ -208,7 +208,7 @@ type MutatingWebhook struct {
 	// +patchStrategy=merge
 	// +listType=map
 	// +listMapKey=name
-	MatchConditions []MatchCondition `json:"matchConditions,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,12,opt,name=matchConditions"`
+	MatchConditions []MatchCondition `json:"matchConditions,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,12,rep,name=matchConditions"`
 }
 
 // ValidatingWebhookConfiguration lists webhooks asked whether requests
@@ -269,9 +269,9 @@ type MutatingWebhookConfigurationList struct {
 // ParamKind names the kind of the objects that parameterize a policy.
 type ParamKind struct {
 	// APIVersion of the parameters, group/version.
-	APIVersion string `json:"apiVersion,omitempty" protobuf:"bytes,1,rep,name=apiVersion"`
+	APIVersion string `json:"apiVersion,omitempty" protobuf:"bytes,1,opt,name=apiVersion"`
 	// Kind of the parameters.
-	Kind string `json:"kind,omitempty" protobuf:"bytes,2,rep,name=kind"`
+	Kind string `json:"kind,omitempty" protobuf:"bytes,2,opt,name=kind"`
 }
 
 // MatchResources says which requests a policy or binding applies to:
@@ -329,9 +329,9 @@ type AuditAnnotation struct {
 // apply to.
 type ValidatingAdmissionPolicySpec struct {
 	// ParamKind of the parameters the bindings name; none when nil.
-	ParamKind *ParamKind `json:"paramKind,omitempty" protobuf:"bytes,1,rep,name=paramKind"`
+	ParamKind *ParamKind `json:"paramKind,omitempty" protobuf:"bytes,1,opt,name=paramKind"`
 	// MatchConstraints say which requests the policy applies to. Required.
-	MatchConstraints *MatchResources `json:"matchConstraints,omitempty" protobuf:"bytes,2,rep,name=matchConstraints"`
+	MatchConstraints *MatchResources `json:"matchConstraints,omitempty" protobuf:"bytes,2,opt,name=matchConstraints"`
 	// Validations are the checks.
 	// +listType=atomic
 	Validations []Validation `json:"validations,omitempty" protobuf:"bytes,3,rep,name=validations"`
@@ -419,14 +419,14 @@ const (
 // those a selector matches.
 type ParamRef struct {
 	// Name of the parameter object.
-	Name string `json:"name,omitempty" protobuf:"bytes,1,rep,name=name"`
+	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
 	// Namespace of the parameters, for namespaced kinds; empty means the
 	// namespace of the request.
-	Namespace string `json:"namespace,omitempty" protobuf:"bytes,2,rep,name=namespace"`
+	Namespace string `json:"namespace,omitempty" protobuf:"bytes,2,opt,name=namespace"`
 	// Selector of the parameter objects, when no name is given.
-	Selector *metav1.LabelSelector `json:"selector,omitempty" protobuf:"bytes,3,rep,name=selector"`
+	Selector *metav1.LabelSelector `json:"selector,omitempty" protobuf:"bytes,3,opt,name=selector"`
 	// ParameterNotFoundAction: Allow or Deny. Required.
-	ParameterNotFoundAction *ParameterNotFoundActionType `json:"parameterNotFoundAction,omitempty" protobuf:"bytes,4,rep,name=parameterNotFoundAction"`
+	ParameterNotFoundAction *ParameterNotFoundActionType `json:"parameterNotFoundAction,omitempty" protobuf:"bytes,4,opt,name=parameterNotFoundAction"`
 }
 
 // ValidationAction says what a failed check does: Deny the request, Warn
@@ -443,11 +443,11 @@ const (
 // ValidatingAdmissionPolicyBindingSpec applies a policy.
 type ValidatingAdmissionPolicyBindingSpec struct {
 	// PolicyName of the policy bound. Required.
-	PolicyName string `json:"policyName,omitempty" protobuf:"bytes,1,rep,name=policyName"`
+	PolicyName string `json:"policyName,omitempty" protobuf:"bytes,1,opt,name=policyName"`
 	// ParamRef names the parameters, for a policy with a paramKind.
-	ParamRef *ParamRef `json:"paramRef,omitempty" protobuf:"bytes,2,rep,name=paramRef"`
+	ParamRef *ParamRef `json:"paramRef,omitempty" protobuf:"bytes,2,opt,name=paramRef"`
 	// MatchResources narrow the policy's own; nil keeps them.
-	MatchResources *MatchResources `json:"matchResources,omitempty" protobuf:"bytes,3,rep,name=matchResources"`
+	MatchResources *MatchResources `json:"matchResources,omitempty" protobuf:"bytes,3,opt,name=matchResources"`
 	// ValidationActions taken on a failed check. Required.
 	// +listType=set
 	ValidationActions []ValidationAction `json:"validationActions,omitempty" protobuf:"bytes,4,rep,name=validationActions"`
@@ -513,9 +513,9 @@ type Mutation struct {
 // apply to.
 type MutatingAdmissionPolicySpec struct {
 	// ParamKind of the parameters the bindings name; none when nil.
-	ParamKind *ParamKind `json:"paramKind,omitempty" protobuf:"bytes,1,rep,name=paramKind"`
+	ParamKind *ParamKind `json:"paramKind,omitempty" protobuf:"bytes,1,opt,name=paramKind"`
 	// MatchConstraints say which requests the policy applies to. Required.
-	MatchConstraints *MatchResources `json:"matchConstraints,omitempty" protobuf:"bytes,2,rep,name=matchConstraints"`
+	MatchConstraints *MatchResources `json:"matchConstraints,omitempty" protobuf:"bytes,2,opt,name=matchConstraints"`
 	// Variables the expressions can use.
 	// +listType=atomic
 	Variables []Variable `json:"variables,omitempty" protobuf:"bytes,3,rep,name=variables"`
@@ -561,11 +561,11 @@ type MutatingAdmissionPolicyList struct {
 // MutatingAdmissionPolicyBindingSpec applies a mutating policy.
 type MutatingAdmissionPolicyBindingSpec struct {
 	// PolicyName of the policy bound. Required.
-	PolicyName string `json:"policyName,omitempty" protobuf:"bytes,1,rep,name=policyName"`
+	PolicyName string `json:"policyName,omitempty" protobuf:"bytes,1,opt,name=policyName"`
 	// ParamRef names the parameters, for a policy with a paramKind.
-	ParamRef *ParamRef `json:"paramRef,omitempty" protobuf:"bytes,2,rep,name=paramRef"`
+	ParamRef *ParamRef `json:"paramRef,omitempty" protobuf:"bytes,2,opt,name=paramRef"`
 	// MatchResources narrow the policy's own; nil keeps them.
-	MatchResources *MatchResources `json:"matchResources,omitempty" protobuf:"bytes,3,rep,name=matchResources"`
+	MatchResources *MatchResources `json:"matchResources,omitempty" protobuf:"bytes,3,opt,name=matchResources"`
 }
 
 // MutatingAdmissionPolicyBinding applies a MutatingAdmissionPolicy to

@@ -101,10 +101,10 @@ type PolicyRulesWithSubjects struct {
 	Subjects []Subject `json:"subjects" protobuf:"bytes,1,rep,name=subjects"`
 	// ResourceRules match resource requests.
 	// +listType=atomic
-	ResourceRules []ResourcePolicyRule `json:"resourceRules,omitempty" protobuf:"bytes,2,opt,name=resourceRules"`
+	ResourceRules []ResourcePolicyRule `json:"resourceRules,omitempty" protobuf:"bytes,2,rep,name=resourceRules"`
 	// NonResourceRules match requests on other paths.
 	// +listType=atomic
-	NonResourceRules []NonResourcePolicyRule `json:"nonResourceRules,omitempty" protobuf:"bytes,3,opt,name=nonResourceRules"`
+	NonResourceRules []NonResourcePolicyRule `json:"nonResourceRules,omitempty" protobuf:"bytes,3,rep,name=nonResourceRules"`
 }
 
 // SubjectKind is the kind of a subject.
