@@ -1920,7 +1920,6 @@ func typeMarkers() map[string][]string {
 		"kubecore.io/api/admissionregistration/v1.ValidatingWebhook.Rules":                                {"listType=atomic"},
 		"kubecore.io/api/admissionregistration/v1.ValidatingWebhookConfiguration.Webhooks":                {"listType=map", "listMapKey=name"},
 		"kubecore.io/api/apiextensions/v1.CustomResourceDefinitionStatus.Conditions":                      {"listType=map", "listMapKey=type"},
-		"kubecore.io/api/apiregistration/v1.APIServiceSpec.CABundle":                                      {"listType=atomic"},
 		"kubecore.io/api/apiregistration/v1.APIServiceStatus.Conditions":                                  {"listType=map", "listMapKey=type"},
 		"kubecore.io/api/apps/v1.DaemonSetStatus.Conditions":                                              {"listType=map", "listMapKey=type"},
 		"kubecore.io/api/apps/v1.DeploymentStatus.Conditions":                                             {"listType=map", "listMapKey=type"},

@@ -216,3 +216,26 @@ func TestAdmissionRegistrationBadInput(t *testing.T) {
 	r = k.MustFail(t, "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata:\n  name: e2e-bad\nspec:\n  group: metrics.k8s.io\n  version: v1beta1\n  groupPriorityMinimum: 100\n  versionPriority: 100\n", "create", "-f", "-")
 	expectContains(t, "apiservice", r.Stderr, "metadata.name: Invalid value: \"e2e-bad\": must be `spec.version+\".\"+spec.group`")
 }
+
+// TestAPIAuthResources: kubectl api-resources lists the resources of the
+// authentication, authorization, admissionregistration, apiregistration
+// and flowcontrol groups as a Kubernetes 1.36 server does.
+func TestAPIAuthResources(t *testing.T) {
+	t.Parallel()
+	out := server.Kubectl(t).MustRun(t, "api-resources", "-o", "wide")
+	all := "create,delete,deletecollection,get,list,patch,update,watch"
+	for _, re := range []string{
+		`tokenreviews\s+authentication\.k8s\.io/v1\s+false\s+TokenReview\s+create`,
+		`selfsubjectreviews\s+authentication\.k8s\.io/v1\s+false\s+SelfSubjectReview\s+create`,
+		`localsubjectaccessreviews\s+authorization\.k8s\.io/v1\s+true\s+LocalSubjectAccessReview\s+create`,
+		`apiservices\s+apiregistration\.k8s\.io/v1\s+false\s+APIService\s+` + all + `\s+api-extensions`,
+		`validatingwebhookconfigurations\s+admissionregistration\.k8s\.io/v1\s+false\s+ValidatingWebhookConfiguration\s+` + all + `\s+api-extensions`,
+		`mutatingadmissionpolicybindings\s+admissionregistration\.k8s\.io/v1\s+false\s+MutatingAdmissionPolicyBinding\s+` + all + `\s+api-extensions`,
+		`flowschemas\s+flowcontrol\.apiserver\.k8s\.io/v1\s+false\s+FlowSchema\s+` + all,
+		`prioritylevelconfigurations\s+flowcontrol\.apiserver\.k8s\.io/v1\s+false\s+PriorityLevelConfiguration\s+` + all,
+	} {
+		if !regexp.MustCompile(`(?m)^` + re + `\s*$`).MatchString(out) {
+			t.Errorf("api-resources -o wide has no line matching %s", re)
+		}
+	}
+}

@@ -63,7 +63,9 @@ func TestValidateValidatingWebhookConfiguration(t *testing.T) {
 		"valid":           {func(*admissionregistrationv1.ValidatingWebhook) {}, ""},
 		"short name":      {func(w *admissionregistrationv1.ValidatingWebhook) { w.Name = "hook" }, `webhooks[0].name: Invalid value: "hook": should be a domain with at least three segments separated by dots`},
 		"no side effects": {func(w *admissionregistrationv1.ValidatingWebhook) { w.SideEffects = nil }, "webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun"},
-		"side effects Some": {func(w *admissionregistrationv1.ValidatingWebhook) { w.SideEffects = ptr(admissionregistrationv1.SideEffectClassSome) },
+		"side effects Some": {func(w *admissionregistrationv1.ValidatingWebhook) {
+			w.SideEffects = ptr(admissionregistrationv1.SideEffectClassSome)
+		},
 			`webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"`},
 		"timeout":          {func(w *admissionregistrationv1.ValidatingWebhook) { w.TimeoutSeconds = ptr[int32](31) }, "webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds"},
 		"no versions":      {func(w *admissionregistrationv1.ValidatingWebhook) { w.AdmissionReviewVersions = nil }, "webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1"},
@@ -73,13 +75,17 @@ func TestValidateValidatingWebhookConfiguration(t *testing.T) {
 		"http url": {func(w *admissionregistrationv1.ValidatingWebhook) {
 			w.ClientConfig.Service, w.ClientConfig.URL = nil, ptr("http://h/")
 		}, `webhooks[0].clientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme`},
-		"bad port":      {func(w *admissionregistrationv1.ValidatingWebhook) { w.ClientConfig.Service.Port = ptr[int32](0) }, "webhooks[0].clientConfig.service.port: Invalid value: 0: port is not valid"},
-		"bad path":      {func(w *admissionregistrationv1.ValidatingWebhook) { w.ClientConfig.Service.Path = ptr("x") }, "must start with a '/'"},
-		"bad policy":    {func(w *admissionregistrationv1.ValidatingWebhook) { w.FailurePolicy = ptr(admissionregistrationv1.FailurePolicyType("Maybe")) }, `webhooks[0].failurePolicy: Unsupported value: "Maybe"`},
+		"bad port": {func(w *admissionregistrationv1.ValidatingWebhook) { w.ClientConfig.Service.Port = ptr[int32](0) }, "webhooks[0].clientConfig.service.port: Invalid value: 0: port is not valid"},
+		"bad path": {func(w *admissionregistrationv1.ValidatingWebhook) { w.ClientConfig.Service.Path = ptr("x") }, "must start with a '/'"},
+		"bad policy": {func(w *admissionregistrationv1.ValidatingWebhook) {
+			w.FailurePolicy = ptr(admissionregistrationv1.FailurePolicyType("Maybe"))
+		}, `webhooks[0].failurePolicy: Unsupported value: "Maybe"`},
 		"no operations": {func(w *admissionregistrationv1.ValidatingWebhook) { w.Rules[0].Operations = nil }, "webhooks[0].rules[0].operations: Required value"},
 		"star and more": {func(w *admissionregistrationv1.ValidatingWebhook) { w.Rules[0].Resources = []string{"*", "pods"} },
 			"if '*' is present, must not specify other resources without subresources"},
-		"bad scope": {func(w *admissionregistrationv1.ValidatingWebhook) { w.Rules[0].Scope = ptr(admissionregistrationv1.ScopeType("x")) }, `webhooks[0].rules[0].scope: Unsupported value: "x"`},
+		"bad scope": {func(w *admissionregistrationv1.ValidatingWebhook) {
+			w.Rules[0].Scope = ptr(admissionregistrationv1.ScopeType("x"))
+		}, `webhooks[0].rules[0].scope: Unsupported value: "x"`},
 		"condition without expression": {func(w *admissionregistrationv1.ValidatingWebhook) {
 			w.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "c"}}
 		}, "webhooks[0].matchConditions[0].expression: Required value"},
@@ -123,10 +129,14 @@ func TestValidateValidatingAdmissionPolicy(t *testing.T) {
 		"no rules":            {func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.MatchConstraints.ResourceRules = nil }, "spec.matchConstraints.resourceRules: Required value"},
 		"nothing to validate": {func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.Validations = nil }, "spec.validations: Required value: validations or auditAnnotations must contain at least one item"},
 		"empty expression":    {func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.Validations[0].Expression = " " }, "spec.validations[0].expression: Required value"},
-		"bad reason": {func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.Validations[0].Reason = ptr(metav1.StatusReason("Teapot")) },
+		"bad reason": {func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.Validations[0].Reason = ptr(metav1.StatusReason("Teapot"))
+		},
 			`spec.validations[0].reason: Unsupported value: "Teapot"`},
 		"multiline message": {func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.Validations[0].Message = "a\nb" }, "message must not contain line breaks"},
-		"param kind":        {func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "v1"} }, "spec.paramKind.kind: Required value"},
+		"param kind": {func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "v1"}
+		}, "spec.paramKind.kind: Required value"},
 		"bad variable": {func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
 			s.Variables = []admissionregistrationv1.Variable{{Name: "1x", Expression: "1"}}
 		}, `spec.variables[0].name: Invalid value: "1x": name is not a valid CEL identifier`},

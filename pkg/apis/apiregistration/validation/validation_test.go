@@ -19,9 +19,11 @@ func TestValidateAPIService(t *testing.T) {
 		mutate func(*apiregistrationv1.APIService)
 		want   string
 	}{
-		"valid":    {func(*apiregistrationv1.APIService) {}, ""},
-		"local v1": {func(a *apiregistrationv1.APIService) { a.Name, a.Spec = "v1.", apiregistrationv1.APIServiceSpec{Version: "v1", GroupPriorityMinimum: 1, VersionPriority: 1} }, ""},
-		"name":     {func(a *apiregistrationv1.APIService) { a.Name = "metrics" }, "metadata.name: Invalid value: \"metrics\": must be `spec.version+\".\"+spec.group`: \"v1beta1.metrics.k8s.io\""},
+		"valid": {func(*apiregistrationv1.APIService) {}, ""},
+		"local v1": {func(a *apiregistrationv1.APIService) {
+			a.Name, a.Spec = "v1.", apiregistrationv1.APIServiceSpec{Version: "v1", GroupPriorityMinimum: 1, VersionPriority: 1}
+		}, ""},
+		"name": {func(a *apiregistrationv1.APIService) { a.Name = "metrics" }, "metadata.name: Invalid value: \"metrics\": must be `spec.version+\".\"+spec.group`: \"v1beta1.metrics.k8s.io\""},
 		"group": {func(a *apiregistrationv1.APIService) { a.Name, a.Spec.Group = "v1beta1.", "" },
 			"spec.group: Required value: only v1 may have an empty group and it better be legacy kube"},
 		"priority":  {func(a *apiregistrationv1.APIService) { a.Spec.GroupPriorityMinimum = 0 }, "spec.groupPriorityMinimum: Invalid value: 0: must be positive and less than 20000"},
@@ -30,7 +32,9 @@ func TestValidateAPIService(t *testing.T) {
 		"port":      {func(a *apiregistrationv1.APIService) { p := int32(70000); a.Spec.Service.Port = &p }, "spec.service.port: Invalid value: 70000: port is not valid"},
 		"ca and insecure": {func(a *apiregistrationv1.APIService) { a.Spec.CABundle = []byte("pem") },
 			"spec.insecureSkipTLSVerify: Invalid value: true: may not be true if caBundle is present"},
-		"local with ca": {func(a *apiregistrationv1.APIService) { a.Spec.Service, a.Spec.InsecureSkipTLSVerify, a.Spec.CABundle = nil, false, []byte("pem") },
+		"local with ca": {func(a *apiregistrationv1.APIService) {
+			a.Spec.Service, a.Spec.InsecureSkipTLSVerify, a.Spec.CABundle = nil, false, []byte("pem")
+		},
 			`spec.caBundle: Invalid value: "3 bytes": local APIServices may not have a caBundle`},
 	} {
 		a := valid()

@@ -56,14 +56,16 @@ func TestValidateFlowSchema(t *testing.T) {
 		mutate func(*flowcontrolv1.FlowSchemaSpec)
 		want   string
 	}{
-		"valid":           {func(*flowcontrolv1.FlowSchemaSpec) {}, ""},
-		"precedence":      {func(s *flowcontrolv1.FlowSchemaSpec) { s.MatchingPrecedence = 10001 }, "spec.matchingPrecedence: Invalid value: 10001: must be a positive value no more than 10000"},
-		"no level":        {func(s *flowcontrolv1.FlowSchemaSpec) { s.PriorityLevelConfiguration.Name = "" }, "spec.priorityLevelConfiguration.name: Required value: must reference a priority level"},
-		"bad distinguish": {func(s *flowcontrolv1.FlowSchemaSpec) { s.DistinguisherMethod = &flowcontrolv1.FlowDistinguisherMethod{Type: "ByX"} }, `spec.distinguisherMethod.type: Unsupported value: "ByX"`},
-		"no subjects":     {func(s *flowcontrolv1.FlowSchemaSpec) { s.Rules[0].Subjects = nil }, "spec.rules[0].subjects: Required value: subjects must contain at least one value"},
-		"user missing":    {func(s *flowcontrolv1.FlowSchemaSpec) { s.Rules[0].Subjects[0].User = nil }, "spec.rules[0].subjects[0].user: Required value: user is required when subject kind is 'User'"},
-		"bad kind":        {func(s *flowcontrolv1.FlowSchemaSpec) { s.Rules[0].Subjects[0].Kind = "Robot" }, `spec.rules[0].subjects[0].kind: Unsupported value: "Robot"`},
-		"no rules":        {func(s *flowcontrolv1.FlowSchemaSpec) { s.Rules[0].ResourceRules = nil }, "at least one of resourceRules and nonResourceRules has to be non-empty"},
+		"valid":      {func(*flowcontrolv1.FlowSchemaSpec) {}, ""},
+		"precedence": {func(s *flowcontrolv1.FlowSchemaSpec) { s.MatchingPrecedence = 10001 }, "spec.matchingPrecedence: Invalid value: 10001: must be a positive value no more than 10000"},
+		"no level":   {func(s *flowcontrolv1.FlowSchemaSpec) { s.PriorityLevelConfiguration.Name = "" }, "spec.priorityLevelConfiguration.name: Required value: must reference a priority level"},
+		"bad distinguish": {func(s *flowcontrolv1.FlowSchemaSpec) {
+			s.DistinguisherMethod = &flowcontrolv1.FlowDistinguisherMethod{Type: "ByX"}
+		}, `spec.distinguisherMethod.type: Unsupported value: "ByX"`},
+		"no subjects":  {func(s *flowcontrolv1.FlowSchemaSpec) { s.Rules[0].Subjects = nil }, "spec.rules[0].subjects: Required value: subjects must contain at least one value"},
+		"user missing": {func(s *flowcontrolv1.FlowSchemaSpec) { s.Rules[0].Subjects[0].User = nil }, "spec.rules[0].subjects[0].user: Required value: user is required when subject kind is 'User'"},
+		"bad kind":     {func(s *flowcontrolv1.FlowSchemaSpec) { s.Rules[0].Subjects[0].Kind = "Robot" }, `spec.rules[0].subjects[0].kind: Unsupported value: "Robot"`},
+		"no rules":     {func(s *flowcontrolv1.FlowSchemaSpec) { s.Rules[0].ResourceRules = nil }, "at least one of resourceRules and nonResourceRules has to be non-empty"},
 		"no namespaces": {func(s *flowcontrolv1.FlowSchemaSpec) { s.Rules[0].ResourceRules[0].Namespaces = nil },
 			"spec.rules[0].resourceRules[0].namespaces: Required value: resource rules that are not cluster scoped must supply at least one namespace"},
 		"star and verbs": {func(s *flowcontrolv1.FlowSchemaSpec) { s.Rules[0].ResourceRules[0].Verbs = []string{"*", "get"} }, "if '*' is present, must not specify other verbs"},
@@ -93,14 +95,20 @@ func TestValidatePriorityLevelConfiguration(t *testing.T) {
 		mutate func(*flowcontrolv1.PriorityLevelConfiguration)
 		want   string
 	}{
-		"valid":         {func(*flowcontrolv1.PriorityLevelConfiguration) {}, ""},
-		"bad type":      {func(pl *flowcontrolv1.PriorityLevelConfiguration) { pl.Spec.Type = "Maybe" }, `spec.type: Unsupported value: "Maybe": supported values: "Exempt", "Limited"`},
-		"exempt name":   {func(pl *flowcontrolv1.PriorityLevelConfiguration) { pl.Name = "exempt" }, "type must be 'Exempt' if and only if name is 'exempt'"},
-		"no limited":    {func(pl *flowcontrolv1.PriorityLevelConfiguration) { pl.Spec.Limited = nil }, "spec.limited: Required value"},
-		"negative":      {func(pl *flowcontrolv1.PriorityLevelConfiguration) { pl.Spec.Limited.NominalConcurrencyShares = ptr[int32](-1) }, "spec.limited.nominalConcurrencyShares: Invalid value: -1: must be a non-negative integer"},
-		"lendable":      {func(pl *flowcontrolv1.PriorityLevelConfiguration) { pl.Spec.Limited.LendablePercent = ptr[int32](101) }, "spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive"},
-		"hand too big":  {func(pl *flowcontrolv1.PriorityLevelConfiguration) { pl.Spec.Limited.LimitResponse.Queuing.HandSize = 65 }, "spec.limited.limitResponse.queuing.handSize: Invalid value: 65: should not be greater than queues (64)"},
-		"entropy":       {func(pl *flowcontrolv1.PriorityLevelConfiguration) { pl.Spec.Limited.LimitResponse.Queuing.HandSize = 20 }, "required entropy bits of deckSize 64 and handSize 20 should not be greater than 60"},
+		"valid":       {func(*flowcontrolv1.PriorityLevelConfiguration) {}, ""},
+		"bad type":    {func(pl *flowcontrolv1.PriorityLevelConfiguration) { pl.Spec.Type = "Maybe" }, `spec.type: Unsupported value: "Maybe": supported values: "Exempt", "Limited"`},
+		"exempt name": {func(pl *flowcontrolv1.PriorityLevelConfiguration) { pl.Name = "exempt" }, "type must be 'Exempt' if and only if name is 'exempt'"},
+		"no limited":  {func(pl *flowcontrolv1.PriorityLevelConfiguration) { pl.Spec.Limited = nil }, "spec.limited: Required value"},
+		"negative": {func(pl *flowcontrolv1.PriorityLevelConfiguration) {
+			pl.Spec.Limited.NominalConcurrencyShares = ptr[int32](-1)
+		}, "spec.limited.nominalConcurrencyShares: Invalid value: -1: must be a non-negative integer"},
+		"lendable": {func(pl *flowcontrolv1.PriorityLevelConfiguration) { pl.Spec.Limited.LendablePercent = ptr[int32](101) }, "spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive"},
+		"hand too big": {func(pl *flowcontrolv1.PriorityLevelConfiguration) {
+			pl.Spec.Limited.LimitResponse.Queuing.HandSize = 65
+		}, "spec.limited.limitResponse.queuing.handSize: Invalid value: 65: should not be greater than queues (64)"},
+		"entropy": {func(pl *flowcontrolv1.PriorityLevelConfiguration) {
+			pl.Spec.Limited.LimitResponse.Queuing.HandSize = 20
+		}, "required entropy bits of deckSize 64 and handSize 20 should not be greater than 60"},
 		"reject queues": {func(pl *flowcontrolv1.PriorityLevelConfiguration) { pl.Spec.Limited.LimitResponse.Type = "Reject" }, "spec.limited.limitResponse.queuing: Forbidden"},
 	} {
 		pl := valid()

@@ -55,7 +55,6 @@ type APIServiceSpec struct {
 	InsecureSkipTLSVerify bool `json:"insecureSkipTLSVerify,omitempty" protobuf:"varint,4,opt,name=insecureSkipTLSVerify"`
 	// CABundle is the PEM of the CA that signed the server's certificate;
 	// the API server's trust roots when empty.
-	// +listType=atomic
 	CABundle []byte `json:"caBundle,omitempty" protobuf:"bytes,5,opt,name=caBundle"`
 	// GroupPriorityMinimum orders the groups in discovery: a higher number
 	// comes first. At least 1, at most 20000.
