@@ -122,7 +122,7 @@ spec:
   mutations:
   - patchType: ApplyConfiguration
     applyConfiguration:
-      expression: Object{metadata: Object.metadata{labels: {"seen": "yes"}}}
+      expression: 'Object{metadata: Object.metadata{labels: {"seen": "yes"}}}'
 `,
 		"mutatingadmissionpolicybindings": `apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingAdmissionPolicyBinding
@@ -161,9 +161,10 @@ func TestAdmissionRegistrationCRUD(t *testing.T) {
 				if r["WEBHOOKS"] != "1" {
 					t.Errorf("row %v", r)
 				}
-				y := decodeYAML(t, k.MustRun(t, "get", resource, name, "-o", "yaml"))
-				if y.str("webhooks.0.failurePolicy") != "Fail" || y.str("webhooks.0.matchPolicy") != "Equivalent" || y.str("webhooks.0.clientConfig.service.port") != "443" {
-					t.Errorf("defaults not applied: %v", y.field("webhooks"))
+				got := k.MustRun(t, "get", resource, name, "-o",
+					"jsonpath={.webhooks[0].failurePolicy},{.webhooks[0].matchPolicy},{.webhooks[0].clientConfig.service.port},{.webhooks[0].timeoutSeconds},{.webhooks[0].rules[0].scope}")
+				if got != "Fail,Equivalent,443,10,*" {
+					t.Errorf("defaults: %s, want Fail,Equivalent,443,10,*", got)
 				}
 			case "validatingadmissionpolicies":
 				if r["VALIDATIONS"] != "1" || r["PARAMKIND"] != "<unset>" {
