@@ -79,6 +79,10 @@ type Config struct {
 	// health and version; only system:masters may do anything when nil.
 	Authorizer authz.Authorizer
 
+	// FlowClassifier classifies requests by FlowSchema (API priority and
+	// fairness) for the X-Kubernetes-PF-* response headers; nil for none.
+	FlowClassifier FlowClassifier
+
 	MaxRequestsInFlight         int
 	MaxMutatingRequestsInFlight int
 	RequestTimeout              time.Duration

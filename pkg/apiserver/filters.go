@@ -19,12 +19,13 @@ import (
 
 // buildFilters wraps h in the filter chain, outermost first: panic
 // recovery, request info, logging and metrics, audit, authentication,
-// per-user rate limit, impersonation, authorization, max in flight,
-// timeout, body limit.
+// per-user rate limit, impersonation, authorization, flow
+// classification, max in flight, timeout, body limit.
 func (s *Server) buildFilters(h http.Handler) http.Handler {
 	h = s.withBodyLimit(h)
 	h = s.withTimeout(h)
 	h = s.withMaxInFlight(h)
+	h = s.withFlowClassification(h)
 	h = s.withAuthorization(h)
 	h = s.withImpersonation(h)
 	h = s.withUserRateLimit(h)

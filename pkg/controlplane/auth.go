@@ -129,14 +129,23 @@ func (in *Instance) Authorizer() authorizer.Authorizer {
 func (in *Instance) TokenAuthenticators() []authenticator.Token {
 	tokens := []authenticator.Token{&bootstrap.Authenticator{Secrets: in.objects}}
 	if in.serviceAccountKey != nil {
-		tokens = append(tokens, &serviceaccount.Authenticator{
-			Keys:      []*ecdsa.PublicKey{&in.serviceAccountKey.PublicKey},
-			Issuer:    serviceaccount.DefaultIssuer,
-			Audiences: []string{serviceaccount.DefaultAudience},
-			Getter:    in.objects,
-		})
+		tokens = append(tokens, in.serviceAccountTokens(apiAudiences()))
 	}
 	return tokens
+}
+
+// apiAudiences are the audiences the API server identifies as.
+func apiAudiences() []string { return []string{serviceaccount.DefaultAudience} }
+
+// serviceAccountTokens checks service account tokens meant for one of
+// audiences; the config must have the signing key.
+func (in *Instance) serviceAccountTokens(audiences []string) authenticator.Token {
+	return &serviceaccount.Authenticator{
+		Keys:      []*ecdsa.PublicKey{&in.serviceAccountKey.PublicKey},
+		Issuer:    serviceaccount.DefaultIssuer,
+		Audiences: audiences,
+		Getter:    in.objects,
+	}
 }
 
 // bootstrapPolicy creates the default cluster roles and bindings (and the

@@ -26,15 +26,19 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 
+	admissionregistrationdefaults "kubecore.io/kubecore/pkg/apis/admissionregistration/v1"
 	apiextensionsdefaults "kubecore.io/kubecore/pkg/apis/apiextensions/v1"
+	apiregistrationdefaults "kubecore.io/kubecore/pkg/apis/apiregistration/v1"
 	appsdefaults "kubecore.io/kubecore/pkg/apis/apps/v1"
 	batchdefaults "kubecore.io/kubecore/pkg/apis/batch/v1"
 	coredefaults "kubecore.io/kubecore/pkg/apis/core/v1"
 	discoverydefaults "kubecore.io/kubecore/pkg/apis/discovery/v1"
+	flowcontroldefaults "kubecore.io/kubecore/pkg/apis/flowcontrol/v1"
 	networkingdefaults "kubecore.io/kubecore/pkg/apis/networking/v1"
 	rbacdefaults "kubecore.io/kubecore/pkg/apis/rbac/v1"
 	schedulingdefaults "kubecore.io/kubecore/pkg/apis/scheduling/v1"
 	"kubecore.io/kubecore/pkg/apiserver"
+	"kubecore.io/kubecore/pkg/auth/authenticator"
 	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
 	"kubecore.io/kubecore/pkg/printers"
 	"kubecore.io/kubecore/pkg/registry/core/namespace"
@@ -71,6 +75,9 @@ type Config struct {
 	// Service default/kubernetes and its Endpoints point at it. Without
 	// it (zero) they are not made.
 	Advertise Endpoint
+	// StaticTokens is the API server's static token file, which
+	// TokenReviews ask too; nil without one.
+	StaticTokens authenticator.Token
 	// ClusterCA is the PEM of the cluster CA: Bootstrap publishes it with
 	// the advertised URL in kube-public/cluster-info, for joining nodes.
 	// Without it (or Advertise) that ConfigMap is not made.
@@ -104,6 +111,11 @@ type Instance struct {
 	endpointSlices      *generic.Store
 	serviceCIDRs        *generic.Store
 	serviceCIDRStatus   *strategy.StatusREST
+	apiServices         *generic.Store
+	apiServiceStatus    rest.Updater
+	flowSchemas         *generic.Store
+	flowSchemaStatus    rest.Updater
+	priorityLevels      *generic.Store
 	advertise           Endpoint
 	leases              apiServerLeases
 	objects             *objectReader
@@ -122,6 +134,7 @@ func NewScheme() (*runtime.Scheme, error) {
 		rbacdefaults.AddToScheme, authorizationv1.AddToScheme, certificatesv1.AddToScheme,
 		authenticationv1.AddToScheme, discoverydefaults.AddToScheme, batchdefaults.AddToScheme,
 		networkingdefaults.AddToScheme, nodev1.AddToScheme, eventsv1.AddToScheme,
+		admissionregistrationdefaults.AddToScheme, apiregistrationdefaults.AddToScheme, flowcontroldefaults.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, fmt.Errorf("build scheme: %w", err)
@@ -222,6 +235,12 @@ func (in *Instance) Bootstrap(ctx context.Context) error {
 		klog.FromContext(ctx).Error(err, "Cannot create the kubernetes service")
 	}
 	if err := in.publishClusterInfo(ctx); err != nil {
+		return err
+	}
+	if err := in.EnsureLocalAPIServices(ctx); err != nil {
+		return err
+	}
+	if err := in.EnsureFlowControl(ctx); err != nil {
 		return err
 	}
 	return in.bootstrapPolicy(ctx)

@@ -9,7 +9,10 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
 	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
+	"kubecore.io/kubecore/pkg/registry/admissionregistration"
+	"kubecore.io/kubecore/pkg/registry/apiregistration"
 	"kubecore.io/kubecore/pkg/registry/apps"
+	"kubecore.io/kubecore/pkg/registry/authentication"
 	"kubecore.io/kubecore/pkg/registry/authorization"
 	"kubecore.io/kubecore/pkg/registry/batch"
 	"kubecore.io/kubecore/pkg/registry/certificates"
@@ -20,12 +23,14 @@ import (
 	"kubecore.io/kubecore/pkg/registry/core/service"
 	"kubecore.io/kubecore/pkg/registry/discovery"
 	"kubecore.io/kubecore/pkg/registry/events"
+	"kubecore.io/kubecore/pkg/registry/flowcontrol"
 	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 	"kubecore.io/kubecore/pkg/registry/networking"
 	"kubecore.io/kubecore/pkg/registry/node"
 	"kubecore.io/kubecore/pkg/registry/policy"
 	rbacregistry "kubecore.io/kubecore/pkg/registry/rbac"
+	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/registry/scheduling"
 )
 
@@ -70,6 +75,10 @@ func (in *Instance) groups(cfg Config) []groupStorage {
 			Disruptions: disruptions,
 			Token:       in.tokenREST(),
 		}), func(rs strategy.Resources) { in.builtCore(rs); coreEvents = storeOf(rs, "events") }},
+		{provider(apiregistration.Provider()), func(rs strategy.Resources) {
+			in.apiServices = storeOf(rs, "apiservices")
+			in.apiServiceStatus, _ = rs["apiservices/status"].(rest.Updater)
+		}},
 		{provider(apps.Provider()), nil},
 		{func() storageProvider { return events.Provider{CoreEvents: coreEvents} }, nil},
 		{provider(batch.Provider()), nil},
@@ -80,11 +89,14 @@ func (in *Instance) groups(cfg Config) []groupStorage {
 		}},
 		{provider(policy.Provider()), func(rs strategy.Resources) { disruptions.store = storeOf(rs, "poddisruptionbudgets") }},
 		{provider(rbacregistry.Provider()), in.builtRBAC},
+		{provider(authentication.Provider{Reviewer: tokenReviewer{in: in, static: cfg.StaticTokens}, APIAudiences: apiAudiences()}), nil},
 		{func() storageProvider { return authorization.Provider{Authorizer: in.Authorizer(), Rules: in.rbac} }, nil},
 		{func() storageProvider { return certificates.Provider{Authorizer: in.Authorizer()} }, nil},
 		{provider(networking.Provider()), in.builtNetworking},
 		{provider(discovery.Provider()), func(rs strategy.Resources) { in.endpointSlices = storeOf(rs, "endpointslices") }},
 		{provider(node.Provider()), nil},
+		{provider(admissionregistration.Provider()), nil},
+		{provider(flowcontrol.Provider()), in.builtFlowControl},
 	}
 }
 

@@ -8,11 +8,13 @@ import (
 	"slices"
 	"time"
 
+	apiregistrationv1 "kubecore.io/api/apiregistration/v1"
 	appsv1 "kubecore.io/api/apps/v1"
 	certificatesv1 "kubecore.io/api/certificates/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
 	discoveryv1 "kubecore.io/api/discovery/v1"
+	flowcontrolv1 "kubecore.io/api/flowcontrol/v1"
 	policyv1 "kubecore.io/api/policy/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
@@ -96,6 +98,18 @@ func NewTableConvertor(gr schema.GroupResource, now func() time.Time) rest.Table
 		return newPrinter(now, discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice"), endpointSliceColumns(), printEndpointSlice, func(l *discoveryv1.EndpointSliceList) []discoveryv1.EndpointSlice { return l.Items })
 	case schema.GroupResource{Group: policyv1.GroupName, Resource: "poddisruptionbudgets"}:
 		return newPrinter(now, policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"), pdbColumns(), printPDB, func(l *policyv1.PodDisruptionBudgetList) []policyv1.PodDisruptionBudget { return l.Items })
+	case apiregistrationv1.Resource("apiservices"):
+		return newPrinter(now, apiregistrationv1.SchemeGroupVersion.WithKind("APIService"), apiServiceColumns(), printAPIService, func(l *apiregistrationv1.APIServiceList) []apiregistrationv1.APIService { return l.Items })
+	case flowcontrolv1.Resource("flowschemas"):
+		return newPrinter(now, flowcontrolv1.SchemeGroupVersion.WithKind("FlowSchema"), flowSchemaColumns(), printFlowSchema, func(l *flowcontrolv1.FlowSchemaList) []flowcontrolv1.FlowSchema { return l.Items })
+	case flowcontrolv1.Resource("prioritylevelconfigurations"):
+		return newPrinter(now, flowcontrolv1.SchemeGroupVersion.WithKind("PriorityLevelConfiguration"), priorityLevelColumns(), printPriorityLevel,
+			func(l *flowcontrolv1.PriorityLevelConfigurationList) []flowcontrolv1.PriorityLevelConfiguration {
+				return l.Items
+			})
+	}
+	if p := admissionRegistrationPrinter(gr, now); p != nil {
+		return p
 	}
 	return nil
 }

@@ -95,6 +95,11 @@ func ClusterRoles() []rbacv1.ClusterRole {
 		role("system:basic-user",
 			rule([]string{"create"}, "authorization.k8s.io", "selfsubjectaccessreviews", "selfsubjectrulesreviews"),
 			rule([]string{"create"}, "authentication.k8s.io", "selfsubjectreviews")),
+		// Granted to servers that delegate authentication and
+		// authorization to the API server (webhooks, aggregated APIs).
+		role("system:auth-delegator",
+			rule([]string{"create"}, "authentication.k8s.io", "tokenreviews"),
+			rule([]string{"create"}, "authorization.k8s.io", "subjectaccessreviews")),
 		role("system:discovery",
 			urls([]string{"get"}, "/api", "/api/*", "/apis", "/apis/*", "/openapi", "/openapi/*", "/version", "/version/", "/healthz", "/livez", "/readyz")),
 		role("system:public-info-viewer",
@@ -109,7 +114,9 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rule(readVerbs(), "scheduling.k8s.io", "priorityclasses"),
 			rule([]string{"create", "patch", "update"}, "", "events"),
 			rule([]string{"create", "patch", "update"}, "events.k8s.io", "events"),
-			rule([]string{"create", "get", "list", "watch", "update"}, "coordination.k8s.io", "leases")),
+			rule([]string{"create", "get", "list", "watch", "update"}, "coordination.k8s.io", "leases"),
+			rule([]string{"create"}, "authentication.k8s.io", "tokenreviews"),
+			rule([]string{"create"}, "authorization.k8s.io", "subjectaccessreviews")),
 		// The controllers include the garbage collector and the namespace
 		// controller, which read and delete every kind of object: the
 		// controller-manager's role spans every resource.

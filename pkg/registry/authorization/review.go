@@ -1,5 +1,6 @@
 // Package authorization serves the access reviews of authorization.k8s.io:
-// subjectaccessreviews (may this user do that?), selfsubjectaccessreviews
+// subjectaccessreviews (may this user do that?), localsubjectaccessreviews
+// (the same, within one namespace), selfsubjectaccessreviews
 // (may I?) and selfsubjectrulesreviews (what may I do here?). They are
 // create-only and stored nowhere: the answer comes back in the status.
 package authorization
@@ -179,4 +180,69 @@ func (r *SelfSubjectRulesReviewREST) Create(ctx context.Context, obj runtime.Obj
 			Resources: slices.Clone(rule.Resources), ResourceNames: slices.Clone(rule.ResourceNames)})
 	}
 	return out, nil
+}
+
+// LocalSubjectAccessReviewREST answers for any user within the namespace
+// the review is created in: callers need the right to create
+// localsubjectaccessreviews there (namespace admins have it).
+type LocalSubjectAccessReviewREST struct {
+	Authorizer authorizer.Authorizer
+}
+
+var _ rest.Creater = (*LocalSubjectAccessReviewREST)(nil)
+
+func (*LocalSubjectAccessReviewREST) Destroy()              {}
+func (*LocalSubjectAccessReviewREST) NamespaceScoped() bool { return true }
+
+// New implements rest.Storage.
+func (*LocalSubjectAccessReviewREST) New() runtime.Object {
+	return &authorizationv1.LocalSubjectAccessReview{}
+}
+
+// Create implements rest.Creater.
+func (r *LocalSubjectAccessReviewREST) Create(ctx context.Context, obj runtime.Object, _ rest.ValidateObjectFunc, _ *metav1.CreateOptions) (runtime.Object, error) {
+	lsar, ok := obj.(*authorizationv1.LocalSubjectAccessReview)
+	if !ok {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a LocalSubjectAccessReview: %T", obj))
+	}
+	ns := apirequest.NamespaceValue(ctx)
+	if ns == "" {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("namespace is required on this type: %v", ns))
+	}
+	if errs := ValidateLocalSubjectAccessReview(lsar); len(errs) > 0 {
+		return nil, invalid("LocalSubjectAccessReview", errs)
+	}
+	if lsar.Namespace != ns {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("spec.resourceAttributes.namespace must match namespace: %v", ns))
+	}
+	req, _ := attributes(lsar.Spec.ResourceAttributes, nil, nil)
+	extra := map[string][]string{}
+	for k, v := range lsar.Spec.Extra {
+		extra[k] = v
+	}
+	user := &apirequest.UserInfo{Name: lsar.Spec.User, UID: lsar.Spec.UID, Groups: lsar.Spec.Groups, Extra: extra}
+	out := lsar.DeepCopy()
+	out.Status = decide(ctx, r.Authorizer, authorizer.Attributes{User: user, Request: req})
+	return out, nil
+}
+
+// ValidateLocalSubjectAccessReview checks a local review as Kubernetes
+// does: a subject access review's spec, only resource attributes, in the
+// review's own namespace.
+func ValidateLocalSubjectAccessReview(lsar *authorizationv1.LocalSubjectAccessReview) field.ErrorList {
+	spec := field.NewPath("spec")
+	var errs field.ErrorList
+	if lsar.Spec.ResourceAttributes == nil && lsar.Spec.NonResourceAttributes == nil {
+		errs = append(errs, field.Required(spec.Child("resourceAttributes"), "exactly one of nonResourceAttributes or resourceAttributes must be specified"))
+	}
+	if lsar.Spec.User == "" && len(lsar.Spec.Groups) == 0 {
+		errs = append(errs, field.Invalid(spec.Child("user"), lsar.Spec.User, `at least one of user or group must be specified`))
+	}
+	if ra := lsar.Spec.ResourceAttributes; ra != nil && ra.Namespace != lsar.Namespace {
+		errs = append(errs, field.Invalid(spec.Child("resourceAttributes", "namespace"), ra.Namespace, `must match metadata.namespace`))
+	}
+	if lsar.Spec.NonResourceAttributes != nil {
+		errs = append(errs, field.Invalid(spec.Child("nonResourceAttributes"), lsar.Spec.NonResourceAttributes, `disallowed on this kind of request`))
+	}
+	return errs
 }

@@ -21,10 +21,11 @@ type Provider struct {
 // GroupVersion is the group version served.
 func (Provider) GroupVersion() schema.GroupVersion { return authorizationv1.SchemeGroupVersion }
 
-// NewStorage adds the three reviews to rs; they store nothing.
+// NewStorage adds the four reviews to rs; they store nothing.
 func (p Provider) NewStorage(_ context.Context, rs strategy.Resources, _ generic.StoreOptions) error {
 	rs["subjectaccessreviews"] = &SubjectAccessReviewREST{Authorizer: p.Authorizer}
 	rs["selfsubjectaccessreviews"] = &SelfSubjectAccessReviewREST{Authorizer: p.Authorizer}
 	rs["selfsubjectrulesreviews"] = &SelfSubjectRulesReviewREST{Rules: p.Rules}
+	rs["localsubjectaccessreviews"] = &LocalSubjectAccessReviewREST{Authorizer: p.Authorizer}
 	return nil
 }

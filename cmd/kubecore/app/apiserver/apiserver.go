@@ -46,6 +46,9 @@ type Resources struct {
 	Authorizer authorizer.Authorizer
 	// Tokens authenticate bearer tokens, after client certificates.
 	Tokens []authenticator.Token
+	// FlowClassifier classifies requests by FlowSchema for the
+	// X-Kubernetes-PF-* headers; nil for none.
+	FlowClassifier apiserver.FlowClassifier
 	// Dynamic are the group versions of custom resources, served while
 	// their definitions are Established; ReadyChecks join /readyz.
 	Dynamic     *apiserver.DynamicGroups
@@ -130,8 +133,8 @@ func addressTypeNames(types []corev1.NodeAddressType) []string {
 // controlPlane serves every built-in resource from pkg/controlplane,
 // creates the objects a cluster starts with (and keeps the kubernetes
 // Service pointing at advertise), and authenticates service account tokens
-// with the key in pkiDir.
-func controlPlane(serviceCIDR, pkiDir string) ResourcesFunc {
+// with the key in pkiDir; TokenReviews also ask staticTokens (nil for none).
+func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token) ResourcesFunc {
 	return func(ctx context.Context, client *clientv3.Client, kubelet node.KubeletClientConfig, advertise controlplane.Endpoint) (Resources, error) {
 		saKey, err := pki.EnsureServiceAccountKey(pkiDir)
 		if err != nil {
@@ -157,6 +160,7 @@ func controlPlane(serviceCIDR, pkiDir string) ResourcesFunc {
 			Kubelet:           kubelet,
 			Advertise:         advertise,
 			ClusterCA:         caPEM,
+			StaticTokens:      staticTokens,
 		})
 		if err != nil {
 			return Resources{}, err
@@ -170,11 +174,15 @@ func controlPlane(serviceCIDR, pkiDir string) ResourcesFunc {
 		return Resources{
 			Scheme: in.Scheme, Groups: in.Groups, Authorizer: in.Authorizer(), Tokens: in.TokenAuthenticators(),
 			Dynamic: in.DynamicGroups(), ReadyChecks: []apiserver.HealthCheck{in.APIExtensionsReadyCheck()},
+			FlowClassifier: in.FlowClassifier(),
 			Loops: []Loop{
 				{Name: "kubernetes service", Run: func(ctx context.Context) error {
 					return in.RunKubernetesService(ctx, controlplane.KubernetesServiceInterval)
 				}},
 				{Name: "custom resources", Run: in.RunAPIExtensions},
+				{Name: "bootstrap objects", Run: func(ctx context.Context) error {
+					return in.RunBootstrapObjects(ctx, controlplane.BootstrapInterval)
+				}},
 			},
 		}, nil
 	}
@@ -280,7 +288,7 @@ func (o *Options) Complete() (Config, error) {
 		return Config{}, err
 	}
 	if c.resources == nil {
-		c.resources = controlPlane(c.serviceCIDR, filepath.Join(c.dataDir, "pki"))
+		c.resources = controlPlane(c.serviceCIDR, filepath.Join(c.dataDir, "pki"), c.staticTokens)
 	}
 	return Config{completed: c}, nil
 }
@@ -409,6 +417,7 @@ func (c Config) Run(ctx context.Context) error {
 		Groups:         res.Groups,
 		Authenticator:  authn,
 		Authorizer:     res.Authorizer,
+		FlowClassifier: res.FlowClassifier,
 		Listener:       ln,
 		GetServingCert: serving.current,
 		ClientCA:       bundle.CAPool(),

@@ -21,6 +21,69 @@ func (in *BoundObjectReference) DeepCopy() *BoundObjectReference {
 	return out
 }
 
+// DeepCopyInto copies the receiver into out, sharing no memory with it.
+func (in ExtraValue) DeepCopyInto(out *ExtraValue) {
+	*out = in
+	if in != nil {
+		in, out := &in, out
+		*out = make(ExtraValue, len(*in))
+		copy(*out, *in)
+	}
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it.
+func (in ExtraValue) DeepCopy() ExtraValue {
+	if in == nil {
+		return nil
+	}
+	out := new(ExtraValue)
+	in.DeepCopyInto(out)
+	return *out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *SelfSubjectReview) DeepCopyInto(out *SelfSubjectReview) {
+	*out = *in
+	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	in.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *SelfSubjectReview) DeepCopy() *SelfSubjectReview {
+	if in == nil {
+		return nil
+	}
+	out := new(SelfSubjectReview)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns a copy of the receiver that shares no memory with it, or nil.
+func (in *SelfSubjectReview) DeepCopyObject() runtime.Object {
+	if in == nil {
+		return nil
+	}
+	out := new(SelfSubjectReview)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *SelfSubjectReviewStatus) DeepCopyInto(out *SelfSubjectReviewStatus) {
+	*out = *in
+	in.UserInfo.DeepCopyInto(&out.UserInfo)
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *SelfSubjectReviewStatus) DeepCopy() *SelfSubjectReviewStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(SelfSubjectReviewStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
 // DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
 func (in *TokenRequest) DeepCopyInto(out *TokenRequest) {
 	*out = *in
@@ -91,6 +154,104 @@ func (in *TokenRequestStatus) DeepCopy() *TokenRequestStatus {
 		return nil
 	}
 	out := new(TokenRequestStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *TokenReview) DeepCopyInto(out *TokenReview) {
+	*out = *in
+	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	in.Spec.DeepCopyInto(&out.Spec)
+	in.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *TokenReview) DeepCopy() *TokenReview {
+	if in == nil {
+		return nil
+	}
+	out := new(TokenReview)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns a copy of the receiver that shares no memory with it, or nil.
+func (in *TokenReview) DeepCopyObject() runtime.Object {
+	if in == nil {
+		return nil
+	}
+	out := new(TokenReview)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *TokenReviewSpec) DeepCopyInto(out *TokenReviewSpec) {
+	*out = *in
+	if in.Audiences != nil {
+		in, out := &in.Audiences, &out.Audiences
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *TokenReviewSpec) DeepCopy() *TokenReviewSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(TokenReviewSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *TokenReviewStatus) DeepCopyInto(out *TokenReviewStatus) {
+	*out = *in
+	in.User.DeepCopyInto(&out.User)
+	if in.Audiences != nil {
+		in, out := &in.Audiences, &out.Audiences
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *TokenReviewStatus) DeepCopy() *TokenReviewStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(TokenReviewStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *UserInfo) DeepCopyInto(out *UserInfo) {
+	*out = *in
+	if in.Groups != nil {
+		in, out := &in.Groups, &out.Groups
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+	if in.Extra != nil {
+		in, out := &in.Extra, &out.Extra
+		*out = make(map[string]ExtraValue, len(*in))
+		for key, val := range *in {
+			outVal := val
+			val.DeepCopyInto(&outVal)
+			(*out)[key] = outVal
+		}
+	}
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *UserInfo) DeepCopy() *UserInfo {
+	if in == nil {
+		return nil
+	}
+	out := new(UserInfo)
 	in.DeepCopyInto(out)
 	return out
 }

@@ -21,7 +21,7 @@ var AddToScheme = runtime.NewSchemeBuilder(addKnownTypes).AddToScheme
 
 func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(SchemeGroupVersion,
-		&SubjectAccessReview{}, &SelfSubjectAccessReview{}, &SelfSubjectRulesReview{},
+		&SubjectAccessReview{}, &SelfSubjectAccessReview{}, &SelfSubjectRulesReview{}, &LocalSubjectAccessReview{},
 	)
 	return nil
 }

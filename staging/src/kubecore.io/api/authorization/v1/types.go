@@ -156,3 +156,20 @@ type SelfSubjectRulesReview struct {
 	// Status is filled in by the server.
 	Status SubjectRulesReviewStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
+
+// LocalSubjectAccessReview asks whether a given user may make a request
+// in one namespace: it is created in that namespace, and its resource
+// attributes must name the same one. Namespace administrators may be
+// granted it without the cluster-wide SubjectAccessReview.
+//
+// +kubecore:deepcopy-gen:interfaces=kubecore.io/apimachinery/pkg/runtime.Object
+type LocalSubjectAccessReview struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard object metadata.
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	// Spec is the request to check; spec.resourceAttributes.namespace must
+	// be empty or the review's namespace, and nonResourceAttributes unset.
+	Spec SubjectAccessReviewSpec `json:"spec" protobuf:"bytes,2,opt,name=spec"`
+	// Status is filled in by the server.
+	Status SubjectAccessReviewStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
+}

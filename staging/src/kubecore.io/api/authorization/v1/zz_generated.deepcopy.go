@@ -27,6 +27,33 @@ func (in ExtraValue) DeepCopy() ExtraValue {
 }
 
 // DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *LocalSubjectAccessReview) DeepCopyInto(out *LocalSubjectAccessReview) {
+	*out = *in
+	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	in.Spec.DeepCopyInto(&out.Spec)
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *LocalSubjectAccessReview) DeepCopy() *LocalSubjectAccessReview {
+	if in == nil {
+		return nil
+	}
+	out := new(LocalSubjectAccessReview)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns a copy of the receiver that shares no memory with it, or nil.
+func (in *LocalSubjectAccessReview) DeepCopyObject() runtime.Object {
+	if in == nil {
+		return nil
+	}
+	out := new(LocalSubjectAccessReview)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
 func (in *NonResourceAttributes) DeepCopyInto(out *NonResourceAttributes) {
 	*out = *in
 }
