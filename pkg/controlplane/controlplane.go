@@ -14,7 +14,6 @@ import (
 
 	authenticationv1 "kubecore.io/api/authentication/v1"
 	authorizationv1 "kubecore.io/api/authorization/v1"
-	autoscalingv1 "kubecore.io/api/autoscaling/v1"
 	certificatesv1 "kubecore.io/api/certificates/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
@@ -26,11 +25,14 @@ import (
 
 	apiextensionsdefaults "kubecore.io/kubecore/pkg/apis/apiextensions/v1"
 	appsdefaults "kubecore.io/kubecore/pkg/apis/apps/v1"
+	autoscalingv1defaults "kubecore.io/kubecore/pkg/apis/autoscaling/v1"
+	autoscalingv2defaults "kubecore.io/kubecore/pkg/apis/autoscaling/v2"
 	batchdefaults "kubecore.io/kubecore/pkg/apis/batch/v1"
 	coredefaults "kubecore.io/kubecore/pkg/apis/core/v1"
 	discoverydefaults "kubecore.io/kubecore/pkg/apis/discovery/v1"
 	rbacdefaults "kubecore.io/kubecore/pkg/apis/rbac/v1"
 	schedulingdefaults "kubecore.io/kubecore/pkg/apis/scheduling/v1"
+	storagedefaults "kubecore.io/kubecore/pkg/apis/storage/v1"
 	"kubecore.io/kubecore/pkg/apiserver"
 	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
 	"kubecore.io/kubecore/pkg/printers"
@@ -89,6 +91,7 @@ type Instance struct {
 
 	namespaces          *namespace.REST
 	priorityClasses     *generic.Store
+	storageClasses      *generic.Store
 	clusterRoles        *rbacREST
 	clusterRoleBindings *rbacREST
 	roles               *rbacREST
@@ -112,10 +115,11 @@ type Instance struct {
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
-		coredefaults.AddToScheme, appsdefaults.AddToScheme, autoscalingv1.AddToScheme, apiextensionsdefaults.AddToScheme,
+		coredefaults.AddToScheme, appsdefaults.AddToScheme, autoscalingv1defaults.AddToScheme, apiextensionsdefaults.AddToScheme,
 		coordinationv1.AddToScheme, schedulingdefaults.AddToScheme, policyv1.AddToScheme,
 		rbacdefaults.AddToScheme, authorizationv1.AddToScheme, certificatesv1.AddToScheme,
 		authenticationv1.AddToScheme, discoverydefaults.AddToScheme, batchdefaults.AddToScheme,
+		storagedefaults.AddToScheme, autoscalingv2defaults.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, fmt.Errorf("build scheme: %w", err)
@@ -210,6 +214,9 @@ func (in *Instance) Bootstrap(ctx context.Context) error {
 		klog.FromContext(ctx).Error(err, "Cannot create the kubernetes service")
 	}
 	if err := in.publishClusterInfo(ctx); err != nil {
+		return err
+	}
+	if err := in.bootstrapStorageClass(ctx); err != nil {
 		return err
 	}
 	return in.bootstrapPolicy(ctx)

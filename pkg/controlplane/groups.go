@@ -6,11 +6,13 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	rbacv1 "kubecore.io/api/rbac/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
+	storagev1 "kubecore.io/api/storage/v1"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
 	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
 	"kubecore.io/kubecore/pkg/registry/apps"
 	"kubecore.io/kubecore/pkg/registry/authorization"
+	"kubecore.io/kubecore/pkg/registry/autoscaling"
 	"kubecore.io/kubecore/pkg/registry/batch"
 	"kubecore.io/kubecore/pkg/registry/certificates"
 	"kubecore.io/kubecore/pkg/registry/coordination"
@@ -24,6 +26,7 @@ import (
 	"kubecore.io/kubecore/pkg/registry/policy"
 	rbacregistry "kubecore.io/kubecore/pkg/registry/rbac"
 	"kubecore.io/kubecore/pkg/registry/scheduling"
+	storageregistry "kubecore.io/kubecore/pkg/registry/storage"
 )
 
 // storageProvider builds the storage of one API group version: each group
@@ -58,6 +61,7 @@ func provider(p storageProvider) func() storageProvider { return func() storageP
 // built before them.
 func (in *Instance) groups(cfg Config) []groupStorage {
 	disruptions := &budgetChecker{}
+	var autoscalingV2 strategy.Resources
 	return []groupStorage{
 		{provider(core.Provider{
 			Services:    service.Config{ServiceCIDR: cfg.ServiceCIDR, NodePortBase: cfg.NodePortBase, NodePortSize: cfg.NodePortSize},
@@ -66,6 +70,8 @@ func (in *Instance) groups(cfg Config) []groupStorage {
 			Token:       in.tokenREST(),
 		}), in.builtCore},
 		{provider(apps.Provider()), nil},
+		{provider(autoscaling.ProviderV2()), func(rs strategy.Resources) { autoscalingV2 = rs }},
+		{func() storageProvider { return autoscaling.ProviderV1{V2: autoscalingV2} }, nil},
 		{provider(batch.Provider()), nil},
 		{provider(coordination.Provider()), nil},
 		{provider(scheduling.Provider()), func(rs strategy.Resources) {
@@ -77,6 +83,10 @@ func (in *Instance) groups(cfg Config) []groupStorage {
 		{func() storageProvider { return authorization.Provider{Authorizer: in.Authorizer(), Rules: in.rbac} }, nil},
 		{func() storageProvider { return certificates.Provider{Authorizer: in.Authorizer()} }, nil},
 		{provider(discovery.Provider()), func(rs strategy.Resources) { in.endpointSlices = storeOf(rs, "endpointslices") }},
+		{provider(storageregistry.Provider()), func(rs strategy.Resources) {
+			in.storageClasses = storeOf(rs, "storageclasses")
+			in.objects.storageClasses = cached[*storagev1.StorageClass]{in.storageClasses}
+		}},
 	}
 }
 

@@ -62,6 +62,7 @@ func namespacedContent(verbs []string) []rbacv1.PolicyRule {
 		rule(verbs, "batch", "jobs", "cronjobs"),
 		rule(verbs, "policy", "poddisruptionbudgets"),
 		rule(verbs, "coordination.k8s.io", "leases"),
+		rule(verbs, "resource.k8s.io", "resourceclaims", "resourceclaimtemplates"),
 	}
 }
 
@@ -71,6 +72,8 @@ func ClusterRoles() []rbacv1.ClusterRole {
 		rule(readVerbs(), "", "pods/log", "pods/status", "namespaces", "namespaces/status", "resourcequotas", "limitranges", "persistentvolumeclaims/status", "services/status"),
 		rule(readVerbs(), "apps", "deployments/status", "replicasets/status", "statefulsets/status", "daemonsets/status"),
 		rule(readVerbs(), "batch", "jobs/status", "cronjobs/status"),
+		rule(readVerbs(), "autoscaling", "horizontalpodautoscalers/status"),
+		rule(readVerbs(), "resource.k8s.io", "resourceclaims/status"),
 		// As in Kubernetes since v1.22, edit and admin only read slices.
 		rule(readVerbs(), "discovery.k8s.io", "endpointslices"),
 	)
@@ -105,6 +108,7 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rule(readVerbs(), "apps", "replicasets", "statefulsets"),
 			rule(readVerbs(), "policy", "poddisruptionbudgets"),
 			rule(readVerbs(), "scheduling.k8s.io", "priorityclasses"),
+			rule(readVerbs(), "storage.k8s.io", "storageclasses", "csinodes", "csidrivers", "csistoragecapacities", "volumeattachments"),
 			rule([]string{"create", "patch", "update"}, "", "events"),
 			rule([]string{"create", "patch", "update"}, "events.k8s.io", "events"),
 			rule([]string{"create", "get", "list", "watch", "update"}, "coordination.k8s.io", "leases")),
