@@ -10,6 +10,7 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 
 	"kubecore.io/kubecore/pkg/admission/plugin/defaultstorageclass"
+	"kubecore.io/kubecore/pkg/admission/plugin/persistentvolumeclaimresize"
 )
 
 const (
@@ -21,7 +22,15 @@ const (
 	LocalPathProvisioner = "kubecore.io/local-path"
 )
 
-var _ defaultstorageclass.ClassLister = (*objectReader)(nil)
+var (
+	_ defaultstorageclass.ClassLister         = (*objectReader)(nil)
+	_ persistentvolumeclaimresize.ClassGetter = (*objectReader)(nil)
+)
+
+// GetStorageClass implements persistentvolumeclaimresize.ClassGetter.
+func (r *objectReader) GetStorageClass(ctx context.Context, name string) (*storagev1.StorageClass, error) {
+	return r.storageClasses.get(ctx, "", name, true)
+}
 
 // ListStorageClasses implements defaultstorageclass.ClassLister.
 func (r *objectReader) ListStorageClasses(ctx context.Context) ([]*storagev1.StorageClass, error) {

@@ -105,6 +105,9 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rule([]string{"create"}, "", "pods/binding", "bindings"),
 			rule([]string{"patch", "update"}, "", "pods/status"),
 			rule(readVerbs(), "", "nodes", "namespaces", "services", "replicationcontrollers", "persistentvolumeclaims", "persistentvolumes"),
+			// The volume binding plugin records the chosen node on claims
+			// (system:volume-scheduler in Kubernetes).
+			rule([]string{"patch", "update"}, "", "persistentvolumeclaims"),
 			rule(readVerbs(), "apps", "replicasets", "statefulsets"),
 			rule(readVerbs(), "policy", "poddisruptionbudgets"),
 			rule(readVerbs(), "scheduling.k8s.io", "priorityclasses"),

@@ -7,6 +7,7 @@ import (
 	autoscalingv1 "kubecore.io/api/autoscaling/v1"
 	autoscalingv2 "kubecore.io/api/autoscaling/v2"
 	corev1 "kubecore.io/api/core/v1"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 )
 
@@ -155,6 +156,7 @@ func ListToV1(in *autoscalingv2.HorizontalPodAutoscalerList) *autoscalingv1.Hori
 	}
 	for i := range in.Items {
 		out.Items[i] = *ToV1(&in.Items[i])
+		out.Items[i].TypeMeta = metav1.TypeMeta{} // list items carry no kind
 	}
 	return out
 }

@@ -86,10 +86,26 @@ func (r *V1REST) Get(ctx context.Context, name string, opts *metav1.GetOptions) 
 	return toV1(obj), err
 }
 
-// List implements rest.Lister.
+// List implements rest.Lister. The items are converted one by one, so the
+// shared v2 encodings of the watch cache, which the API server would
+// write as they are, are collected here and never reach it.
 func (r *V1REST) List(ctx context.Context, opts *rest.ListOptions) (runtime.Object, error) {
-	obj, err := r.v2.List(ctx, opts)
-	return toV1(obj), err
+	collected := &storage.EncodedItems{}
+	obj, err := r.v2.List(storage.WithEncodedItems(ctx, collected), opts)
+	if err != nil {
+		return nil, err
+	}
+	if l, ok := obj.(*autoscalingv2.HorizontalPodAutoscalerList); ok && collected.Complete {
+		l.Items = make([]autoscalingv2.HorizontalPodAutoscaler, 0, len(collected.Items))
+		for _, e := range collected.Items {
+			hpa, ok := e.Unwrap().(*autoscalingv2.HorizontalPodAutoscaler)
+			if !ok {
+				return nil, apierrors.NewInternalError(fmt.Errorf("listed a %T, not an autoscaling/v2 HorizontalPodAutoscaler", e.Unwrap()))
+			}
+			l.Items = append(l.Items, *hpa)
+		}
+	}
+	return toV1(obj), nil
 }
 
 // ConvertToTable implements rest.TableConvertor with v2's printer.
