@@ -46,9 +46,13 @@ func TestValidateHorizontalPodAutoscaler(t *testing.T) {
 		{"two sources", func(s *autoscalingv2.HorizontalPodAutoscalerSpec) {
 			s.Metrics[0].Pods = &autoscalingv2.PodsMetricSource{Metric: autoscalingv2.MetricIdentifier{Name: "qps"}, Target: autoscalingv2.MetricTarget{Type: "AverageValue", AverageValue: ptr(resource.MustParse("1"))}}
 		}, "spec.metrics[0].pods: Forbidden: must populate the given metric source only"},
-		{"utilization zero", func(s *autoscalingv2.HorizontalPodAutoscalerSpec) { s.Metrics[0].Resource.Target.AverageUtilization = ptr(int32(0)) },
+		{"utilization zero", func(s *autoscalingv2.HorizontalPodAutoscalerSpec) {
+			s.Metrics[0].Resource.Target.AverageUtilization = ptr(int32(0))
+		},
 			"spec.metrics[0].resource.target.averageUtilization: Invalid value: 0: must be greater than 0"},
-		{"no resource target", func(s *autoscalingv2.HorizontalPodAutoscalerSpec) { s.Metrics[0].Resource.Target.AverageUtilization = nil },
+		{"no resource target", func(s *autoscalingv2.HorizontalPodAutoscalerSpec) {
+			s.Metrics[0].Resource.Target.AverageUtilization = nil
+		},
 			"spec.metrics[0].resource.target.averageUtilization: Required value: must set either a target raw value or a target utilization"},
 		{"bad target type", func(s *autoscalingv2.HorizontalPodAutoscalerSpec) { s.Metrics[0].Resource.Target.Type = "Most" },
 			`spec.metrics[0].resource.target.type: Invalid value: "Most": must be either Utilization, Value, or AverageValue`},

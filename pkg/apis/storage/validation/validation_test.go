@@ -72,7 +72,9 @@ func TestValidateStorageClassUpdate(t *testing.T) {
 		{"provisioner", func(sc *storagev1.StorageClass) { sc.Provisioner = "example.com/other" }, "provisioner: Forbidden: updates to provisioner are forbidden."},
 		{"parameters", func(sc *storagev1.StorageClass) { sc.Parameters = map[string]string{"a": "b"} }, "parameters: Forbidden: updates to parameters are forbidden."},
 		{"reclaim", func(sc *storagev1.StorageClass) { sc.ReclaimPolicy = ptr(corev1.PersistentVolumeReclaimRetain) }, "reclaimPolicy: Forbidden: updates to reclaimPolicy are forbidden."},
-		{"binding", func(sc *storagev1.StorageClass) { sc.VolumeBindingMode = ptr(storagev1.VolumeBindingWaitForFirstConsumer) }, `volumeBindingMode: Invalid value: "WaitForFirstConsumer": field is immutable`},
+		{"binding", func(sc *storagev1.StorageClass) {
+			sc.VolumeBindingMode = ptr(storagev1.VolumeBindingWaitForFirstConsumer)
+		}, `volumeBindingMode: Invalid value: "WaitForFirstConsumer": field is immutable`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := joined(ValidateStorageClassUpdate(storageClass(tc.mutate), old))
