@@ -31,6 +31,7 @@ import (
 	coredefaults "kubecore.io/kubecore/pkg/apis/core/v1"
 	discoverydefaults "kubecore.io/kubecore/pkg/apis/discovery/v1"
 	rbacdefaults "kubecore.io/kubecore/pkg/apis/rbac/v1"
+	resourcedefaults "kubecore.io/kubecore/pkg/apis/resource/v1"
 	schedulingdefaults "kubecore.io/kubecore/pkg/apis/scheduling/v1"
 	storagedefaults "kubecore.io/kubecore/pkg/apis/storage/v1"
 	"kubecore.io/kubecore/pkg/apiserver"
@@ -119,7 +120,7 @@ func NewScheme() (*runtime.Scheme, error) {
 		coordinationv1.AddToScheme, schedulingdefaults.AddToScheme, policyv1.AddToScheme,
 		rbacdefaults.AddToScheme, authorizationv1.AddToScheme, certificatesv1.AddToScheme,
 		authenticationv1.AddToScheme, discoverydefaults.AddToScheme, batchdefaults.AddToScheme,
-		storagedefaults.AddToScheme, autoscalingv2defaults.AddToScheme,
+		storagedefaults.AddToScheme, autoscalingv2defaults.AddToScheme, resourcedefaults.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, fmt.Errorf("build scheme: %w", err)

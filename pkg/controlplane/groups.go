@@ -25,6 +25,7 @@ import (
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 	"kubecore.io/kubecore/pkg/registry/policy"
 	rbacregistry "kubecore.io/kubecore/pkg/registry/rbac"
+	resourceregistry "kubecore.io/kubecore/pkg/registry/resource"
 	"kubecore.io/kubecore/pkg/registry/scheduling"
 	storageregistry "kubecore.io/kubecore/pkg/registry/storage"
 )
@@ -83,6 +84,7 @@ func (in *Instance) groups(cfg Config) []groupStorage {
 		{func() storageProvider { return authorization.Provider{Authorizer: in.Authorizer(), Rules: in.rbac} }, nil},
 		{func() storageProvider { return certificates.Provider{Authorizer: in.Authorizer()} }, nil},
 		{provider(discovery.Provider()), func(rs strategy.Resources) { in.endpointSlices = storeOf(rs, "endpointslices") }},
+		{provider(resourceregistry.Provider()), nil},
 		{provider(storageregistry.Provider()), func(rs strategy.Resources) {
 			in.storageClasses = storeOf(rs, "storageclasses")
 			in.objects.storageClasses = cached[*storagev1.StorageClass]{in.storageClasses}

@@ -15,6 +15,7 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	discoveryv1 "kubecore.io/api/discovery/v1"
 	policyv1 "kubecore.io/api/policy/v1"
+	resourcev1 "kubecore.io/api/resource/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
 	storagev1 "kubecore.io/api/storage/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
@@ -36,6 +37,7 @@ func TestAddToScheme(t *testing.T) {
 		{discoveryv1.SchemeGroupVersion, discoveryv1.AddToScheme, "EndpointSlice EndpointSliceList"},
 		{policyv1.SchemeGroupVersion, policyv1.AddToScheme, "Eviction PodDisruptionBudget PodDisruptionBudgetList"},
 		{schedulingv1.SchemeGroupVersion, schedulingv1.AddToScheme, "PriorityClass PriorityClassList"},
+		{resourcev1.SchemeGroupVersion, resourcev1.AddToScheme, "DeviceClass DeviceClassList ResourceClaim ResourceClaimList ResourceClaimTemplate ResourceClaimTemplateList ResourceSlice ResourceSliceList"},
 		{storagev1.SchemeGroupVersion, storagev1.AddToScheme, "CSIDriver CSIDriverList CSINode CSINodeList CSIStorageCapacity CSIStorageCapacityList StorageClass StorageClassList VolumeAttachment VolumeAttachmentList VolumeAttributesClass VolumeAttributesClassList"},
 	} {
 		t.Run(tc.gv.String(), func(t *testing.T) {
