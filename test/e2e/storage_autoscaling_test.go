@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// TestStorageAndAutoscalingKinds drives each storage.k8s.io/v1 kind and
-// the HorizontalPodAutoscaler through the stock kubectl: create from
+// TestStorageAndAutoscalingKinds drives each storage.k8s.io/v1 and
+// resource.k8s.io/v1 kind and the HorizontalPodAutoscaler through the
+// stock kubectl: create from
 // YAML, get (the columns kubectl prints against Kubernetes), describe,
 // patch and delete; bad input is refused with Kubernetes' error and
 // nothing is stored.
@@ -72,6 +73,32 @@ func TestStorageAndAutoscalingKinds(t *testing.T) {
 		cells:    map[string]string{"DRIVERNAME": "csi.example.com"},
 		bad:      "apiVersion: storage.k8s.io/v1\nkind: VolumeAttributesClass\nmetadata:\n  name: %s\n",
 		badWant:  `The VolumeAttributesClass "%s" is invalid: driverName: Required value`,
+	}, {
+		resource: "deviceclasses", name: p + "gpu",
+		manifest: "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: %s\nspec:\n  selectors:\n  - cel:\n      expression: device.driver == \"gpu.example.com\"\n",
+		header:   []string{"NAME", "AGE"},
+		bad:      "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: %s\nspec:\n  selectors:\n  - {}\n",
+		badWant:  `The DeviceClass "%s" is invalid: spec.selectors[0].cel: Required value`,
+	}, {
+		resource: "resourceclaims", name: "gpu", namespaced: true,
+		manifest: "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: %s\nspec:\n  devices:\n    requests:\n    - name: gpu\n      exactly:\n        deviceClassName: gpu\n",
+		header:   []string{"NAME", "STATE", "AGE"},
+		cells:    map[string]string{"STATE": "pending"},
+		bad:      "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: %s\nspec:\n  devices:\n    requests:\n    - name: gpu\n",
+		badWant:  "The ResourceClaim \"%s\" is invalid: spec.devices.requests[0]: Required value: exactly one of `exactly` or `firstAvailable` is required",
+	}, {
+		resource: "resourceclaimtemplates", name: "gpu", namespaced: true,
+		manifest: "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata:\n  name: %s\nspec:\n  spec:\n    devices:\n      requests:\n      - name: gpu\n        exactly:\n          deviceClassName: gpu\n",
+		header:   []string{"NAME", "AGE"},
+		bad:      "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata:\n  name: %s\nspec:\n  spec:\n    devices:\n      requests:\n      - name: gpu\n        exactly:\n          deviceClassName: gpu\n          allocationMode: Some\n",
+		badWant:  `The ResourceClaimTemplate "%s" is invalid: spec.spec.devices.requests[0].exactly.allocationMode: Unsupported value: "Some": supported values: "All", "ExactCount"`,
+	}, {
+		resource: "resourceslices", name: p + "node-a-gpu",
+		manifest: "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata:\n  name: %s\nspec:\n  driver: gpu.example.com\n  nodeName: node-a\n  pool: {name: node-a, generation: 1, resourceSliceCount: 1}\n  devices:\n  - name: gpu-0\n    attributes:\n      model: {string: x100}\n    capacity:\n      memory: {value: 16Gi}\n",
+		header:   []string{"NAME", "NODE", "DRIVER", "POOL", "AGE"},
+		cells:    map[string]string{"NODE": "node-a", "DRIVER": "gpu.example.com", "POOL": "node-a"},
+		bad:      "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata:\n  name: %s\nspec:\n  driver: gpu.example.com\n  pool: {name: node-a, generation: 1, resourceSliceCount: 1}\n",
+		badWant:  "The ResourceSlice \"%s\" is invalid: spec: Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required",
 	}, {
 		resource: "horizontalpodautoscalers", name: "web", namespaced: true,
 		manifest: "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: %s\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 4\n  metrics:\n  - type: Resource\n    resource: {name: memory, target: {type: AverageValue, averageValue: 500Mi}}\n",

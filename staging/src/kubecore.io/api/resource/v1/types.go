@@ -58,7 +58,7 @@ type CounterSet struct {
 	// Name defines the name of the counter set. It must be a DNS label.
 	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 	// Counters defines the set of counters for this CounterSet.
-	Counters map[string]Counter `json:"counters,omitempty" protobuf:"bytes,2,opt,name=counters"`
+	Counters map[string]Counter `json:"counters,omitempty" protobuf:"bytes,2,rep,name=counters"`
 }
 
 // ResourcePool describes the pool that ResourceSlices belong to.
@@ -112,7 +112,7 @@ type DeviceCounterConsumption struct {
 	// will be consumed.
 	CounterSet string `json:"counterSet" protobuf:"bytes,1,opt,name=counterSet"`
 	// Counters defines the counters that will be consumed by the device.
-	Counters map[string]Counter `json:"counters,omitempty" protobuf:"bytes,2,opt,name=counters"`
+	Counters map[string]Counter `json:"counters,omitempty" protobuf:"bytes,2,rep,name=counters"`
 }
 
 // Counter describes a quantity associated with a device.
