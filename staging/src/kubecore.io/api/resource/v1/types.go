@@ -42,14 +42,14 @@ type ResourceSliceSpec struct {
 	AllNodes *bool `json:"allNodes,omitempty" protobuf:"varint,5,opt,name=allNodes"`
 	// Devices lists some or all of the devices in this pool. Must not have
 	// more than 128 entries.
-	Devices []Device `json:"devices,omitempty" protobuf:"bytes,6,opt,name=devices"`
+	Devices []Device `json:"devices,omitempty" protobuf:"bytes,6,rep,name=devices"`
 	// PerDeviceNodeSelection defines whether the access from nodes to
 	// resources in the pool is set on the ResourceSlice level or on each
 	// device.
 	PerDeviceNodeSelection *bool `json:"perDeviceNodeSelection,omitempty" protobuf:"varint,7,opt,name=perDeviceNodeSelection"`
 	// SharedCounters defines a list of counter sets, each of which has a
 	// name and a list of counters available.
-	SharedCounters []CounterSet `json:"sharedCounters,omitempty" protobuf:"bytes,8,opt,name=sharedCounters"`
+	SharedCounters []CounterSet `json:"sharedCounters,omitempty" protobuf:"bytes,8,rep,name=sharedCounters"`
 }
 
 // CounterSet defines a named set of counters that are available to be
@@ -178,7 +178,7 @@ const (
 type ResourceSliceList struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard list metadata
-	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=listMeta"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Items is the list of resource ResourceSlices.
 	Items []ResourceSlice `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
@@ -210,13 +210,13 @@ type ResourceClaimSpec struct {
 type DeviceClaim struct {
 	// Requests represent individual requests for distinct devices which
 	// must all be satisfied.
-	Requests []DeviceRequest `json:"requests" protobuf:"bytes,1,opt,name=requests"`
+	Requests []DeviceRequest `json:"requests" protobuf:"bytes,1,rep,name=requests"`
 	// These constraints must be satisfied by the set of devices that get
 	// allocated for the claim.
-	Constraints []DeviceConstraint `json:"constraints,omitempty" protobuf:"bytes,2,opt,name=constraints"`
+	Constraints []DeviceConstraint `json:"constraints,omitempty" protobuf:"bytes,2,rep,name=constraints"`
 	// This field holds configuration for multiple potential drivers which
 	// could satisfy requests in this claim.
-	Config []DeviceClaimConfiguration `json:"config,omitempty" protobuf:"bytes,3,opt,name=config"`
+	Config []DeviceClaimConfiguration `json:"config,omitempty" protobuf:"bytes,3,rep,name=config"`
 }
 
 // DeviceRequest is a request for devices required for a claim. Exactly
@@ -231,7 +231,7 @@ type DeviceRequest struct {
 	Exactly *ExactDeviceRequest `json:"exactly,omitempty" protobuf:"bytes,2,opt,name=exactly"`
 	// FirstAvailable contains subrequests, of which exactly one will be
 	// selected by the scheduler.
-	FirstAvailable []DeviceSubRequest `json:"firstAvailable,omitempty" protobuf:"bytes,3,opt,name=firstAvailable"`
+	FirstAvailable []DeviceSubRequest `json:"firstAvailable,omitempty" protobuf:"bytes,3,rep,name=firstAvailable"`
 }
 
 // ExactDeviceRequest is a request for one or more identical devices.
@@ -242,7 +242,7 @@ type ExactDeviceRequest struct {
 	DeviceClassName string `json:"deviceClassName" protobuf:"bytes,1,opt,name=deviceClassName"`
 	// Selectors define criteria which must be satisfied by a specific
 	// device in order for that device to be considered for this request.
-	Selectors []DeviceSelector `json:"selectors,omitempty" protobuf:"bytes,2,opt,name=selectors"`
+	Selectors []DeviceSelector `json:"selectors,omitempty" protobuf:"bytes,2,rep,name=selectors"`
 	// AllocationMode and its related fields define how devices are
 	// allocated to satisfy this request: ExactCount (the default) or All.
 	AllocationMode DeviceAllocationMode `json:"allocationMode,omitempty" protobuf:"bytes,3,opt,name=allocationMode"`
@@ -254,7 +254,7 @@ type ExactDeviceRequest struct {
 	// to the device(s).
 	AdminAccess *bool `json:"adminAccess,omitempty" protobuf:"varint,5,opt,name=adminAccess"`
 	// If specified, the request's tolerations.
-	Tolerations []DeviceToleration `json:"tolerations,omitempty" protobuf:"bytes,6,opt,name=tolerations"`
+	Tolerations []DeviceToleration `json:"tolerations,omitempty" protobuf:"bytes,6,rep,name=tolerations"`
 }
 
 // DeviceSubRequest describes a request for device provided in the
@@ -269,14 +269,14 @@ type DeviceSubRequest struct {
 	// Selectors define criteria which must be satisfied by a specific
 	// device in order for that device to be considered for this
 	// subrequest.
-	Selectors []DeviceSelector `json:"selectors,omitempty" protobuf:"bytes,3,opt,name=selectors"`
+	Selectors []DeviceSelector `json:"selectors,omitempty" protobuf:"bytes,3,rep,name=selectors"`
 	// AllocationMode and its related fields define how devices are
 	// allocated to satisfy this subrequest.
 	AllocationMode DeviceAllocationMode `json:"allocationMode,omitempty" protobuf:"bytes,4,opt,name=allocationMode"`
 	// Count is used only when the count mode is "ExactCount".
 	Count int64 `json:"count,omitempty" protobuf:"varint,5,opt,name=count"`
 	// If specified, the request's tolerations.
-	Tolerations []DeviceToleration `json:"tolerations,omitempty" protobuf:"bytes,6,opt,name=tolerations"`
+	Tolerations []DeviceToleration `json:"tolerations,omitempty" protobuf:"bytes,6,rep,name=tolerations"`
 }
 
 // DeviceAllocationMode is how a request is satisfied.
@@ -308,7 +308,7 @@ type CELDeviceSelector struct {
 type DeviceConstraint struct {
 	// Requests is a list of the one or more requests in this claim which
 	// must co-satisfy this constraint.
-	Requests []string `json:"requests,omitempty" protobuf:"bytes,1,opt,name=requests"`
+	Requests []string `json:"requests,omitempty" protobuf:"bytes,1,rep,name=requests"`
 	// MatchAttribute requires that all devices in question have this
 	// attribute and that its type and value are the same across those
 	// devices.
@@ -324,7 +324,7 @@ type DeviceConstraint struct {
 type DeviceClaimConfiguration struct {
 	// Requests lists the names of requests where the configuration
 	// applies. If empty, it applies to all requests.
-	Requests []string `json:"requests,omitempty" protobuf:"bytes,1,opt,name=requests"`
+	Requests []string `json:"requests,omitempty" protobuf:"bytes,1,rep,name=requests"`
 
 	DeviceConfiguration `json:",inline" protobuf:"bytes,2,opt,name=deviceConfiguration"`
 }
@@ -380,10 +380,10 @@ type ResourceClaimStatus struct {
 	Allocation *AllocationResult `json:"allocation,omitempty" protobuf:"bytes,1,opt,name=allocation"`
 	// ReservedFor indicates which entities are currently allowed to use
 	// the claim. There can be at most 256 such reservations.
-	ReservedFor []ResourceClaimConsumerReference `json:"reservedFor,omitempty" patchStrategy:"merge" patchMergeKey:"uid" protobuf:"bytes,2,opt,name=reservedFor"`
+	ReservedFor []ResourceClaimConsumerReference `json:"reservedFor,omitempty" patchStrategy:"merge" patchMergeKey:"uid" protobuf:"bytes,2,rep,name=reservedFor"`
 	// Devices contains the status of each device allocated for this claim,
 	// as reported by the driver.
-	Devices []AllocatedDeviceStatus `json:"devices,omitempty" protobuf:"bytes,4,opt,name=devices"`
+	Devices []AllocatedDeviceStatus `json:"devices,omitempty" protobuf:"bytes,4,rep,name=devices"`
 }
 
 // ResourceClaimConsumerReference contains enough information to let you
@@ -416,10 +416,10 @@ type AllocationResult struct {
 // DeviceAllocationResult is the result of allocating devices.
 type DeviceAllocationResult struct {
 	// Results lists all allocated devices.
-	Results []DeviceRequestAllocationResult `json:"results,omitempty" protobuf:"bytes,1,opt,name=results"`
+	Results []DeviceRequestAllocationResult `json:"results,omitempty" protobuf:"bytes,1,rep,name=results"`
 	// This field is a combination of all the claim and class configuration
 	// parameters.
-	Config []DeviceAllocationConfiguration `json:"config,omitempty" protobuf:"bytes,2,opt,name=config"`
+	Config []DeviceAllocationConfiguration `json:"config,omitempty" protobuf:"bytes,2,rep,name=config"`
 }
 
 // DeviceRequestAllocationResult contains the allocation result for one
@@ -443,7 +443,7 @@ type DeviceRequestAllocationResult struct {
 	AdminAccess *bool `json:"adminAccess,omitempty" protobuf:"varint,5,opt,name=adminAccess"`
 	// A copy of all tolerations specified in the request at the time when
 	// the device got allocated.
-	Tolerations []DeviceToleration `json:"tolerations,omitempty" protobuf:"bytes,6,opt,name=tolerations"`
+	Tolerations []DeviceToleration `json:"tolerations,omitempty" protobuf:"bytes,6,rep,name=tolerations"`
 }
 
 // DeviceAllocationConfiguration gets embedded in an AllocationResult.
@@ -454,7 +454,7 @@ type DeviceAllocationConfiguration struct {
 	Source AllocationConfigSource `json:"source" protobuf:"bytes,1,opt,name=source"`
 	// Requests lists the names of requests where the configuration
 	// applies. If empty, its applies to all requests.
-	Requests []string `json:"requests,omitempty" protobuf:"bytes,2,opt,name=requests"`
+	Requests []string `json:"requests,omitempty" protobuf:"bytes,2,rep,name=requests"`
 
 	DeviceConfiguration `json:",inline" protobuf:"bytes,3,opt,name=deviceConfiguration"`
 }
@@ -481,7 +481,7 @@ type AllocatedDeviceStatus struct {
 	// resource pool.
 	Device string `json:"device" protobuf:"bytes,3,opt,name=device"`
 	// Conditions contains the latest observation of the device's state.
-	Conditions []metav1.Condition `json:"conditions,omitempty" protobuf:"bytes,4,opt,name=conditions"`
+	Conditions []metav1.Condition `json:"conditions,omitempty" protobuf:"bytes,4,rep,name=conditions"`
 	// Data contains arbitrary driver-specific data.
 	Data *runtime.RawExtension `json:"data,omitempty" protobuf:"bytes,5,opt,name=data"`
 }
@@ -515,10 +515,10 @@ type DeviceClass struct {
 type DeviceClassSpec struct {
 	// Each selector must be satisfied by a device which is claimed via
 	// this class.
-	Selectors []DeviceSelector `json:"selectors,omitempty" protobuf:"bytes,1,opt,name=selectors"`
+	Selectors []DeviceSelector `json:"selectors,omitempty" protobuf:"bytes,1,rep,name=selectors"`
 	// Config defines configuration parameters that apply to each device
 	// that is claimed via this class.
-	Config []DeviceClassConfiguration `json:"config,omitempty" protobuf:"bytes,2,opt,name=config"`
+	Config []DeviceClassConfiguration `json:"config,omitempty" protobuf:"bytes,2,rep,name=config"`
 	// ExtendedResourceName is the extended resource name for the devices of
 	// this class.
 	ExtendedResourceName *string `json:"extendedResourceName,omitempty" protobuf:"bytes,4,opt,name=extendedResourceName"`

@@ -34,7 +34,7 @@ type StorageClass struct {
 	// mountOptions controls the mountOptions for dynamically provisioned
 	// PersistentVolumes of this storage class. e.g. ["ro", "soft"]. Not
 	// validated - mount of the PVs will simply fail if one is invalid.
-	MountOptions []string `json:"mountOptions,omitempty" protobuf:"bytes,5,opt,name=mountOptions"`
+	MountOptions []string `json:"mountOptions,omitempty" protobuf:"bytes,5,rep,name=mountOptions"`
 
 	// allowVolumeExpansion shows whether the storage class allow volume
 	// expand.
@@ -213,7 +213,7 @@ type CSIDriverSpec struct {
 	// volumeLifecycleModes defines what kind of volumes this CSI volume
 	// driver supports: Persistent, Ephemeral or both. The default is
 	// Persistent. This field is immutable.
-	VolumeLifecycleModes []VolumeLifecycleMode `json:"volumeLifecycleModes,omitempty" protobuf:"bytes,3,opt,name=volumeLifecycleModes"`
+	VolumeLifecycleModes []VolumeLifecycleMode `json:"volumeLifecycleModes,omitempty" protobuf:"bytes,3,rep,name=volumeLifecycleModes"`
 
 	// storageCapacity indicates that the CSI volume driver wants pod
 	// scheduling to consider the storage capacity that the driver
@@ -227,7 +227,7 @@ type CSIDriverSpec struct {
 
 	// tokenRequests indicates the CSI driver needs pods' service account
 	// tokens it is mounting volume for to do necessary authentication.
-	TokenRequests []TokenRequest `json:"tokenRequests,omitempty" protobuf:"bytes,6,opt,name=tokenRequests"`
+	TokenRequests []TokenRequest `json:"tokenRequests,omitempty" protobuf:"bytes,6,rep,name=tokenRequests"`
 
 	// requiresRepublish indicates the CSI driver wants NodePublishVolume
 	// being periodically called to reflect any possible change in the
