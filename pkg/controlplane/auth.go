@@ -10,6 +10,7 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	rbacv1 "kubecore.io/api/rbac/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
+	storagev1 "kubecore.io/api/storage/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/fields"
@@ -65,6 +66,7 @@ type objectReader struct {
 	secrets         cached[*corev1.Secret]
 	serviceAccounts cached[*corev1.ServiceAccount]
 	priorityClasses cached[*schedulingv1.PriorityClass]
+	storageClasses  cached[*storagev1.StorageClass]
 }
 
 var (

@@ -14,7 +14,6 @@ import (
 
 	authenticationv1 "kubecore.io/api/authentication/v1"
 	authorizationv1 "kubecore.io/api/authorization/v1"
-	autoscalingv1 "kubecore.io/api/autoscaling/v1"
 	certificatesv1 "kubecore.io/api/certificates/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
@@ -30,13 +29,17 @@ import (
 	apiextensionsdefaults "kubecore.io/kubecore/pkg/apis/apiextensions/v1"
 	apiregistrationdefaults "kubecore.io/kubecore/pkg/apis/apiregistration/v1"
 	appsdefaults "kubecore.io/kubecore/pkg/apis/apps/v1"
+	autoscalingv1defaults "kubecore.io/kubecore/pkg/apis/autoscaling/v1"
+	autoscalingv2defaults "kubecore.io/kubecore/pkg/apis/autoscaling/v2"
 	batchdefaults "kubecore.io/kubecore/pkg/apis/batch/v1"
 	coredefaults "kubecore.io/kubecore/pkg/apis/core/v1"
 	discoverydefaults "kubecore.io/kubecore/pkg/apis/discovery/v1"
 	flowcontroldefaults "kubecore.io/kubecore/pkg/apis/flowcontrol/v1"
 	networkingdefaults "kubecore.io/kubecore/pkg/apis/networking/v1"
 	rbacdefaults "kubecore.io/kubecore/pkg/apis/rbac/v1"
+	resourcedefaults "kubecore.io/kubecore/pkg/apis/resource/v1"
 	schedulingdefaults "kubecore.io/kubecore/pkg/apis/scheduling/v1"
+	storagedefaults "kubecore.io/kubecore/pkg/apis/storage/v1"
 	"kubecore.io/kubecore/pkg/apiserver"
 	"kubecore.io/kubecore/pkg/auth/authenticator"
 	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
@@ -99,6 +102,7 @@ type Instance struct {
 
 	namespaces          *namespace.REST
 	priorityClasses     *generic.Store
+	storageClasses      *generic.Store
 	clusterRoles        *rbacREST
 	clusterRoleBindings *rbacREST
 	roles               *rbacREST
@@ -129,12 +133,13 @@ type Instance struct {
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
-		coredefaults.AddToScheme, appsdefaults.AddToScheme, autoscalingv1.AddToScheme, apiextensionsdefaults.AddToScheme,
+		coredefaults.AddToScheme, appsdefaults.AddToScheme, autoscalingv1defaults.AddToScheme, apiextensionsdefaults.AddToScheme,
 		coordinationv1.AddToScheme, schedulingdefaults.AddToScheme, policyv1.AddToScheme,
 		rbacdefaults.AddToScheme, authorizationv1.AddToScheme, certificatesv1.AddToScheme,
 		authenticationv1.AddToScheme, discoverydefaults.AddToScheme, batchdefaults.AddToScheme,
 		networkingdefaults.AddToScheme, nodev1.AddToScheme, eventsv1.AddToScheme,
 		admissionregistrationdefaults.AddToScheme, apiregistrationdefaults.AddToScheme, flowcontroldefaults.AddToScheme,
+		storagedefaults.AddToScheme, autoscalingv2defaults.AddToScheme, resourcedefaults.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, fmt.Errorf("build scheme: %w", err)
@@ -241,6 +246,9 @@ func (in *Instance) Bootstrap(ctx context.Context) error {
 		return err
 	}
 	if err := in.EnsureFlowControl(ctx); err != nil {
+		return err
+	}
+	if err := in.bootstrapStorageClass(ctx); err != nil {
 		return err
 	}
 	return in.bootstrapPolicy(ctx)

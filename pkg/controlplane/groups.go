@@ -6,6 +6,7 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	rbacv1 "kubecore.io/api/rbac/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
+	storagev1 "kubecore.io/api/storage/v1"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
 	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
@@ -14,6 +15,7 @@ import (
 	"kubecore.io/kubecore/pkg/registry/apps"
 	"kubecore.io/kubecore/pkg/registry/authentication"
 	"kubecore.io/kubecore/pkg/registry/authorization"
+	"kubecore.io/kubecore/pkg/registry/autoscaling"
 	"kubecore.io/kubecore/pkg/registry/batch"
 	"kubecore.io/kubecore/pkg/registry/certificates"
 	"kubecore.io/kubecore/pkg/registry/coordination"
@@ -30,8 +32,10 @@ import (
 	"kubecore.io/kubecore/pkg/registry/node"
 	"kubecore.io/kubecore/pkg/registry/policy"
 	rbacregistry "kubecore.io/kubecore/pkg/registry/rbac"
+	resourceregistry "kubecore.io/kubecore/pkg/registry/resource"
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/registry/scheduling"
+	storageregistry "kubecore.io/kubecore/pkg/registry/storage"
 )
 
 // storageProvider builds the storage of one API group version: each group
@@ -68,6 +72,7 @@ func provider(p storageProvider) func() storageProvider { return func() storageP
 func (in *Instance) groups(cfg Config) []groupStorage {
 	disruptions := &budgetChecker{}
 	var coreEvents *generic.Store
+	var autoscalingV2 strategy.Resources
 	return []groupStorage{
 		{provider(core.Provider{
 			Services:    service.Config{ServiceCIDR: cfg.ServiceCIDR, NodePortBase: cfg.NodePortBase, NodePortSize: cfg.NodePortSize},
@@ -81,6 +86,8 @@ func (in *Instance) groups(cfg Config) []groupStorage {
 		}},
 		{provider(apps.Provider()), nil},
 		{func() storageProvider { return events.Provider{CoreEvents: coreEvents} }, nil},
+		{provider(autoscaling.ProviderV2()), func(rs strategy.Resources) { autoscalingV2 = rs }},
+		{func() storageProvider { return autoscaling.ProviderV1{V2: autoscalingV2} }, nil},
 		{provider(batch.Provider()), nil},
 		{provider(coordination.Provider()), nil},
 		{provider(scheduling.Provider()), func(rs strategy.Resources) {
@@ -97,6 +104,11 @@ func (in *Instance) groups(cfg Config) []groupStorage {
 		{provider(node.Provider()), nil},
 		{provider(admissionregistration.Provider()), nil},
 		{provider(flowcontrol.Provider()), in.builtFlowControl},
+		{provider(resourceregistry.Provider()), nil},
+		{provider(storageregistry.Provider()), func(rs strategy.Resources) {
+			in.storageClasses = storeOf(rs, "storageclasses")
+			in.objects.storageClasses = cached[*storagev1.StorageClass]{in.storageClasses}
+		}},
 	}
 }
 

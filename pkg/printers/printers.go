@@ -49,6 +49,15 @@ func NewTableConvertor(gr schema.GroupResource, now func() time.Time) rest.Table
 	if t := nodeTableConvertor(gr, now); t != nil {
 		return t
 	}
+	if t := storageTableConvertor(gr, now); t != nil {
+		return t
+	}
+	if t := autoscalingTableConvertor(gr, now); t != nil {
+		return t
+	}
+	if t := resourceTableConvertor(gr, now); t != nil {
+		return t
+	}
 	core := func(kind string) schema.GroupVersionKind { return corev1.SchemeGroupVersion.WithKind(kind) }
 	apps := func(kind string) schema.GroupVersionKind { return appsv1.SchemeGroupVersion.WithKind(kind) }
 	switch gr {

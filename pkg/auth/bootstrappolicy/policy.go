@@ -63,6 +63,7 @@ func namespacedContent(verbs []string) []rbacv1.PolicyRule {
 		rule(verbs, "policy", "poddisruptionbudgets"),
 		rule(verbs, "coordination.k8s.io", "leases"),
 		rule(verbs, "networking.k8s.io", "ingresses", "networkpolicies"),
+		rule(verbs, "resource.k8s.io", "resourceclaims", "resourceclaimtemplates"),
 	}
 }
 
@@ -73,6 +74,8 @@ func ClusterRoles() []rbacv1.ClusterRole {
 		rule(readVerbs(), "apps", "deployments/status", "replicasets/status", "statefulsets/status", "daemonsets/status"),
 		rule(readVerbs(), "batch", "jobs/status", "cronjobs/status"),
 		rule(readVerbs(), "networking.k8s.io", "ingresses/status"),
+		rule(readVerbs(), "autoscaling", "horizontalpodautoscalers/status"),
+		rule(readVerbs(), "resource.k8s.io", "resourceclaims/status"),
 		// As in Kubernetes since v1.22, edit and admin only read slices.
 		rule(readVerbs(), "discovery.k8s.io", "endpointslices"),
 	)
@@ -109,9 +112,13 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rule([]string{"create"}, "", "pods/binding", "bindings"),
 			rule([]string{"patch", "update"}, "", "pods/status"),
 			rule(readVerbs(), "", "nodes", "namespaces", "services", "replicationcontrollers", "persistentvolumeclaims", "persistentvolumes"),
+			// The volume binding plugin records the chosen node on claims
+			// (system:volume-scheduler in Kubernetes).
+			rule([]string{"patch", "update"}, "", "persistentvolumeclaims"),
 			rule(readVerbs(), "apps", "replicasets", "statefulsets"),
 			rule(readVerbs(), "policy", "poddisruptionbudgets"),
 			rule(readVerbs(), "scheduling.k8s.io", "priorityclasses"),
+			rule(readVerbs(), "storage.k8s.io", "storageclasses", "csinodes", "csidrivers", "csistoragecapacities", "volumeattachments"),
 			rule([]string{"create", "patch", "update"}, "", "events"),
 			rule([]string{"create", "patch", "update"}, "events.k8s.io", "events"),
 			rule([]string{"create", "get", "list", "watch", "update"}, "coordination.k8s.io", "leases"),

@@ -1,6 +1,9 @@
 // Package localpath is the local-path provisioner: it provisions claims of
-// the local-path class (or of no class) as hostPath volumes on the node the
-// scheduler chose for their first pod, and deletes a volume with its claim.
+// the classes it is the provisioner of (local-path, the default, and any
+// other naming kubecore.io/local-path) as hostPath volumes on the node the
+// scheduler chose for their first pod, deletes or retains a volume with
+// its claim as the class's reclaim policy says, and grows the volumes of
+// classes that allow expansion.
 package localpath
 
 import (
@@ -11,6 +14,7 @@ import (
 	"time"
 
 	corev1 "kubecore.io/api/core/v1"
+	storagev1 "kubecore.io/api/storage/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	"kubecore.io/apimachinery/pkg/api/resource"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
@@ -52,6 +56,9 @@ type Client interface {
 	CoreV1() typed.CoreV1
 }
 
+// DefaultReclaimPolicy is the reclaim policy of a class that names none.
+const DefaultReclaimPolicy = corev1.PersistentVolumeReclaimDelete
+
 // Options tune the provisioner.
 type Options struct {
 	// Recorder records the provisioner's Events; nil means none.
@@ -68,15 +75,24 @@ type Provisioner struct {
 	client   Client
 	claims   cache.Lister[*corev1.PersistentVolumeClaim]
 	volumes  cache.Lister[*corev1.PersistentVolume]
+	classes  cache.Lister[*storagev1.StorageClass]
 	recorder record.EventRecorder
 	dir      string
 }
 
-// IsLocalPathClaim reports whether the claim is one the provisioner
-// serves: of the local-path class, or of no class at all (nil, the
-// default class).
+// IsLocalPathClaim reports whether the claim may be one the provisioner
+// serves: of a class (whose provisioner is then checked), or of no class
+// at all (nil: the local-path class).
 func IsLocalPathClaim(c *corev1.PersistentVolumeClaim) bool {
-	return c.Spec.StorageClassName == nil || *c.Spec.StorageClassName == ClassName
+	return c.Spec.StorageClassName == nil || *c.Spec.StorageClassName != ""
+}
+
+// className is the class a claim asks for: local-path when it names none.
+func className(c *corev1.PersistentVolumeClaim) string {
+	if c.Spec.StorageClassName == nil {
+		return ClassName
+	}
+	return *c.Spec.StorageClassName
 }
 
 // event records an Event about a claim when there is a recorder.
@@ -96,7 +112,8 @@ func New(client Client, factory *informers.SharedInformerFactory, opts Options) 
 	p.Controller = controller.New(Name, p.sync)
 	claims := controller.Informer(p.Controller, factory, informers.PersistentVolumeClaims)
 	volumes := controller.Informer(p.Controller, factory, informers.PersistentVolumes)
-	p.claims, p.volumes = claims.Lister(), volumes.Lister()
+	classes := controller.Informer(p.Controller, factory, informers.StorageClasses)
+	p.claims, p.volumes, p.classes = claims.Lister(), volumes.Lister(), classes.Lister()
 	controller.Watch(p, claims, controller.ObjectKeys[*corev1.PersistentVolumeClaim]())
 	controller.Watch(p, volumes, controller.Keys(claimOf))
 	return p, p.Err()
@@ -135,9 +152,24 @@ func (p *Provisioner) sync(ctx context.Context, key string) error {
 	if claim == nil || claim.DeletionTimestamp != nil || !IsLocalPathClaim(claim) {
 		return nil
 	}
+	class, err := p.classes.Get(className(claim))
+	switch {
+	case apierrors.IsNotFound(err):
+		if claim.Spec.VolumeName == "" && claim.Annotations[AnnSelectedNode] != "" {
+			p.event(claim, corev1.EventTypeWarning, "ProvisioningFailed", "storageclass.storage.k8s.io %q not found", className(claim))
+		}
+		return nil // a class event does not requeue: the claim's next event will
+	case err != nil:
+		return err
+	case class.Provisioner != ProvisionerName:
+		return nil // another provisioner's class
+	}
 	if claim.Spec.VolumeName != "" {
-		if claim.Status.Phase == corev1.ClaimBound || claim.Spec.VolumeName != volumeName(claim) {
-			return nil // bound, or bound by someone else to their volume
+		if claim.Spec.VolumeName != volumeName(claim) {
+			return nil // bound by someone else to their volume
+		}
+		if claim.Status.Phase == corev1.ClaimBound {
+			return p.expand(ctx, claim, class)
 		}
 		return p.completeClaim(ctx, claim)
 	}
@@ -145,16 +177,17 @@ func (p *Provisioner) sync(ctx context.Context, key string) error {
 	if node == "" {
 		return nil // WaitForFirstConsumer: no pod has been scheduled yet
 	}
-	pv, err := p.provision(ctx, claim, node)
+	pv, err := p.provision(ctx, claim, class, node)
 	if err != nil {
-		p.event(claim, corev1.EventTypeWarning, "ProvisioningFailed", "failed to provision volume with StorageClass %q: %v", ClassName, err)
+		p.event(claim, corev1.EventTypeWarning, "ProvisioningFailed", "failed to provision volume with StorageClass %q: %v", class.Name, err)
 		return err
 	}
 	return p.bind(ctx, claim, pv)
 }
 
 // deleteReleased deletes the volumes made for the claim ns/name that are
-// not bound to claim (nil when it is gone): their claim was deleted.
+// not bound to claim (nil when it is gone): their claim was deleted. A
+// volume whose reclaim policy is Retain is kept, marked Released.
 func (p *Provisioner) deleteReleased(ctx context.Context, ns, name string, claim *corev1.PersistentVolumeClaim) error {
 	volumes, err := p.volumes.List(nil)
 	if err != nil {
@@ -164,8 +197,13 @@ func (p *Provisioner) deleteReleased(ctx context.Context, ns, name string, claim
 	for _, v := range volumes {
 		ref := v.Spec.ClaimRef
 		if v.Annotations[AnnProvisionedBy] != ProvisionerName || ref == nil || ref.Namespace != ns || ref.Name != name ||
-			(claim != nil && claim.UID == ref.UID) || v.DeletionTimestamp != nil ||
-			v.Spec.PersistentVolumeReclaimPolicy != corev1.PersistentVolumeReclaimDelete {
+			(claim != nil && claim.UID == ref.UID) || v.DeletionTimestamp != nil {
+			continue
+		}
+		if v.Spec.PersistentVolumeReclaimPolicy != corev1.PersistentVolumeReclaimDelete {
+			if err := p.release(ctx, v); err != nil {
+				errs = append(errs, err)
+			}
 			continue
 		}
 		uid := v.UID
@@ -179,8 +217,58 @@ func (p *Provisioner) deleteReleased(ctx context.Context, ns, name string, claim
 	return errors.Join(errs...)
 }
 
-// provision returns the claim's volume, creating it on node if needed.
-func (p *Provisioner) provision(ctx context.Context, claim *corev1.PersistentVolumeClaim, node string) (*corev1.PersistentVolume, error) {
+// release marks a retained volume whose claim is gone Released; its data
+// stays until an administrator deletes it.
+func (p *Provisioner) release(ctx context.Context, v *corev1.PersistentVolume) error {
+	if v.Status.Phase == corev1.VolumeReleased || v.Status.Phase == corev1.VolumeFailed {
+		return nil
+	}
+	cp := v.DeepCopy()
+	now := metav1.NewTime(time.Now())
+	cp.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumeReleased, LastPhaseTransitionTime: &now}
+	if _, err := p.client.CoreV1().PersistentVolumes().UpdateStatus(ctx, cp, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("mark retained volume %s released: %w", v.Name, err)
+	}
+	klog.FromContext(ctx).V(2).Info("Released retained volume", "persistentVolume", v.Name)
+	return nil
+}
+
+// expand grows the volume of a bound claim that asks for more storage,
+// when its class allows expansion (the API server refuses the claim's
+// update otherwise; a class changed since is reported, not obeyed).
+func (p *Provisioner) expand(ctx context.Context, claim *corev1.PersistentVolumeClaim, class *storagev1.StorageClass) error {
+	want, ok := claim.Spec.Resources.Requests[corev1.ResourceStorage]
+	if !ok {
+		return nil
+	}
+	pv, err := p.volumes.Get(claim.Spec.VolumeName)
+	if err != nil {
+		return nil // the volume's event requeues the claim
+	}
+	have := pv.Spec.Capacity[corev1.ResourceStorage]
+	if want.Cmp(have) <= 0 {
+		if got := claim.Status.Capacity[corev1.ResourceStorage]; got.Cmp(have) != 0 {
+			return p.completeClaim(ctx, claim)
+		}
+		return nil
+	}
+	if class.AllowVolumeExpansion == nil || !*class.AllowVolumeExpansion {
+		p.event(claim, corev1.EventTypeWarning, "VolumeResizeFailed", "StorageClass %q does not allow volume expansion", class.Name)
+		return nil
+	}
+	cp := pv.DeepCopy()
+	cp.Spec.Capacity[corev1.ResourceStorage] = want
+	if _, err := p.client.CoreV1().PersistentVolumes().Update(ctx, cp, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("expand volume %s: %w", pv.Name, err)
+	}
+	p.event(claim, corev1.EventTypeNormal, "VolumeResizeSuccessful", "Resized volume %s to %s", pv.Name, want.String())
+	klog.FromContext(ctx).V(2).Info("Expanded volume", "persistentVolume", pv.Name, "claim", klog.KObj(claim), "size", want.String())
+	return nil // the volume's update requeues the claim, whose status follows
+}
+
+// provision returns the claim's volume, creating it on node if needed, with
+// the class's reclaim policy and mount options.
+func (p *Provisioner) provision(ctx context.Context, claim *corev1.PersistentVolumeClaim, class *storagev1.StorageClass, node string) (*corev1.PersistentVolume, error) {
 	name := volumeName(claim)
 	if pv, err := p.volumes.Get(name); err == nil {
 		return pv, nil
@@ -194,6 +282,10 @@ func (p *Provisioner) provision(ctx context.Context, claim *corev1.PersistentVol
 		modes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}
 	}
 	dirType := corev1.HostPathDirectoryOrCreate
+	reclaim := DefaultReclaimPolicy
+	if class.ReclaimPolicy != nil {
+		reclaim = *class.ReclaimPolicy
+	}
 	pv := &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{AnnProvisionedBy: ProvisionerName}},
 		Spec: corev1.PersistentVolumeSpec{
@@ -204,8 +296,9 @@ func (p *Provisioner) provision(ctx context.Context, claim *corev1.PersistentVol
 			}},
 			ClaimRef: &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: claim.Namespace, Name: claim.Name,
 				UID: claim.UID, ResourceVersion: claim.ResourceVersion},
-			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimDelete,
-			StorageClassName:              ClassName,
+			PersistentVolumeReclaimPolicy: reclaim,
+			StorageClassName:              class.Name,
+			MountOptions:                  class.MountOptions,
 			VolumeMode:                    claim.Spec.VolumeMode,
 			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
 				MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},

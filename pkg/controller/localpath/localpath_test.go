@@ -16,7 +16,7 @@ func TestIsLocalPathClaim(t *testing.T) {
 		{"no class: the default, local-path", nil, true},
 		{"local-path", class(ClassName), true},
 		{"empty class: static binding only", class(""), false},
-		{"another class", class("fast-ssd"), false},
+		{"another class: its provisioner decides", class("fast-ssd"), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &corev1.PersistentVolumeClaim{Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: tc.class}}

@@ -9,12 +9,15 @@ import (
 
 	appsv1 "kubecore.io/api/apps/v1"
 	autoscalingv1 "kubecore.io/api/autoscaling/v1"
+	autoscalingv2 "kubecore.io/api/autoscaling/v2"
 	batchv1 "kubecore.io/api/batch/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
 	discoveryv1 "kubecore.io/api/discovery/v1"
 	policyv1 "kubecore.io/api/policy/v1"
+	resourcev1 "kubecore.io/api/resource/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
+	storagev1 "kubecore.io/api/storage/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 )
@@ -26,13 +29,16 @@ func TestAddToScheme(t *testing.T) {
 		kinds string
 	}{
 		{appsv1.SchemeGroupVersion, appsv1.AddToScheme, "ControllerRevision ControllerRevisionList DaemonSet DaemonSetList Deployment DeploymentList ReplicaSet ReplicaSetList StatefulSet StatefulSetList"},
-		{autoscalingv1.SchemeGroupVersion, autoscalingv1.AddToScheme, "Scale"},
+		{autoscalingv1.SchemeGroupVersion, autoscalingv1.AddToScheme, "HorizontalPodAutoscaler HorizontalPodAutoscalerList Scale"},
+		{autoscalingv2.SchemeGroupVersion, autoscalingv2.AddToScheme, "HorizontalPodAutoscaler HorizontalPodAutoscalerList"},
 		{batchv1.SchemeGroupVersion, batchv1.AddToScheme, "CronJob CronJobList Job JobList"},
 		{coordinationv1.SchemeGroupVersion, coordinationv1.AddToScheme, "Lease LeaseList"},
 		{corev1.SchemeGroupVersion, corev1.AddToScheme, "Binding ConfigMap ConfigMapList Endpoints EndpointsList Event EventList List Namespace NamespaceList Node NodeList PersistentVolume PersistentVolumeClaim PersistentVolumeClaimList PersistentVolumeList Pod PodList PodTemplate PodTemplateList Secret SecretList Service ServiceAccount ServiceAccountList ServiceList"},
 		{discoveryv1.SchemeGroupVersion, discoveryv1.AddToScheme, "EndpointSlice EndpointSliceList"},
 		{policyv1.SchemeGroupVersion, policyv1.AddToScheme, "Eviction PodDisruptionBudget PodDisruptionBudgetList"},
 		{schedulingv1.SchemeGroupVersion, schedulingv1.AddToScheme, "PriorityClass PriorityClassList"},
+		{resourcev1.SchemeGroupVersion, resourcev1.AddToScheme, "DeviceClass DeviceClassList ResourceClaim ResourceClaimList ResourceClaimTemplate ResourceClaimTemplateList ResourceSlice ResourceSliceList"},
+		{storagev1.SchemeGroupVersion, storagev1.AddToScheme, "CSIDriver CSIDriverList CSINode CSINodeList CSIStorageCapacity CSIStorageCapacityList StorageClass StorageClassList VolumeAttachment VolumeAttachmentList VolumeAttributesClass VolumeAttributesClassList"},
 	} {
 		t.Run(tc.gv.String(), func(t *testing.T) {
 			s := runtime.NewScheme()

@@ -19,6 +19,7 @@ import (
 	policyv1 "kubecore.io/api/policy/v1"
 	rbacv1 "kubecore.io/api/rbac/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
+	storagev1 "kubecore.io/api/storage/v1"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime/protobuf"
 	"kubecore.io/client/rest"
@@ -37,6 +38,7 @@ type Clientset struct {
 	authorization *rest.Client
 	certificates  *rest.Client
 	discovery     *rest.Client
+	storage       *rest.Client
 }
 
 // NewForConfig returns a Clientset for config's server.
@@ -78,6 +80,7 @@ func NewForConfig(config *rest.Config) (*Clientset, error) {
 		{authorizationv1.SchemeGroupVersion.String(), &cs.authorization},
 		{certificatesv1.SchemeGroupVersion.String(), &cs.certificates},
 		{discoveryv1.SchemeGroupVersion.String(), &cs.discovery},
+		{storagev1.SchemeGroupVersion.String(), &cs.storage},
 	} {
 		o := opts
 		o.GroupVersion = gv.gv
@@ -95,7 +98,7 @@ func NewForConfig(config *rest.Config) (*Clientset, error) {
 
 // SetWarningHandler sets the handler of Warning headers of every group.
 func (cs *Clientset) SetWarningHandler(h rest.WarningHandler) {
-	for _, c := range []*rest.Client{cs.core, cs.apps, cs.batch, cs.coordination, cs.scheduling, cs.policy, cs.rbac, cs.authorization, cs.certificates, cs.discovery} {
+	for _, c := range []*rest.Client{cs.core, cs.apps, cs.batch, cs.coordination, cs.scheduling, cs.policy, cs.rbac, cs.authorization, cs.certificates, cs.discovery, cs.storage} {
 		c.SetWarningHandler(h)
 	}
 }

@@ -56,6 +56,7 @@ func (cs *Clientset) listWatchers() map[schema.GroupVersionResource]func(namespa
 	add(listWatcher(cs.rbac, ClusterRolesResource()))
 	add(listWatcher(cs.rbac, RoleBindingsResource()))
 	add(listWatcher(cs.rbac, ClusterRoleBindingsResource()))
+	add(listWatcher(cs.storage, StorageClassesResource()))
 	return m
 }
 

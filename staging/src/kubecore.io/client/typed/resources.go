@@ -12,6 +12,7 @@ import (
 	policyv1 "kubecore.io/api/policy/v1"
 	rbacv1 "kubecore.io/api/rbac/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
+	storagev1 "kubecore.io/api/storage/v1"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
@@ -181,6 +182,7 @@ func BuiltinResources() []ResourceInfo {
 		info(ClusterRolesResource()),
 		info(RoleBindingsResource()),
 		info(ClusterRoleBindingsResource()),
+		info(StorageClassesResource()),
 	}
 }
 
@@ -193,7 +195,7 @@ func NewScheme() (*runtime.Scheme, error) {
 		corev1.AddToScheme, appsv1.AddToScheme, autoscalingv1.AddToScheme, batchv1.AddToScheme,
 		coordinationv1.AddToScheme, schedulingv1.AddToScheme, policyv1.AddToScheme,
 		rbacv1.AddToScheme, authorizationv1.AddToScheme, certificatesv1.AddToScheme,
-		discoveryv1.AddToScheme,
+		discoveryv1.AddToScheme, storagev1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, err

@@ -20,6 +20,6 @@ func Resource(resource string) schema.GroupResource {
 var AddToScheme = runtime.NewSchemeBuilder(addKnownTypes).AddToScheme
 
 func addKnownTypes(scheme *runtime.Scheme) error {
-	scheme.AddKnownTypes(SchemeGroupVersion, &Scale{})
+	scheme.AddKnownTypes(SchemeGroupVersion, &Scale{}, &HorizontalPodAutoscaler{}, &HorizontalPodAutoscalerList{})
 	return nil
 }

@@ -558,3 +558,21 @@ type PersistentVolumeClaimList struct {
 	// Items are the claims.
 	Items []PersistentVolumeClaim `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
+
+// TopologySelectorTerm is one term of a topology selector: the
+// requirements it lists are ANDed. StorageClasses restrict where their
+// volumes may be provisioned with these.
+type TopologySelectorTerm struct {
+	// A list of topology selector requirements by labels.
+	MatchLabelExpressions []TopologySelectorLabelRequirement `json:"matchLabelExpressions,omitempty" protobuf:"bytes,1,rep,name=matchLabelExpressions"`
+}
+
+// TopologySelectorLabelRequirement requires a topology label to hold one
+// of a set of values.
+type TopologySelectorLabelRequirement struct {
+	// The label key that the selector applies to.
+	Key string `json:"key" protobuf:"bytes,1,opt,name=key"`
+	// An array of string values. One value must match the label to be
+	// selected. Each entry in Values is ORed.
+	Values []string `json:"values" protobuf:"bytes,2,rep,name=values"`
+}

@@ -1,0 +1,24 @@
+// Package resource provides the storage of the resource.k8s.io/v1 API
+// group (dynamic resource allocation): the resources the API server
+// serves for it, each built by its own package below.
+package resource
+
+import (
+	resourcev1 "kubecore.io/api/resource/v1"
+
+	"kubecore.io/kubecore/pkg/registry/generic/strategy"
+	"kubecore.io/kubecore/pkg/registry/resource/deviceclass"
+	"kubecore.io/kubecore/pkg/registry/resource/resourceclaim"
+	"kubecore.io/kubecore/pkg/registry/resource/resourceclaimtemplate"
+	"kubecore.io/kubecore/pkg/registry/resource/resourceslice"
+)
+
+// Provider builds the storage of resource.k8s.io/v1.
+func Provider() strategy.Group {
+	return strategy.NewGroup(resourcev1.SchemeGroupVersion,
+		strategy.Served("deviceclasses", deviceclass.NewREST),
+		strategy.Served("resourceclaims", resourceclaim.NewStorage),
+		strategy.Served("resourceclaimtemplates", resourceclaimtemplate.NewREST),
+		strategy.Served("resourceslices", resourceslice.NewREST),
+	)
+}

@@ -1,0 +1,25 @@
+package v2
+
+import (
+	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/runtime/schema"
+)
+
+// GroupName is the API group of this package.
+const GroupName = "autoscaling"
+
+// SchemeGroupVersion is the group version of every type in this package.
+var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: "v2"}
+
+// Resource qualifies an unqualified resource name with the autoscaling group.
+func Resource(resource string) schema.GroupResource {
+	return schema.GroupResource{Group: GroupName, Resource: resource}
+}
+
+// AddToScheme registers the autoscaling/v2 kinds with a scheme.
+var AddToScheme = runtime.NewSchemeBuilder(addKnownTypes).AddToScheme
+
+func addKnownTypes(scheme *runtime.Scheme) error {
+	scheme.AddKnownTypes(SchemeGroupVersion, &HorizontalPodAutoscaler{}, &HorizontalPodAutoscalerList{})
+	return nil
+}
