@@ -65,6 +65,8 @@ type objectReader struct {
 	secrets         cached[*corev1.Secret]
 	serviceAccounts cached[*corev1.ServiceAccount]
 	priorityClasses cached[*schedulingv1.PriorityClass]
+	quotas          cached[*corev1.ResourceQuota]
+	limitRanges     cached[*corev1.LimitRange]
 }
 
 var (
