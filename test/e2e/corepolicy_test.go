@@ -162,3 +162,25 @@ func TestCorePolicyKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestBindingsCollection binds a pod by POSTing a Binding to the
+// namespace's bindings collection (kubectl create -f), as schedulers
+// before pods/binding did; a binding without a target is refused with
+// Kubernetes' field error and binds nothing.
+func TestBindingsCollection(t *testing.T) {
+	t.Parallel()
+	k := server.Kubectl(t)
+	ns := server.CreateNamespace(t, "bindings")
+	k.MustRun(t, "run", "lonely", "-n", ns, "--image=busybox:1.36", "--restart=Never")
+	r := k.MustFail(t, "apiVersion: v1\nkind: Binding\nmetadata: {name: lonely}\ntarget: {kind: Node}\n", "create", "-n", ns, "-f", "-")
+	expectContains(t, "binding without a target", r.Stderr, "target.name: Required value")
+	if node := k.MustRun(t, "get", "pod", "lonely", "-n", ns, "-o", "jsonpath={.spec.nodeName}"); node != "" {
+		t.Fatalf("refused binding bound the pod to %q", node)
+	}
+	k.MustRunStdin(t, "apiVersion: v1\nkind: Binding\nmetadata: {name: lonely}\ntarget: {apiVersion: v1, kind: Node, name: n1}\n", "create", "-n", ns, "-f", "-")
+	if node := k.MustRun(t, "get", "pod", "lonely", "-n", ns, "-o", "jsonpath={.spec.nodeName}"); node != "n1" {
+		t.Errorf("pod bound to %q, want n1", node)
+	}
+	r = k.MustFail(t, "apiVersion: v1\nkind: Binding\nmetadata: {name: lonely}\ntarget: {kind: Node, name: n2}\n", "create", "-n", ns, "-f", "-")
+	expectContains(t, "second binding", r.Stderr, `pod lonely is already assigned to node "n1"`)
+}
