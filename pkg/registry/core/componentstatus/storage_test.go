@@ -15,7 +15,9 @@ import (
 func TestStatusOfProbes(t *testing.T) {
 	healthy := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }))
 	defer healthy.Close()
-	sick := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "not ready", http.StatusInternalServerError) }))
+	sick := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "not ready", http.StatusInternalServerError)
+	}))
 	defer sick.Close()
 	r := NewREST([]Probe{
 		{Name: "etcd-0", Check: func(context.Context) (string, error) { return "", errors.New("etcd down") }},
