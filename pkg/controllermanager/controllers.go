@@ -13,6 +13,7 @@ import (
 	"kubecore.io/kubecore/pkg/controller/namespace"
 	"kubecore.io/kubecore/pkg/controller/nodelifecycle"
 	"kubecore.io/kubecore/pkg/controller/replicaset"
+	"kubecore.io/kubecore/pkg/controller/resourcequota"
 	"kubecore.io/kubecore/pkg/controller/rootcacert"
 	"kubecore.io/kubecore/pkg/controller/serviceaccount"
 	"kubecore.io/kubecore/pkg/controller/statefulset"
@@ -25,6 +26,12 @@ func Controllers() map[string]InitFunc {
 	return map[string]InitFunc{
 		replicaset.Name: start(replicaset.Name, func(cl Clients, cc ControllerContext) (*replicaset.Controller, error) {
 			return replicaset.New(cl, cc.InformerFactory, replicaset.Options{Recorder: cc.Recorder("replicaset-controller")})
+		}),
+		replicaset.ReplicationControllerName: start(replicaset.ReplicationControllerName, func(cl Clients, cc ControllerContext) (*replicaset.Controller, error) {
+			return replicaset.NewReplicationController(cl, cc.InformerFactory, replicaset.Options{Recorder: cc.Recorder("replication-controller")})
+		}),
+		resourcequota.Name: start(resourcequota.Name, func(cl Clients, cc ControllerContext) (*resourcequota.Controller, error) {
+			return resourcequota.New(cl, cc.InformerFactory, resourcequota.Options{})
 		}),
 		deployment.Name: start(deployment.Name, func(cl Clients, cc ControllerContext) (*deployment.Controller, error) {
 			return deployment.New(cl, cc.InformerFactory, deployment.Options{Recorder: cc.Recorder("deployment-controller")})

@@ -67,6 +67,8 @@ type objectReader struct {
 	serviceAccounts cached[*corev1.ServiceAccount]
 	priorityClasses cached[*schedulingv1.PriorityClass]
 	storageClasses  cached[*storagev1.StorageClass]
+	quotas          cached[*corev1.ResourceQuota]
+	limitRanges     cached[*corev1.LimitRange]
 }
 
 var (

@@ -124,6 +124,8 @@ func (in *Instance) builtCore(rs strategy.Resources) {
 	in.objects.claims = cached[*corev1.PersistentVolumeClaim]{storeOf(rs, "persistentvolumeclaims")}
 	in.objects.secrets = cached[*corev1.Secret]{storeOf(rs, "secrets")}
 	in.objects.serviceAccounts = cached[*corev1.ServiceAccount]{storeOf(rs, "serviceaccounts")}
+	in.objects.quotas = cached[*corev1.ResourceQuota]{storeOf(rs, "resourcequotas")}
+	in.objects.limitRanges = cached[*corev1.LimitRange]{storeOf(rs, "limitranges")}
 }
 
 // builtRBAC builds the RBAC authorizer over the four resources.

@@ -616,3 +616,94 @@ func firstNonEmpty(ss ...string) string {
 	}
 	return ""
 }
+
+func replicationControllerColumns() []metav1.TableColumnDefinition {
+	return append([]metav1.TableColumnDefinition{
+		nameColumn(),
+		column("Desired", "integer", "The desired number of pods."),
+		column("Current", "integer", "The number of pods that exist."),
+		column("Ready", "integer", "The number of ready pods."),
+		ageColumn(),
+	}, templateColumns(true)...)
+}
+
+func printReplicationController(c *printContext, rc *corev1.ReplicationController) (row, error) {
+	var names, images string
+	if rc.Spec.Template != nil {
+		names, images = containerCells(rc.Spec.Template.Spec.Containers)
+	}
+	return row{cells: []any{
+		rc.Name, int64(replicas(rc.Spec.Replicas)), int64(rc.Status.Replicas), int64(rc.Status.ReadyReplicas),
+		c.age(rc.CreationTimestamp), names, images, labels.FormatLabels(rc.Spec.Selector),
+	}}, nil
+}
+
+func limitRangeColumns() []metav1.TableColumnDefinition {
+	return []metav1.TableColumnDefinition{
+		nameColumn(),
+		column("Created At", "date", "The time the limit range was created."),
+	}
+}
+
+// printLimitRange gives the creation time itself, which kubectl prints in
+// RFC 3339, not an age.
+func printLimitRange(_ *printContext, lr *corev1.LimitRange) (row, error) {
+	return row{cells: []any{lr.Name, lr.CreationTimestamp}}, nil
+}
+
+func resourceQuotaColumns() []metav1.TableColumnDefinition {
+	return []metav1.TableColumnDefinition{
+		nameColumn(),
+		column("Age", "string", "How long ago the quota was created."),
+		column("Request", "string", "Request represents a minimum amount of cpu/memory that a container may consume."),
+		column("Limit", "string", "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node."),
+	}
+}
+
+// printResourceQuota lists used/hard per resource of status.hard, sorted
+// by name: the limits.* ones in Limit, the others in Request.
+func printResourceQuota(c *printContext, q *corev1.ResourceQuota) (row, error) {
+	names := make([]string, 0, len(q.Status.Hard))
+	for name := range q.Status.Hard {
+		names = append(names, string(name))
+	}
+	slices.Sort(names)
+	var request, limit []string
+	for _, name := range names {
+		used, hard := q.Status.Used[corev1.ResourceName(name)], q.Status.Hard[corev1.ResourceName(name)]
+		cell := fmt.Sprintf("%s: %s/%s", name, used.String(), hard.String())
+		if first, _, ok := strings.Cut(name, "."); ok && first == "limits" {
+			limit = append(limit, cell)
+		} else {
+			request = append(request, cell)
+		}
+	}
+	return row{cells: []any{q.Name, c.age(q.CreationTimestamp), strings.Join(request, ", "), strings.Join(limit, ", ")}}, nil
+}
+
+func componentStatusColumns() []metav1.TableColumnDefinition {
+	return []metav1.TableColumnDefinition{
+		nameColumn(),
+		column("Status", "string", "Status of the component conditions"),
+		column("Message", "string", "Message of the component conditions"),
+		column("Error", "string", "Error of the component conditions"),
+	}
+}
+
+// printComponentStatus shows the Healthy condition: Healthy, Unhealthy, or
+// Unknown when the component reports none.
+func printComponentStatus(_ *printContext, cs *corev1.ComponentStatus) (row, error) {
+	status, message, errMsg := "Unknown", "", ""
+	for _, cond := range cs.Conditions {
+		if cond.Type != corev1.ComponentHealthy {
+			continue
+		}
+		status = "Unhealthy"
+		if cond.Status == corev1.ConditionTrue {
+			status = "Healthy"
+		}
+		message, errMsg = cond.Message, cond.Error
+		break
+	}
+	return row{cells: []any{cs.Name, status, message, errMsg}}, nil
+}

@@ -85,6 +85,14 @@ func NewTableConvertor(gr schema.GroupResource, now func() time.Time) rest.Table
 		return newPrinter(now, core("PersistentVolumeClaim"), pvcColumns(), printPVC, func(l *corev1.PersistentVolumeClaimList) []corev1.PersistentVolumeClaim { return l.Items })
 	case schema.GroupResource{Resource: "persistentvolumes"}:
 		return newPrinter(now, core("PersistentVolume"), pvColumns(), printPV, func(l *corev1.PersistentVolumeList) []corev1.PersistentVolume { return l.Items })
+	case schema.GroupResource{Resource: "replicationcontrollers"}:
+		return newPrinter(now, core("ReplicationController"), replicationControllerColumns(), printReplicationController, func(l *corev1.ReplicationControllerList) []corev1.ReplicationController { return l.Items })
+	case schema.GroupResource{Resource: "limitranges"}:
+		return newPrinter(now, core("LimitRange"), limitRangeColumns(), printLimitRange, func(l *corev1.LimitRangeList) []corev1.LimitRange { return l.Items })
+	case schema.GroupResource{Resource: "resourcequotas"}:
+		return newPrinter(now, core("ResourceQuota"), resourceQuotaColumns(), printResourceQuota, func(l *corev1.ResourceQuotaList) []corev1.ResourceQuota { return l.Items })
+	case schema.GroupResource{Resource: "componentstatuses"}:
+		return newPrinter(now, core("ComponentStatus"), componentStatusColumns(), printComponentStatus, func(l *corev1.ComponentStatusList) []corev1.ComponentStatus { return l.Items })
 	case schema.GroupResource{Group: appsv1.GroupName, Resource: "deployments"}:
 		return newPrinter(now, apps("Deployment"), deploymentColumns(), printDeployment, func(l *appsv1.DeploymentList) []appsv1.Deployment { return l.Items })
 	case schema.GroupResource{Group: appsv1.GroupName, Resource: "replicasets"}:

@@ -134,6 +134,32 @@ func TestResources(t *testing.T) {
 		header: "Name Desired Current Ready Age | Containers Images Selector",
 		want:   []any{"web-5d4f", int64(3), int64(3), int64(1), "2m", "nginx", "nginx", "app=web,pod-template-hash=5d4f"},
 	}, {
+		name: "replicationcontroller",
+		gr:   core("replicationcontrollers"),
+		obj: &corev1.ReplicationController{
+			ObjectMeta: meta("web", 2*time.Minute),
+			Spec: corev1.ReplicationControllerSpec{Replicas: ptr(int32(3)), Selector: map[string]string{"app": "web"},
+				Template: &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx"}}}}},
+			Status: corev1.ReplicationControllerStatus{Replicas: 2, ReadyReplicas: 1},
+		},
+		header: "Name Desired Current Ready Age | Containers Images Selector",
+		want:   []any{"web", int64(3), int64(2), int64(1), "2m", "nginx", "nginx", "app=web"},
+	}, {
+		name: "resourcequota",
+		gr:   core("resourcequotas"),
+		obj: &corev1.ResourceQuota{ObjectMeta: meta("q", time.Hour), Status: corev1.ResourceQuotaStatus{
+			Hard: corev1.ResourceList{"pods": resource.MustParse("10"), "limits.cpu": resource.MustParse("2"), "requests.memory": resource.MustParse("1Gi")},
+			Used: corev1.ResourceList{"pods": resource.MustParse("3"), "limits.cpu": resource.MustParse("500m")}}},
+		header: "Name Age Request Limit",
+		want:   []any{"q", "60m", "pods: 3/10, requests.memory: 0/1Gi", "limits.cpu: 500m/2"},
+	}, {
+		name: "componentstatus",
+		gr:   core("componentstatuses"),
+		obj: &corev1.ComponentStatus{ObjectMeta: metav1.ObjectMeta{Name: "scheduler"}, Conditions: []corev1.ComponentCondition{
+			{Type: corev1.ComponentHealthy, Status: corev1.ConditionFalse, Error: "connection refused"}}},
+		header: "Name Status Message Error",
+		want:   []any{"scheduler", "Unhealthy", "", "connection refused"},
+	}, {
 		name: "statefulset",
 		gr:   apps("statefulsets"),
 		obj: &appsv1.StatefulSet{

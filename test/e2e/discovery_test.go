@@ -54,6 +54,10 @@ func TestAPIResources(t *testing.T) {
 		{"events", "ev", "v1", "true", "Event"},
 		{"persistentvolumeclaims", "pvc", "v1", "true", "PersistentVolumeClaim"},
 		{"persistentvolumes", "pv", "v1", "false", "PersistentVolume"},
+		{"limitranges", "limits", "v1", "true", "LimitRange"},
+		{"resourcequotas", "quota", "v1", "true", "ResourceQuota"},
+		{"replicationcontrollers", "rc", "v1", "true", "ReplicationController"},
+		{"componentstatuses", "cs", "v1", "false", "ComponentStatus"},
 		{"deployments", "deploy", "apps/v1", "true", "Deployment"},
 		{"replicasets", "rs", "apps/v1", "true", "ReplicaSet"},
 		{"statefulsets", "sts", "apps/v1", "true", "StatefulSet"},
@@ -78,6 +82,15 @@ func TestAPIResources(t *testing.T) {
 	wide := k.MustRun(t, "api-resources", "-o", "wide", "--api-group=")
 	if !regexp.MustCompile(`(?m)^pods\s+po\s+v1\s+true\s+Pod\s+create,delete,deletecollection,get,list,patch,update,watch\s+all$`).MatchString(wide) {
 		t.Errorf("api-resources -o wide: no pods row with every verb and category all:\n%s", wide)
+	}
+	if !regexp.MustCompile(`(?m)^bindings\s+v1\s+true\s+Binding\s+create\s*$`).MatchString(wide) {
+		t.Errorf("api-resources -o wide: no bindings row with only create:\n%s", wide)
+	}
+	if !regexp.MustCompile(`(?m)^replicationcontrollers\s+rc\s+v1\s+true\s+ReplicationController\s+create,delete,deletecollection,get,list,patch,update,watch\s+all$`).MatchString(wide) {
+		t.Errorf("api-resources -o wide: no replicationcontrollers row in category all:\n%s", wide)
+	}
+	if !regexp.MustCompile(`(?m)^componentstatuses\s+cs\s+v1\s+false\s+ComponentStatus\s+get,list\s*$`).MatchString(wide) {
+		t.Errorf("api-resources -o wide: no read-only componentstatuses row:\n%s", wide)
 	}
 	if got := k.MustRun(t, "api-resources", "--namespaced=false", "-o", "name"); !strings.Contains(got, "namespaces\n") || strings.Contains(got, "pods\n") {
 		t.Errorf("api-resources --namespaced=false -o name:\n%s", got)

@@ -70,7 +70,7 @@ func namespacedContent(verbs []string) []rbacv1.PolicyRule {
 // ClusterRoles returns the default cluster roles.
 func ClusterRoles() []rbacv1.ClusterRole {
 	viewRules := append(namespacedContent(readVerbs()),
-		rule(readVerbs(), "", "pods/log", "pods/status", "namespaces", "namespaces/status", "resourcequotas", "limitranges", "persistentvolumeclaims/status", "services/status"),
+		rule(readVerbs(), "", "pods/log", "pods/status", "namespaces", "namespaces/status", "resourcequotas", "resourcequotas/status", "limitranges", "persistentvolumeclaims/status", "replicationcontrollers/status", "services/status"),
 		rule(readVerbs(), "apps", "deployments/status", "replicasets/status", "statefulsets/status", "daemonsets/status"),
 		rule(readVerbs(), "batch", "jobs/status", "cronjobs/status"),
 		rule(readVerbs(), "networking.k8s.io", "ingresses/status"),

@@ -13,6 +13,7 @@ import (
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/labels"
+	"kubecore.io/apimachinery/pkg/runtime/schema"
 	"kubecore.io/client/controller"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/tools/cache"
@@ -69,10 +70,17 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Controller is the ReplicaSet controller.
+// Controller is the ReplicaSet controller, or the ReplicationController
+// one: the same sync over ReplicaSets, which NewReplicationController
+// converts replication controllers to and from.
 type Controller struct {
 	*controller.Controller
-	replicaSets  func(namespace string) ReplicaSetClient
+	// kind is the kind of the owner references the controller sets.
+	kind        schema.GroupVersionKind
+	replicaSets func(namespace string) ReplicaSetClient
+	// get reads the workload of a key from the informer's cache, as a
+	// ReplicaSet.
+	get          func(ctx context.Context, key string) (*appsv1.ReplicaSet, bool, error)
 	patchPod     controller.PatchFunc
 	podControl   podcontrol.Interface
 	rsLister     cache.Lister[*appsv1.ReplicaSet]
@@ -118,28 +126,40 @@ func (c *Controller) podHandler() controller.Handler[*corev1.Pod] {
 
 func newController(replicaSets func(string) ReplicaSetClient, patchPod controller.PatchFunc, podControl podcontrol.Interface,
 	rsLister cache.Lister[*appsv1.ReplicaSet], podLister cache.Lister[*corev1.Pod], opts Options) *Controller {
+	c := newWorkloadController(Name, controllerKind, replicaSets, patchPod, podControl, podLister, opts)
+	c.rsLister = rsLister
+	c.get = func(ctx context.Context, key string) (*appsv1.ReplicaSet, bool, error) {
+		return controller.Get(ctx, c.rsLister, key)
+	}
+	return c
+}
+
+// newWorkloadController builds the controller named name whose workloads
+// are of kind; the caller sets get.
+func newWorkloadController(name string, kind schema.GroupVersionKind, replicaSets func(string) ReplicaSetClient, patchPod controller.PatchFunc,
+	podControl podcontrol.Interface, podLister cache.Lister[*corev1.Pod], opts Options) *Controller {
 	opts.BurstReplicas = controller.OrDefault(opts.BurstReplicas, DefaultBurstReplicas)
 	opts.MaxRequestsInFlight = controller.OrDefault(opts.MaxRequestsInFlight, DefaultMaxRequestsInFlight)
 	opts.Now = controller.OrNow(opts.Now)
 	c := &Controller{
+		kind:         kind,
 		replicaSets:  replicaSets,
 		patchPod:     patchPod,
 		podControl:   podControl,
-		rsLister:     rsLister,
 		podLister:    podLister,
 		expectations: controller.NewUIDTrackingExpectations(nil),
 		burst:        opts.BurstReplicas,
 		maxInFlight:  opts.MaxRequestsInFlight,
 		now:          opts.Now,
 	}
-	c.Controller = controller.New(Name, c.sync)
+	c.Controller = controller.New(name, c.sync)
 	return c
 }
 
 // sync brings the ReplicaSet named by key to its desired pods and status.
 func (c *Controller) sync(ctx context.Context, key string) error {
 	logger := klog.FromContext(ctx)
-	rs, ok, err := controller.Get(ctx, c.rsLister, key)
+	rs, ok, err := c.get(ctx, key)
 	if !ok {
 		c.expectations.DeleteExpectations(key)
 		return err
@@ -188,7 +208,7 @@ func (c *Controller) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, selec
 	canAdopt := controller.RecheckDeletionTimestamp(rs, func(ctx context.Context) (metav1.Object, error) {
 		return c.replicaSets(rs.Namespace).Get(ctx, rs.Name, metav1.GetOptions{})
 	})
-	m := controller.NewRefManager[*corev1.Pod](rs, controllerKind, selector, c.patchPod, canAdopt)
+	m := controller.NewRefManager[*corev1.Pod](rs, c.kind, selector, c.patchPod, canAdopt)
 	return m.Claim(ctx, pods)
 }
 
@@ -209,7 +229,7 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, rs *appsv1.
 		// Expect every creation before the first one is sent: the informer
 		// may report a new pod before Create returns.
 		c.expectations.ExpectCreations(key, n)
-		ref := metav1.NewControllerRef(rs, controllerKind)
+		ref := metav1.NewControllerRef(rs, c.kind)
 		logger := klog.FromContext(ctx)
 		start := time.Now()
 		logger.V(2).Info("Creating pods", "replicaSet", klog.KObj(rs), "count", n)

@@ -11,15 +11,20 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
+	"kubecore.io/kubecore/pkg/registry/core/binding"
+	"kubecore.io/kubecore/pkg/registry/core/componentstatus"
 	"kubecore.io/kubecore/pkg/registry/core/configmap"
 	"kubecore.io/kubecore/pkg/registry/core/endpoints"
 	"kubecore.io/kubecore/pkg/registry/core/event"
+	"kubecore.io/kubecore/pkg/registry/core/limitrange"
 	"kubecore.io/kubecore/pkg/registry/core/namespace"
 	"kubecore.io/kubecore/pkg/registry/core/node"
 	"kubecore.io/kubecore/pkg/registry/core/persistentvolume"
 	"kubecore.io/kubecore/pkg/registry/core/persistentvolumeclaim"
 	"kubecore.io/kubecore/pkg/registry/core/pod"
 	"kubecore.io/kubecore/pkg/registry/core/podtemplate"
+	"kubecore.io/kubecore/pkg/registry/core/replicationcontroller"
+	"kubecore.io/kubecore/pkg/registry/core/resourcequota"
 	"kubecore.io/kubecore/pkg/registry/core/secret"
 	"kubecore.io/kubecore/pkg/registry/core/service"
 	"kubecore.io/kubecore/pkg/registry/core/serviceaccount"
@@ -39,6 +44,10 @@ type Provider struct {
 	Disruptions pod.DisruptionChecker
 	// Token serves serviceaccounts/token; nil leaves it out.
 	Token rest.Storage
+	// Components are the componentstatuses; nil probes etcd's members and
+	// the scheduler and controller-manager at Kubernetes' default
+	// addresses (componentstatus.DefaultProbes).
+	Components []componentstatus.Probe
 }
 
 // GroupVersion is the group version served.
@@ -65,6 +74,7 @@ func (p Provider) NewStorage(ctx context.Context, rs strategy.Resources, opts ge
 	}
 	rs["pods"], rs["pods/status"], rs["pods/binding"], rs["pods/eviction"] = pods.Pod, pods.Status, pods.Binding, pods.Eviction
 	rs["pods/log"], rs["pods/exec"], rs["pods/portforward"], rs["pods/proxy"] = pods.Log, pods.Exec, pods.PortForward, pods.Proxy
+	rs["bindings"] = binding.NewREST(pods.Binding)
 	services, err := service.NewStorage(ctx, opts, p.Services)
 	if err != nil {
 		return fmt.Errorf("storage of services: %w", err)
@@ -75,6 +85,20 @@ func (p Provider) NewStorage(ctx context.Context, rs strategy.Resources, opts ge
 	}
 	rs["endpoints"] = eps
 	rs["services"], rs["services/status"], rs["services/proxy"] = services.Service, services.Status, service.NewProxyREST(services.Service, eps)
+	rcs, err := replicationcontroller.NewStorage(opts)
+	if err != nil {
+		return fmt.Errorf("storage of replicationcontrollers: %w", err)
+	}
+	rs["replicationcontrollers"], rs["replicationcontrollers/status"], rs["replicationcontrollers/scale"] = rcs.Store, rcs.Status, rcs.Scale
+	probes := p.Components
+	if probes == nil && opts.Client != nil {
+		probes = componentstatus.DefaultProbes(opts.Client)
+	}
+	var csTable rest.TableConvertor
+	if opts.TableConvertorFor != nil {
+		csTable = opts.TableConvertorFor(corev1.Resource("componentstatuses"))
+	}
+	rs["componentstatuses"] = componentstatus.NewREST(probes, csTable)
 	if p.Token != nil {
 		rs["serviceaccounts/token"] = p.Token
 	}
@@ -86,5 +110,7 @@ func (p Provider) NewStorage(ctx context.Context, rs strategy.Resources, opts ge
 		strategy.Add(rs, "configmaps", opts, configmap.NewREST),
 		strategy.Add(rs, "events", opts, event.NewREST),
 		strategy.Add(rs, "podtemplates", opts, podtemplate.NewREST),
+		strategy.Add(rs, "limitranges", opts, limitrange.NewREST),
+		strategy.Add(rs, "resourcequotas", opts, resourcequota.NewStorage),
 	)
 }

@@ -69,7 +69,7 @@ func NewOptions() *Options {
 		KubeAPIBurst:       2000,
 		KubeAPIContentType: options.DefaultContentType,
 		ConcurrentSyncs: map[string]int{
-			"replicaset": 5, "deployment": 5, "statefulset": 5,
+			"replicaset": 5, "replicationcontroller": 5, "deployment": 5, "statefulset": 5,
 			"garbagecollector": 20, "namespace": 10,
 		},
 		NodeMonitorGracePeriod: 40 * time.Second,

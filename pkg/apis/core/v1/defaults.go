@@ -3,6 +3,7 @@
 package v1
 
 import (
+	"maps"
 	"strings"
 
 	corev1 "kubecore.io/api/core/v1"
@@ -37,6 +38,8 @@ func RegisterDefaults(s *runtime.Scheme) {
 	runtime.AddDefaultingFunc(s, SetDefaultsPersistentVolumeClaim)
 	runtime.AddDefaultingFunc(s, SetDefaultsPersistentVolume)
 	runtime.AddDefaultingFunc(s, SetDefaultsEndpoints)
+	runtime.AddDefaultingFunc(s, SetDefaultsReplicationController)
+	runtime.AddDefaultingFunc(s, SetDefaultsLimitRange)
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -338,4 +341,50 @@ func SetDefaultsEndpoints(e *corev1.Endpoints) {
 			}
 		}
 	}
+}
+
+// SetDefaultsReplicationController defaults the selector and the labels to
+// the template's labels, replicas to 1, and the template's pod spec.
+func SetDefaultsReplicationController(rc *corev1.ReplicationController) {
+	if t := rc.Spec.Template; t != nil {
+		if len(rc.Spec.Selector) == 0 && len(t.Labels) > 0 {
+			rc.Spec.Selector = maps.Clone(t.Labels)
+		}
+		if len(rc.Labels) == 0 && len(t.Labels) > 0 {
+			rc.Labels = maps.Clone(t.Labels)
+		}
+		SetDefaultsPodTemplateSpec(t)
+	}
+	if rc.Spec.Replicas == nil {
+		rc.Spec.Replicas = ptr[int32](1)
+	}
+}
+
+// SetDefaultsLimitRange fills in a Container item's defaults: the default
+// limit from max, the default request from the default limit, then from
+// min.
+func SetDefaultsLimitRange(lr *corev1.LimitRange) {
+	for i := range lr.Spec.Limits {
+		item := &lr.Spec.Limits[i]
+		if item.Type != corev1.LimitTypeContainer {
+			continue
+		}
+		item.Default = fillMissing(item.Default, item.Max)
+		item.DefaultRequest = fillMissing(item.DefaultRequest, item.Default)
+		item.DefaultRequest = fillMissing(item.DefaultRequest, item.Min)
+	}
+}
+
+// fillMissing adds to dst the amounts of from it has not.
+func fillMissing(dst, from corev1.ResourceList) corev1.ResourceList {
+	for k, v := range from {
+		if _, ok := dst[k]; ok {
+			continue
+		}
+		if dst == nil {
+			dst = corev1.ResourceList{}
+		}
+		dst[k] = v.DeepCopy()
+	}
+	return dst
 }

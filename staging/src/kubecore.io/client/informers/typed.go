@@ -42,6 +42,21 @@ func Secrets(f *SharedInformerFactory) (*cache.Informer[*corev1.Secret], error) 
 	return For[*corev1.Secret](f, corev1.SchemeGroupVersion.WithResource("secrets"))
 }
 
+// ReplicationControllers returns the shared replication controller informer.
+func ReplicationControllers(f *SharedInformerFactory) (*cache.Informer[*corev1.ReplicationController], error) {
+	return For[*corev1.ReplicationController](f, corev1.SchemeGroupVersion.WithResource("replicationcontrollers"))
+}
+
+// ResourceQuotas returns the shared resource quota informer.
+func ResourceQuotas(f *SharedInformerFactory) (*cache.Informer[*corev1.ResourceQuota], error) {
+	return For[*corev1.ResourceQuota](f, corev1.SchemeGroupVersion.WithResource("resourcequotas"))
+}
+
+// LimitRanges returns the shared limit range informer.
+func LimitRanges(f *SharedInformerFactory) (*cache.Informer[*corev1.LimitRange], error) {
+	return For[*corev1.LimitRange](f, corev1.SchemeGroupVersion.WithResource("limitranges"))
+}
+
 // Deployments returns the shared deployment informer.
 func Deployments(f *SharedInformerFactory) (*cache.Informer[*appsv1.Deployment], error) {
 	return For[*appsv1.Deployment](f, appsv1.SchemeGroupVersion.WithResource("deployments"))

@@ -177,6 +177,15 @@ func (g CoreV1) PersistentVolumes() *Client[*corev1.PersistentVolume, *corev1.Pe
 func (g CoreV1) PersistentVolumeClaims(namespace string) *Client[*corev1.PersistentVolumeClaim, *corev1.PersistentVolumeClaimList] {
 	return NewClient(g.rc, PersistentVolumeClaimsResource(), namespace)
 }
+func (g CoreV1) ReplicationControllers(namespace string) *ScalableClient[*corev1.ReplicationController, *corev1.ReplicationControllerList] {
+	return &ScalableClient[*corev1.ReplicationController, *corev1.ReplicationControllerList]{Client: NewClient(g.rc, ReplicationControllersResource(), namespace)}
+}
+func (g CoreV1) ResourceQuotas(namespace string) *Client[*corev1.ResourceQuota, *corev1.ResourceQuotaList] {
+	return NewClient(g.rc, ResourceQuotasResource(), namespace)
+}
+func (g CoreV1) LimitRanges(namespace string) *Client[*corev1.LimitRange, *corev1.LimitRangeList] {
+	return NewClient(g.rc, LimitRangesResource(), namespace)
+}
 
 // AppsV1 is apps/v1's client accessors.
 type AppsV1 struct{ rc *rest.Client }

@@ -79,6 +79,15 @@ func PersistentVolumesResource() Resource[*corev1.PersistentVolume, *corev1.Pers
 func PersistentVolumeClaimsResource() Resource[*corev1.PersistentVolumeClaim, *corev1.PersistentVolumeClaimList] {
 	return core[corev1.PersistentVolumeClaim, corev1.PersistentVolumeClaimList]("persistentvolumeclaims", "PersistentVolumeClaim", true)
 }
+func ReplicationControllersResource() Resource[*corev1.ReplicationController, *corev1.ReplicationControllerList] {
+	return core[corev1.ReplicationController, corev1.ReplicationControllerList]("replicationcontrollers", "ReplicationController", true)
+}
+func ResourceQuotasResource() Resource[*corev1.ResourceQuota, *corev1.ResourceQuotaList] {
+	return core[corev1.ResourceQuota, corev1.ResourceQuotaList]("resourcequotas", "ResourceQuota", true)
+}
+func LimitRangesResource() Resource[*corev1.LimitRange, *corev1.LimitRangeList] {
+	return core[corev1.LimitRange, corev1.LimitRangeList]("limitranges", "LimitRange", true)
+}
 
 // Group apps/v1.
 func DeploymentsResource() Resource[*appsv1.Deployment, *appsv1.DeploymentList] {

@@ -35,6 +35,10 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&PersistentVolume{}, &PersistentVolumeList{},
 		&PersistentVolumeClaim{}, &PersistentVolumeClaimList{},
 		&Binding{},
+		&LimitRange{}, &LimitRangeList{},
+		&ResourceQuota{}, &ResourceQuotaList{},
+		&ReplicationController{}, &ReplicationControllerList{},
+		&ComponentStatus{}, &ComponentStatusList{},
 		&List{},
 	)
 	return nil
