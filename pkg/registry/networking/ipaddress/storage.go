@@ -22,5 +22,5 @@ func NewStrategy() *strategy.Strategy[*address] {
 
 // NewREST returns the storage of ipaddresses.
 func NewREST(opts generic.StoreOptions) (*generic.Store, error) {
-	return strategy.NewStore(opts, strategy.Of[address, networkingv1.IPAddressList](networkingv1.Resource("ipaddresses"), "ipaddress", NewStrategy()))
+	return strategy.NewStore(opts, strategy.Of[address, networkingv1.IPAddressList](networkingv1.Resource("ipaddresses"), "ipaddress", NewStrategy()).Short("ip"))
 }

@@ -12,5 +12,5 @@ import (
 // NewREST returns the storage of volumeattributesclasses.
 func NewREST(opts generic.StoreOptions) (*generic.Store, error) {
 	s := strategy.ClusterScoped(validation.ValidateVolumeAttributesClass, validation.ValidateVolumeAttributesClassUpdate)
-	return strategy.NewStore(opts, strategy.Of[storagev1.VolumeAttributesClass, storagev1.VolumeAttributesClassList](storagev1.Resource("volumeattributesclasses"), "volumeattributesclass", s))
+	return strategy.NewStore(opts, strategy.Of[storagev1.VolumeAttributesClass, storagev1.VolumeAttributesClassList](storagev1.Resource("volumeattributesclasses"), "volumeattributesclass", s).Short("vac"))
 }
