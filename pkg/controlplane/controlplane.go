@@ -8,6 +8,7 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/klog/v2"
@@ -23,6 +24,7 @@ import (
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/runtime/schema"
 
 	apiextensionsdefaults "kubecore.io/kubecore/pkg/apis/apiextensions/v1"
 	appsdefaults "kubecore.io/kubecore/pkg/apis/apps/v1"
@@ -72,6 +74,9 @@ type Config struct {
 	// the advertised URL in kube-public/cluster-info, for joining nodes.
 	// Without it (or Advertise) that ConfigMap is not made.
 	ClusterCA []byte
+	// EventTTL is how long events live after their last write (zero:
+	// until deleted), as Kubernetes' --event-ttl.
+	EventTTL time.Duration
 }
 
 // rbacREST is the storage of one RBAC resource.
@@ -145,6 +150,12 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		Decorate:          cfg.Decorate,
 		TableConvertorFor: printers.TableConvertorFor,
 		Admission:         in.admission,
+		TTLFor: func(gr schema.GroupResource) time.Duration {
+			if gr == corev1.Resource("events") {
+				return cfg.EventTTL
+			}
+			return 0
+		},
 	}
 	for _, g := range in.groups(cfg) {
 		p := g.provider()
