@@ -39,6 +39,13 @@ func startEtcd(t *testing.T) *framework.Etcd {
 // `apiserver_storage_compactions_total{result="compacted"}`; absent is -1.
 func metric(t *testing.T, s *framework.APIServer, sample string) float64 {
 	t.Helper()
+	return metricMatching(t, s, func(name string) bool { return name == sample })
+}
+
+// metricMatching reads the first sample of s's /metrics whose name (with
+// its labels) match accepts; absent is -1.
+func metricMatching(t *testing.T, s *framework.APIServer, match func(string) bool) float64 {
+	t.Helper()
 	resp, err := s.HTTPClient(t).Get(s.URL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -51,10 +58,10 @@ func metric(t *testing.T, s *framework.APIServer, sample string) float64 {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		name, value, ok := strings.Cut(sc.Text(), " ")
-		if ok && name == sample {
+		if ok && match(name) {
 			v, err := strconv.ParseFloat(value, 64)
 			if err != nil {
-				t.Fatalf("metric %s: %v", sample, err)
+				t.Fatalf("metric %s: %v", name, err)
 			}
 			return v
 		}
