@@ -31,8 +31,8 @@ func NewStorageOptions() StorageOptions {
 // AddFlags adds the storage flags to fs (all-in-one shares them).
 func (o *StorageOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.CompactionInterval, "etcd-compaction-interval", o.CompactionInterval,
-		"The interval of compaction requests. If 0, the compaction request from apiserver is disabled")
-	fs.DurationVar(&o.EventTTL, "event-ttl", o.EventTTL, "Amount of time to retain events")
+		"How often etcd's history is compacted to the revision of one interval earlier (several apiservers share the work); 0 never compacts")
+	fs.DurationVar(&o.EventTTL, "event-ttl", o.EventTTL, "How long events are kept after their last write (etcd leases)")
 }
 
 // Validate returns every problem with the options.
