@@ -61,11 +61,11 @@ func (s *Server) Collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "etcd_mvcc_db_total_size_in_bytes",
-			Help: "Total size of the underlying database physically allocated in bytes.",
+			Help: "Bytes the embedded member's database file takes on disk, free pages included.",
 		}, func() float64 { size, _ := s.Sizes(); return float64(size) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "etcd_mvcc_db_total_size_in_use_in_bytes",
-			Help: "Total size of the underlying database logically in use in bytes.",
+			Help: "Bytes of the embedded member's database file holding data; the rest is free pages a defragmentation returns.",
 		}, func() float64 { _, inUse := s.Sizes(); return float64(inUse) }),
 	}
 }

@@ -33,7 +33,7 @@ func NewSizeCollector(client *clientv3.Client, endpoints []string) *SizeCollecto
 		client:    client,
 		endpoints: endpoints,
 		size: prometheus.NewDesc("apiserver_storage_size_bytes",
-			"Size of the storage database file physically allocated in bytes.",
+			"Bytes the etcd database file takes on disk (the largest member of the cluster), by etcd cluster ID.",
 			[]string{"storage_cluster_id"}, nil),
 	}
 }
