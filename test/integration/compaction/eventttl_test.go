@@ -18,11 +18,15 @@ import (
 
 // TestEventTTL: with --event-ttl=3s, events written together share one
 // etcd lease (not one each), other objects get none, and the events are
-// deleted once it expires — watchers see them go.
+// deleted once it expires — watchers see them go. Its compaction is off
+// (--etcd-compaction-interval=0): no compactor runs.
 func TestEventTTL(t *testing.T) {
 	ctx := context.Background()
 	e := startEtcd(t)
 	s := framework.StartAPIServer(t, framework.APIServerOptions{EtcdServers: e.URLs(), EventTTL: 3 * time.Second, CompactionInterval: -1})
+	if v := compactions(t, s, "skipped"); v != -1 {
+		t.Errorf("--etcd-compaction-interval=0 runs a compactor: apiserver_storage_compactions_total = %v", v)
+	}
 	cs := s.Clientset(t)
 	ns := s.CreateNamespace(t, "eventttl")
 	cm, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kept"}}, metav1.CreateOptions{})
