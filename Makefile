@@ -44,6 +44,11 @@ test-conformance-smoke:
 bench:
 	@hack/bench.sh
 
+## soak: all-in-one with 50 hollow nodes under steady load for SOAK (default 30m), failing on unbounded growth; not in test
+.PHONY: soak
+soak:
+	@hack/soak.sh
+
 ## fuzz: each fuzz target for FUZZTIME (default 30s)
 .PHONY: fuzz
 fuzz:

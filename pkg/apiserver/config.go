@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
@@ -100,6 +102,9 @@ type Config struct {
 	MinWatchTimeout time.Duration
 	// ShutdownTimeout bounds the wait for in-flight requests on shutdown.
 	ShutdownTimeout time.Duration
+	// Metrics are collectors served on /metrics beside the server's own
+	// (the etcd compactor's, the database sizes).
+	Metrics []prometheus.Collector
 	// ShutdownDelay is how long the server goes on serving after shutdown
 	// begins, with /readyz failing, before it stops listening, so that load
 	// balancers take it out of rotation first (Kubernetes'

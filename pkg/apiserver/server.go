@@ -68,6 +68,11 @@ func New(c CompletedConfig) (*Server, error) {
 		registry:   prometheus.NewRegistry(),
 	}
 	s.metrics = newMetrics(s.registry)
+	for _, c := range c.Metrics {
+		if err := s.registry.Register(c); err != nil {
+			return nil, fmt.Errorf("register metrics: %w", err)
+		}
+	}
 	s.container.Router(restful.CurlyRouter{})
 	s.container.DoNotRecover(true)
 	s.container.ServiceErrorHandler(s.serviceError)

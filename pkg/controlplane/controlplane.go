@@ -8,6 +8,7 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/klog/v2"
@@ -24,6 +25,7 @@ import (
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/runtime/schema"
 
 	admissionregistrationdefaults "kubecore.io/kubecore/pkg/apis/admissionregistration/v1"
 	apiextensionsdefaults "kubecore.io/kubecore/pkg/apis/apiextensions/v1"
@@ -85,6 +87,9 @@ type Config struct {
 	// the advertised URL in kube-public/cluster-info, for joining nodes.
 	// Without it (or Advertise) that ConfigMap is not made.
 	ClusterCA []byte
+	// EventTTL is how long events live after their last write (zero:
+	// until deleted), as Kubernetes' --event-ttl.
+	EventTTL time.Duration
 }
 
 // rbacREST is the storage of one RBAC resource.
@@ -169,6 +174,12 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		Decorate:          cfg.Decorate,
 		TableConvertorFor: printers.TableConvertorFor,
 		Admission:         in.admission,
+		TTLFor: func(gr schema.GroupResource) time.Duration {
+			if gr == corev1.Resource("events") {
+				return cfg.EventTTL
+			}
+			return 0
+		},
 	}
 	for _, g := range in.groups(cfg) {
 		p := g.provider()

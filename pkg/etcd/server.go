@@ -42,6 +42,9 @@ type Config struct {
 	UnsafeNoFsync bool
 	// StartTimeout bounds the wait for the member to be ready (default 60s).
 	StartTimeout time.Duration
+	// NoStartDefrag keeps the member from defragmenting its database at
+	// start when more than half of the file is free (maintenance.go).
+	NoStartDefrag bool
 }
 
 // TLSConfig is the TLS side of the member towards clients or peers.
@@ -121,6 +124,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, ctx.Err()
 	}
 	s.client = v3client.New(e.Server)
+	if !cfg.NoStartDefrag {
+		s.defragmentIfSparse(ctx)
+	}
 	klog.InfoS("Embedded etcd ready", "dataDir", cfg.DataDir, "clientURLs", s.ClientURLs())
 	return s, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -35,6 +36,10 @@ type StoreOptions struct {
 	// Admission fills an unset Admission: the chain every Store's writes
 	// pass.
 	Admission rest.Admission
+	// TTLFor returns how long the objects of a resource live after their
+	// last write (etcd leases; events' --event-ttl), zero for as long as
+	// they are not deleted. Nil keeps every resource.
+	TTLFor func(schema.GroupResource) time.Duration
 }
 
 // CompleteWithOptions checks the required fields and, when Storage is nil,
@@ -71,12 +76,17 @@ func (s *Store) CompleteWithOptions(opts StoreOptions) error {
 	if opts.Client == nil {
 		return fmt.Errorf("store %s: an etcd client or a Storage is required", gr)
 	}
+	var ttl time.Duration
+	if opts.TTLFor != nil {
+		ttl = opts.TTLFor(gr)
+	}
 	st, err := etcd3.New(etcd3.Config{
 		Client:        opts.Client,
 		Prefix:        opts.Prefix,
 		Codec:         opts.Codec,
 		NewFunc:       s.NewFunc,
 		GroupResource: gr,
+		LeaseTTL:      ttl,
 	})
 	if err != nil {
 		return fmt.Errorf("store %s: %w", gr, err)

@@ -38,6 +38,11 @@ type watcher struct {
 	once   sync.Once
 
 	lastRV uint64 // the revision of the last event or bookmark sent
+	// sentAtLast: lastRV is that of an event sent, and more events of
+	// that revision may follow (an expired lease deletes all its keys in
+	// one revision); otherwise lastRV is the start or a bookmark, and
+	// events at it are already accounted for.
+	sentAtLast bool
 	// initialEnd: after the initial events, a BOOKMARK at lastRV annotated
 	// k8s.io/initial-events-end (a streaming list's end).
 	initialEnd bool
@@ -364,10 +369,10 @@ func (w *watcher) process(ctx context.Context, e *event) bool {
 		if err != nil {
 			return w.sendError(ctx, apierrors.NewInternalError(err))
 		}
-		w.lastRV = e.rv
+		w.lastRV, w.sentAtLast = e.rv, false
 		return w.send(ctx, watch.Event{Type: watch.Bookmark, Object: obj})
 	}
-	if e.rv <= w.lastRV && w.lastRV != 0 {
+	if w.lastRV != 0 && (e.rv < w.lastRV || e.rv == w.lastRV && !w.sentAtLast) {
 		return true
 	}
 	if !w.keyMatches(e.key) {
@@ -402,7 +407,7 @@ func (w *watcher) process(ctx context.Context, e *event) bool {
 			return true
 		}
 	}
-	w.lastRV = e.rv
+	w.lastRV, w.sentAtLast = e.rv, true
 	return w.send(ctx, out)
 }
 

@@ -2,63 +2,167 @@ package etcd3
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/klog/v2"
 )
 
 // DefaultCompactionInterval is how often the apiserver compacts etcd, as
-// Kubernetes does.
+// Kubernetes does (--etcd-compaction-interval).
 const DefaultCompactionInterval = 5 * time.Minute
 
-// StartCompactor compacts etcd's history in the background until ctx ends:
-// at every tick it compacts to the revision it saw one tick earlier, so that
-// history stays available for at least one interval (continue tokens and
-// watches younger than that never see 410). Several apiservers may run it
-// against one cluster: compacting to a revision already compacted is a
-// no-op.
-func StartCompactor(ctx context.Context, client *clientv3.Client, interval time.Duration) {
+// CompactRevisionKey is the etcd key through which the compactors of every
+// apiserver of a cluster agree on who compacts in an interval: its value is
+// the revision last compacted to, its version the number of compactions
+// claimed. Kubernetes uses the same key, so that kubecore and Kubernetes
+// apiservers sharing an etcd would not compact twice.
+const CompactRevisionKey = "compact_rev_key"
+
+// Results of a compactor tick, the result label of
+// apiserver_storage_compactions_total.
+const (
+	// CompactionCompacted: this apiserver claimed the interval and
+	// compacted (or found the revision already compacted).
+	CompactionCompacted = "compacted"
+	// CompactionSkipped: another apiserver claimed the interval first, or
+	// there was nothing to compact yet.
+	CompactionSkipped = "skipped"
+	// CompactionFailed: etcd did not answer or refused the compaction.
+	CompactionFailed = "failed"
+)
+
+// Compactor compacts etcd's history at every interval to the revision it
+// saw one interval earlier, so that history stays available for at least
+// one interval (continue tokens and watches younger than that never see
+// 410 Gone) and no older. Several apiservers may each run one against a
+// cluster: a compare-and-swap on the version of CompactRevisionKey lets
+// only one of them compact per interval.
+type Compactor struct {
+	client   *clientv3.Client
+	interval time.Duration
+
+	// version is the version of CompactRevisionKey this compactor last
+	// saw; its compare-and-swap succeeds only when nobody wrote since.
+	version int64
+	// rev is the revision seen at the previous tick, the target of the
+	// next compaction.
+	rev int64
+
+	compactions *prometheus.CounterVec
+	compacted   prometheus.Gauge
+}
+
+// NewCompactor returns a compactor of client's cluster; interval 0 (or
+// less) means DefaultCompactionInterval.
+func NewCompactor(client *clientv3.Client, interval time.Duration) *Compactor {
 	if interval <= 0 {
 		interval = DefaultCompactionInterval
 	}
-	go runCompactor(ctx, client, interval)
+	c := &Compactor{
+		client:   client,
+		interval: interval,
+		compactions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_storage_compactions_total",
+			Help: "Compactor ticks of this apiserver by result: compacted (it compacted etcd for the interval), skipped (another apiserver did, or nothing to compact yet), failed.",
+		}, []string{"result"}),
+		compacted: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "apiserver_storage_compacted_revision",
+			Help: "The etcd revision this apiserver last compacted to (0: none yet).",
+		}),
+	}
+	for _, r := range []string{CompactionCompacted, CompactionSkipped, CompactionFailed} {
+		c.compactions.WithLabelValues(r)
+	}
+	return c
 }
 
-func runCompactor(ctx context.Context, client *clientv3.Client, interval time.Duration) {
-	logger := klog.FromContext(ctx)
-	ticker := time.NewTicker(interval)
+// Collectors are the compactor's metrics, for the apiserver's /metrics.
+func (c *Compactor) Collectors() []prometheus.Collector {
+	return []prometheus.Collector{c.compactions, c.compacted}
+}
+
+// Run compacts at every interval until ctx ends, then returns nil. A
+// failed tick is logged, counted and retried at the next one: an etcd that
+// does not answer is the etcd health check's business, not a reason to
+// stop the server.
+func (c *Compactor) Run(ctx context.Context) error {
+	logger := klog.FromContext(ctx).WithValues("interval", c.interval)
+	// The history from now on is kept for at least one interval: the
+	// first claimed tick compacts up to here.
+	if rev, err := c.currentRevision(ctx); err != nil {
+		logger.Error(err, "Reading etcd's revision for the first compaction")
+	} else {
+		c.rev = rev
+	}
+	ticker := time.NewTicker(c.interval)
 	defer ticker.Stop()
-	var seen int64 // the revision seen at the previous tick
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-ticker.C:
 		}
-		next, err := compactOnce(ctx, client, seen, interval)
-		if err != nil {
-			logger.Error(err, "Compacting etcd failed", "revision", seen)
-			continue
+		target := c.rev
+		result, err := c.tick(ctx)
+		c.compactions.WithLabelValues(result).Inc()
+		switch {
+		case err != nil:
+			logger.Error(err, "Compacting etcd", "revision", target)
+		case result == CompactionCompacted:
+			logger.V(2).Info("Compacted etcd", "revision", target)
+		default:
+			logger.V(4).Info("Skipped compacting etcd", "version", c.version)
 		}
-		seen = next
 	}
 }
 
-// compactOnce compacts to rev (when positive) and returns the current
-// revision, the target of the next tick.
-func compactOnce(ctx context.Context, client *clientv3.Client, rev int64, timeout time.Duration) (int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, min(timeout, DefaultRequestTimeout))
+func (c *Compactor) currentRevision(ctx context.Context) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, min(c.interval, DefaultRequestTimeout))
 	defer cancel()
-	resp, err := client.Get(ctx, "compact_rev_key", clientv3.WithCountOnly())
+	resp, err := c.client.Get(ctx, CompactRevisionKey, clientv3.WithCountOnly())
 	if err != nil {
-		return rev, err
-	}
-	if rev > 0 {
-		if _, err := client.Compact(ctx, rev); err != nil && !isCompacted(err) {
-			return rev, err
-		}
-		klog.FromContext(ctx).V(4).Info("Compacted etcd", "revision", rev)
+		return 0, err
 	}
 	return resp.Header.Revision, nil
+}
+
+// tick claims the interval with a compare-and-swap on the version of
+// CompactRevisionKey and, when it wins, compacts to the revision seen at
+// the previous tick. Either way the current revision becomes the next
+// target: history written since is kept for one more interval.
+func (c *Compactor) tick(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, min(c.interval, DefaultRequestTimeout))
+	defer cancel()
+	target := c.rev
+	resp, err := c.client.Txn(ctx).
+		If(clientv3.Compare(clientv3.Version(CompactRevisionKey), "=", c.version)).
+		Then(clientv3.OpPut(CompactRevisionKey, strconv.FormatInt(target, 10))).
+		Else(clientv3.OpGet(CompactRevisionKey)).
+		Commit()
+	if err != nil {
+		return CompactionFailed, fmt.Errorf("claim the compaction: %w", err)
+	}
+	c.rev = resp.Header.Revision
+	if !resp.Succeeded {
+		// Another apiserver compacted since this one last looked: learn
+		// the key's version, to claim the next interval.
+		c.version = 0
+		if kvs := resp.Responses[0].GetResponseRange().GetKvs(); len(kvs) > 0 {
+			c.version = kvs[0].Version
+		}
+		return CompactionSkipped, nil
+	}
+	c.version++
+	if target <= 0 {
+		return CompactionSkipped, nil
+	}
+	if _, err := c.client.Compact(ctx, target); err != nil && !isCompacted(err) {
+		return CompactionFailed, fmt.Errorf("compact to revision %d: %w", target, err)
+	}
+	c.compacted.Set(float64(target))
+	return CompactionCompacted, nil
 }

@@ -103,6 +103,10 @@ type Config struct {
 	// BookmarkInterval is how often a watch with ProgressNotify asks etcd for
 	// a progress notification, which becomes a BOOKMARK event (1 s when zero).
 	BookmarkInterval time.Duration
+	// LeaseTTL, when positive, makes every object expire that long after
+	// its last write, through etcd leases shared by the writes of a short
+	// window (events, --event-ttl). Zero keeps objects until deleted.
+	LeaseTTL time.Duration
 }
 
 // store implements storage.Interface on etcd.
@@ -115,6 +119,8 @@ type store struct {
 	timeout        time.Duration
 	probeInterval  time.Duration
 	bookmarkPeriod time.Duration
+	// leases are the leases of expiring objects, nil when they do not.
+	leases *leaseManager
 }
 
 var _ storage.Interface = (*store)(nil)
@@ -139,6 +145,9 @@ func New(cfg Config) (storage.Interface, error) {
 	}
 	if s.codec == nil {
 		s.codec = JSONCodec{New: cfg.NewFunc}
+	}
+	if cfg.LeaseTTL > 0 {
+		s.leases = newLeaseManager(cfg.Client, cfg.LeaseTTL)
 	}
 	if s.timeout <= 0 {
 		s.timeout = DefaultRequestTimeout
@@ -196,12 +205,22 @@ func (s *store) Create(ctx context.Context, key string, obj runtime.Object) (run
 	}
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
-	resp, err := s.client.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
-		Then(clientv3.OpPut(k, string(data))).
-		Commit()
-	if err != nil {
-		return nil, s.etcdError(key, err)
+	var resp *clientv3.TxnResponse
+	for retried := false; ; retried = true {
+		opts, lease, err := s.putOptions(ctx)
+		if err != nil {
+			return nil, s.etcdError(key, err)
+		}
+		resp, err = s.client.Txn(ctx).
+			If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
+			Then(clientv3.OpPut(k, string(data), opts...)).
+			Commit()
+		if err == nil {
+			break
+		}
+		if retried || !s.leaseLost(err, lease) {
+			return nil, s.etcdError(key, err)
+		}
 	}
 	if !resp.Succeeded {
 		return nil, storage.NewError(storage.ErrCodeKeyExists, key, 0, "")
@@ -297,12 +316,19 @@ func (s *store) GuaranteedUpdate(ctx context.Context, key string, preconditions 
 			}
 			return st.obj.DeepCopyObject(), nil
 		}
+		opts, lease, err := s.putOptions(ctx)
+		if err != nil {
+			return nil, s.etcdError(key, err)
+		}
 		resp, err := s.client.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(k), "=", st.rev)).
-			Then(clientv3.OpPut(k, string(data))).
+			Then(clientv3.OpPut(k, string(data), opts...)).
 			Else(clientv3.OpGet(k)).
 			Commit()
 		if err != nil {
+			if s.leaseLost(err, lease) {
+				continue // the next turn is granted a new lease
+			}
 			return nil, s.etcdError(key, err)
 		}
 		if !resp.Succeeded {

@@ -104,6 +104,10 @@ type APIServerOptions struct {
 	StartTimeout time.Duration
 	// TokenAuthFile is the server's --token-auth-file.
 	TokenAuthFile string
+	// CompactionInterval and EventTTL, when set, are the server's
+	// --etcd-compaction-interval and --event-ttl (negative
+	// CompactionInterval: 0, compaction off).
+	CompactionInterval, EventTTL time.Duration
 }
 
 // APIServer is a running in-process API server.
@@ -147,6 +151,12 @@ func startAPIServer(opts APIServerOptions, tempDir func() string) (*APIServer, e
 	o.SecurePort = 0
 	o.BindAddress = "127.0.0.1"
 	o.TokenAuthFile = opts.TokenAuthFile
+	if opts.CompactionInterval != 0 {
+		o.Storage.CompactionInterval = max(opts.CompactionInterval, 0)
+	}
+	if opts.EventTTL != 0 {
+		o.Storage.EventTTL = opts.EventTTL
+	}
 	switch {
 	case opts.Etcd != nil:
 		o.EtcdServers = opts.Etcd.URLs()

@@ -259,6 +259,7 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&a.ServiceClusterIPRange, "service-cluster-ip-range", a.ServiceClusterIPRange, "CIDR service cluster IPs are allocated from")
 	a.AddProfilingFlag(fs)
 	a.Limits.AddFlags(fs)
+	a.Storage.AddFlags(fs)
 	k := o.Kubelet
 	fs.StringVar(&k.NodeName, "node-name", k.NodeName, "Name of the kubelet's Node (default: the host name)")
 	fs.StringVar(&k.Runtime, "runtime", k.Runtime, "The kubelet's container runtime: process (host processes) or fake (no processes)")

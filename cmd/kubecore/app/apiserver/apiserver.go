@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -36,6 +37,7 @@ import (
 	"kubecore.io/kubecore/pkg/etcd"
 	"kubecore.io/kubecore/pkg/pki"
 	"kubecore.io/kubecore/pkg/registry/core/node"
+	"kubecore.io/kubecore/pkg/storage/etcd3"
 )
 
 // Resources are what the API serves and who may use it.
@@ -102,6 +104,8 @@ type Options struct {
 	KubeletCertificateAuthority string
 	// Limits are the request limits and the audit log.
 	Limits LimitOptions
+	// Storage are the compaction interval and the events' TTL.
+	Storage StorageOptions
 	// Profiling serves /debug/pprof/ (on by default, as in Kubernetes).
 	Profiling bool
 	// Resources installs the API (every built-in resource by default).
@@ -118,6 +122,7 @@ func NewOptions() *Options {
 		ServiceClusterIPRange:        "10.96.0.0/12",
 		KubeletPreferredAddressTypes: addressTypeNames(node.DefaultPreferredAddressTypes()),
 		Limits:                       NewLimitOptions(),
+		Storage:                      NewStorageOptions(),
 		Profiling:                    true,
 	}
 }
@@ -133,8 +138,9 @@ func addressTypeNames(types []corev1.NodeAddressType) []string {
 // controlPlane serves every built-in resource from pkg/controlplane,
 // creates the objects a cluster starts with (and keeps the kubernetes
 // Service pointing at advertise), and authenticates service account tokens
-// with the key in pkiDir; TokenReviews also ask staticTokens (nil for none).
-func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token) ResourcesFunc {
+// with the key in pkiDir; TokenReviews also ask staticTokens (nil for
+// none). Events expire eventTTL after their last write.
+func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token, eventTTL time.Duration) ResourcesFunc {
 	return func(ctx context.Context, client *clientv3.Client, kubelet node.KubeletClientConfig, advertise controlplane.Endpoint) (Resources, error) {
 		saKey, err := pki.EnsureServiceAccountKey(pkiDir)
 		if err != nil {
@@ -161,6 +167,7 @@ func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token) 
 			Advertise:         advertise,
 			ClusterCA:         caPEM,
 			StaticTokens:      staticTokens,
+			EventTTL:          eventTTL,
 		})
 		if err != nil {
 			return Resources{}, err
@@ -218,6 +225,7 @@ func (o *Options) Validate() []error {
 		}
 	}
 	errs = append(errs, o.Limits.Validate()...)
+	errs = append(errs, o.Storage.Validate()...)
 	return errs
 }
 
@@ -242,6 +250,7 @@ type completedConfig struct {
 	// client certificate, which Run issues with the PKI.
 	kubelet   node.KubeletClientConfig
 	limits    LimitOptions
+	storage   StorageOptions
 	profiling bool
 	resources ResourcesFunc
 
@@ -268,6 +277,7 @@ func (o *Options) Complete() (Config, error) {
 		serviceCIDR: o.ServiceClusterIPRange,
 		etcdServers: slices.Clone(o.EtcdServers),
 		limits:      o.Limits,
+		storage:     o.Storage,
 		profiling:   o.Profiling,
 		resources:   o.Resources,
 		ready:       make(chan struct{}),
@@ -288,7 +298,7 @@ func (o *Options) Complete() (Config, error) {
 		return Config{}, err
 	}
 	if c.resources == nil {
-		c.resources = controlPlane(c.serviceCIDR, filepath.Join(c.dataDir, "pki"), c.staticTokens)
+		c.resources = controlPlane(c.serviceCIDR, filepath.Join(c.dataDir, "pki"), c.staticTokens, c.storage.EventTTL)
 	}
 	return Config{completed: c}, nil
 }
@@ -330,6 +340,8 @@ func (c Config) Run(ctx context.Context) error {
 	// On an early return, what already runs stops before Run returns.
 	defer func() { cancel(); _ = g.Wait() }()
 	var client *clientv3.Client
+	// etcdMetrics are the database sizes (and the compactor's counts).
+	var etcdMetrics []prometheus.Collector
 	if len(o.etcdServers) == 0 {
 		member, err := etcd.Start(ctx, etcd.Config{DataDir: filepath.Join(o.dataDir, "etcd")})
 		if err != nil {
@@ -345,6 +357,7 @@ func (c Config) Run(ctx context.Context) error {
 			}
 		})
 		client = member.Client()
+		etcdMetrics = append(member.Collectors(), etcd3.NewSizeCollector(client, member.ClientURLs()))
 	} else {
 		var err error
 		client, err = clientv3.New(clientv3.Config{Endpoints: o.etcdServers, DialTimeout: 5 * time.Second, TLS: o.etcdTLS, Context: ctx})
@@ -352,6 +365,12 @@ func (c Config) Run(ctx context.Context) error {
 			return fmt.Errorf("connect to etcd %s: %w", strings.Join(o.etcdServers, ","), err)
 		}
 		defer client.Close()
+		etcdMetrics = append(etcdMetrics, etcd3.NewSizeCollector(client, o.etcdServers))
+	}
+	if o.storage.CompactionInterval > 0 {
+		compactor := etcd3.NewCompactor(client, o.storage.CompactionInterval)
+		etcdMetrics = append(etcdMetrics, compactor.Collectors()...)
+		g.Go(func() error { return compactor.Run(ctx) })
 	}
 
 	pkiDir := filepath.Join(o.dataDir, "pki")
@@ -422,6 +441,7 @@ func (c Config) Run(ctx context.Context) error {
 		GetServingCert: serving.current,
 		ClientCA:       bundle.CAPool(),
 		Profiling:      o.profiling,
+		Metrics:        etcdMetrics,
 		ReadyChecks: []apiserver.HealthCheck{{Name: "etcd", Check: func(ctx context.Context) error {
 			ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			defer cancel()
@@ -582,6 +602,7 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&o.KubeletCertificateAuthority, "kubelet-certificate-authority", o.KubeletCertificateAuthority, "CA bundle verifying kubelets' serving certificates (unset: not verified)")
 	o.AddProfilingFlag(fs)
 	o.Limits.AddFlags(fs)
+	o.Storage.AddFlags(fs)
 	return cmd
 }
 

@@ -157,7 +157,7 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&o.InitialCluster, "initial-cluster", "", "Members of a multi-member cluster: name=peerURL,...")
 	fs.StringVar(&o.InitialClusterState, "initial-cluster-state", o.InitialClusterState, "new to form a cluster, existing to join one")
 	o.addTLSFlags(fs)
-	cmd.AddCommand(newClientCertCommand())
+	cmd.AddCommand(newClientCertCommand(), newDefragCommand())
 	return cmd
 }
 

@@ -1,0 +1,48 @@
+package apiserver
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"kubecore.io/kubecore/pkg/storage/etcd3"
+)
+
+// DefaultEventTTL is how long events live after their last write, as in
+// Kubernetes.
+const DefaultEventTTL = time.Hour
+
+// StorageOptions say how the API server keeps etcd bounded.
+type StorageOptions struct {
+	// CompactionInterval is how often etcd's history is compacted to the
+	// revision of one interval earlier; 0 disables compaction (another
+	// apiserver, or etcd's own auto-compaction, must do it).
+	CompactionInterval time.Duration
+	// EventTTL is how long events are kept after their last write.
+	EventTTL time.Duration
+}
+
+// NewStorageOptions returns the defaults.
+func NewStorageOptions() StorageOptions {
+	return StorageOptions{CompactionInterval: etcd3.DefaultCompactionInterval, EventTTL: DefaultEventTTL}
+}
+
+// AddFlags adds the storage flags to fs (all-in-one shares them).
+func (o *StorageOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.DurationVar(&o.CompactionInterval, "etcd-compaction-interval", o.CompactionInterval,
+		"How often etcd's history is compacted to the revision of one interval earlier (several apiservers share the work); 0 never compacts")
+	fs.DurationVar(&o.EventTTL, "event-ttl", o.EventTTL, "How long events are kept after their last write (etcd leases)")
+}
+
+// Validate returns every problem with the options.
+func (o *StorageOptions) Validate() []error {
+	var errs []error
+	if o.CompactionInterval < 0 {
+		errs = append(errs, fmt.Errorf("--etcd-compaction-interval %s: must not be negative", o.CompactionInterval))
+	}
+	if o.EventTTL < time.Second {
+		errs = append(errs, fmt.Errorf("--event-ttl %s: must be at least 1s", o.EventTTL))
+	}
+	return errs
+}
