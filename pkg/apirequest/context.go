@@ -13,6 +13,7 @@ const (
 	userKey
 	requestInfoKey
 	warningKey
+	userAgentKey
 )
 
 // UserInfo is the authenticated identity of a request.
@@ -94,4 +95,16 @@ func AddWarning(ctx context.Context, message string) {
 	if rec, ok := ctx.Value(warningKey).(WarningRecorder); ok && rec != nil {
 		rec(message)
 	}
+}
+
+// WithUserAgent returns ctx carrying the request's User-Agent, from which
+// the registry names the field manager of a write without fieldManager.
+func WithUserAgent(ctx context.Context, userAgent string) context.Context {
+	return context.WithValue(ctx, userAgentKey, userAgent)
+}
+
+// UserAgentValue returns the request's User-Agent, or "".
+func UserAgentValue(ctx context.Context) string {
+	ua, _ := ctx.Value(userAgentKey).(string)
+	return ua
 }

@@ -33,6 +33,7 @@ import (
 	schedulingdefaults "kubecore.io/kubecore/pkg/apis/scheduling/v1"
 	"kubecore.io/kubecore/pkg/apiserver"
 	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
+	"kubecore.io/kubecore/pkg/fieldmanager"
 	"kubecore.io/kubecore/pkg/printers"
 	"kubecore.io/kubecore/pkg/registry/core/namespace"
 	"kubecore.io/kubecore/pkg/registry/core/node"
@@ -137,6 +138,10 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	typeConverter, err := fieldmanager.NewSchemeTypeConverter(scheme)
+	if err != nil {
+		return nil, fmt.Errorf("build the schemas of server-side apply: %w", err)
+	}
 	objects := &objectReader{}
 	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: objects, admission: newAdmission(objects), advertise: cfg.Advertise, clusterCA: cfg.ClusterCA, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
 	opts := generic.StoreOptions{
@@ -145,6 +150,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		Decorate:          cfg.Decorate,
 		TableConvertorFor: printers.TableConvertorFor,
 		Admission:         in.admission,
+		FieldManagers:     &fieldmanager.Builder{Scheme: scheme, TypeConverter: typeConverter},
 	}
 	for _, g := range in.groups(cfg) {
 		p := g.provider()

@@ -6,9 +6,11 @@ import (
 	"fmt"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
+	"kubecore.io/kubecore/pkg/fieldmanager"
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/storage"
 	"kubecore.io/kubecore/pkg/storage/etcd3"
@@ -35,6 +37,9 @@ type StoreOptions struct {
 	// Admission fills an unset Admission: the chain every Store's writes
 	// pass.
 	Admission rest.Admission
+	// FieldManagers builds each Store's FieldManager (managedFields and
+	// server-side apply); nil: the Stores record no managedFields.
+	FieldManagers *fieldmanager.Builder
 }
 
 // CompleteWithOptions checks the required fields and, when Storage is nil,
@@ -64,6 +69,17 @@ func (s *Store) CompleteWithOptions(opts StoreOptions) error {
 	}
 	if s.Admission == nil {
 		s.Admission = opts.Admission
+	}
+	if s.FieldManager == nil && opts.FieldManagers != nil {
+		var reset *fieldpath.Set
+		if rs, ok := s.UpdateStrategy.(rest.ResetFieldsStrategy); ok {
+			reset = rs.GetResetFields()
+		}
+		fm, _, err := opts.FieldManagers.For(s.NewFunc, reset)
+		if err != nil {
+			return fmt.Errorf("store %s: %w", gr, err)
+		}
+		s.FieldManager = fm
 	}
 	if s.Storage != nil {
 		return nil
