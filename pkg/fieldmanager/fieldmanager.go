@@ -418,7 +418,11 @@ func (f *FieldManager) toTyped(obj runtime.Object, allowDuplicates bool) (*typed
 		opts = append(opts, typed.AllowDuplicates)
 	}
 	if u, ok := obj.(*unstructured.Unstructured); ok {
-		return f.typ.FromUnstructured(withoutManagedFields(u.Object), opts...)
+		content := withoutManagedFields(u.Object)
+		if n, changed := withoutJSONNumbers(content); changed {
+			content = n.(map[string]any)
+		}
+		return f.typ.FromUnstructured(content, opts...)
 	}
 	v, err := value.NewValueReflect(shallowWithoutManagedFields(obj))
 	if err != nil {
@@ -513,4 +517,57 @@ func describe(obj runtime.Object) string {
 		ns, name = m.GetNamespace(), m.GetName()
 	}
 	return fmt.Sprintf("%s/%s; %v", ns, name, obj.GetObjectKind().GroupVersionKind())
+}
+
+// withoutJSONNumbers returns v with every json.Number (as custom objects
+// decoded from storage hold their numbers) turned into an int64 or a
+// float64, which structured-merge-diff reads; containers are copied only
+// when something under them changed.
+func withoutJSONNumbers(v any) (any, bool) {
+	switch t := v.(type) {
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i, true
+		}
+		if f, err := t.Float64(); err == nil {
+			return f, true
+		}
+		return t.String(), true
+	case map[string]any:
+		var out map[string]any
+		for k, e := range t {
+			n, changed := withoutJSONNumbers(e)
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = make(map[string]any, len(t))
+				for k2, e2 := range t {
+					out[k2] = e2
+				}
+			}
+			out[k] = n
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	case []any:
+		var out []any
+		for i, e := range t {
+			n, changed := withoutJSONNumbers(e)
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = append([]any(nil), t...)
+			}
+			out[i] = n
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	}
+	return v, false
 }
