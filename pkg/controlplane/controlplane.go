@@ -73,6 +73,9 @@ type Config struct {
 	// the advertised URL in kube-public/cluster-info, for joining nodes.
 	// Without it (or Advertise) that ConfigMap is not made.
 	ClusterCA []byte
+	// NoManagedFields records no managedFields and serves no server-side
+	// apply (a benchmark's baseline).
+	NoManagedFields bool
 }
 
 // rbacREST is the storage of one RBAC resource.
@@ -151,6 +154,9 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		TableConvertorFor: printers.TableConvertorFor,
 		Admission:         in.admission,
 		FieldManagers:     &fieldmanager.Builder{Scheme: scheme, TypeConverter: typeConverter},
+	}
+	if cfg.NoManagedFields {
+		opts.FieldManagers = nil
 	}
 	for _, g := range in.groups(cfg) {
 		p := g.provider()

@@ -103,6 +103,9 @@ type Options struct {
 	Profiling bool
 	// Resources installs the API (every built-in resource by default).
 	Resources ResourcesFunc
+	// NoManagedFields records no managedFields and serves no server-side
+	// apply: a hidden switch for benchmarks to measure their cost.
+	NoManagedFields bool
 }
 
 // NewOptions returns the defaults.
@@ -131,7 +134,7 @@ func addressTypeNames(types []corev1.NodeAddressType) []string {
 // creates the objects a cluster starts with (and keeps the kubernetes
 // Service pointing at advertise), and authenticates service account tokens
 // with the key in pkiDir.
-func controlPlane(serviceCIDR, pkiDir string) ResourcesFunc {
+func controlPlane(serviceCIDR, pkiDir string, noManagedFields bool) ResourcesFunc {
 	return func(ctx context.Context, client *clientv3.Client, kubelet node.KubeletClientConfig, advertise controlplane.Endpoint) (Resources, error) {
 		saKey, err := pki.EnsureServiceAccountKey(pkiDir)
 		if err != nil {
@@ -157,6 +160,7 @@ func controlPlane(serviceCIDR, pkiDir string) ResourcesFunc {
 			Kubelet:           kubelet,
 			Advertise:         advertise,
 			ClusterCA:         caPEM,
+			NoManagedFields:   noManagedFields,
 		})
 		if err != nil {
 			return Resources{}, err
@@ -280,7 +284,7 @@ func (o *Options) Complete() (Config, error) {
 		return Config{}, err
 	}
 	if c.resources == nil {
-		c.resources = controlPlane(c.serviceCIDR, filepath.Join(c.dataDir, "pki"))
+		c.resources = controlPlane(c.serviceCIDR, filepath.Join(c.dataDir, "pki"), o.NoManagedFields)
 	}
 	return Config{completed: c}, nil
 }
@@ -573,6 +577,8 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&o.KubeletCertificateAuthority, "kubelet-certificate-authority", o.KubeletCertificateAuthority, "CA bundle verifying kubelets' serving certificates (unset: not verified)")
 	o.AddProfilingFlag(fs)
 	o.Limits.AddFlags(fs)
+	fs.BoolVar(&o.NoManagedFields, "no-managed-fields", false, "Record no managedFields and serve no server-side apply (benchmarks only)")
+	_ = fs.MarkHidden("no-managed-fields")
 	return cmd
 }
 

@@ -24,7 +24,7 @@ func TestPolicyAuthorizedRightAfterBootstrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	res, err := controlPlane("10.96.0.0/12", filepath.Join(dir, "pki"))(ctx, srv.Client(), node.KubeletClientConfig{}, controlplane.Endpoint{})
+	res, err := controlPlane("10.96.0.0/12", filepath.Join(dir, "pki"), false)(ctx, srv.Client(), node.KubeletClientConfig{}, controlplane.Endpoint{})
 	if err != nil {
 		t.Fatal(err)
 	}
