@@ -66,3 +66,38 @@ func TestServerSideApplyTakeOver(t *testing.T) {
 		cmd("get", "cm", "conf", "-n", "NS", "-o", "yaml", "--show-managed-fields"),
 	)
 }
+
+// TestServerSideDiff runs the stock kubectl's diff --server-side (the
+// bundled CLI has no diff): a dry-run apply compared with the live object.
+func TestServerSideDiff(t *testing.T) {
+	t.Parallel()
+	ns := "ssa-diff"
+	suite.mustRun(t, "", "create", "namespace", ns)
+	t.Cleanup(func() { suite.run(t, stock, "", "delete", "namespace", ns, "--wait=false") })
+	two := suite.writeFile(t, "two.yaml", strings.Replace(ssaDeployment, "REPLICAS", "2", 1))
+	three := suite.writeFile(t, "three.yaml", strings.Replace(ssaDeployment, "REPLICAS", "3", 1))
+	suite.mustRun(t, "", "apply", "--server-side", "-n", ns, "-f", two)
+
+	same := suite.run(t, stock, "", "diff", "--server-side", "-n", ns, "-f", two)
+	if same.ExitCode != 0 || same.Stdout != "" {
+		t.Fatalf("diff of the applied manifest: %s", same)
+	}
+	changed := suite.run(t, stock, "", "diff", "--server-side", "-n", ns, "-f", three)
+	if changed.ExitCode != 1 || !strings.Contains(changed.Stdout, "-  replicas: 2") || !strings.Contains(changed.Stdout, "+  replicas: 3") {
+		t.Fatalf("diff of a changed manifest: %s", changed)
+	}
+	// Nothing was stored by the diff.
+	if got := suite.mustRun(t, "", "get", "deployment", "web", "-n", ns, "-o", "jsonpath={.spec.replicas}"); got != "2" {
+		t.Fatalf("replicas after diff = %q", got)
+	}
+	// Another manager's conflicting field shows as a conflict in diff
+	// too, unless forced.
+	conflict := suite.run(t, stock, "", "diff", "--server-side", "--field-manager=other", "-n", ns, "-f", three)
+	if conflict.ExitCode <= 1 || !strings.Contains(conflict.Stderr, `conflict with "kubectl"`) {
+		t.Fatalf("diff with a conflict: %s", conflict)
+	}
+	forced := suite.run(t, stock, "", "diff", "--server-side", "--force-conflicts", "--field-manager=other", "-n", ns, "-f", three)
+	if forced.ExitCode != 1 || !strings.Contains(forced.Stdout, "+  replicas: 3") {
+		t.Fatalf("forced diff: %s", forced)
+	}
+}
