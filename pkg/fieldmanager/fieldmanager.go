@@ -64,6 +64,10 @@ type FieldManager struct {
 	apiVersion fieldpath.APIVersion
 	updater    *merge.Updater
 	strip      *fieldpath.Set
+	// empty is the empty object of a create as a value, made once (it is
+	// only read); slowCreate turns the create fast path off (tests).
+	empty      value.Value
+	slowCreate bool
 	// lastLogged is when UpdateNoErrors last logged (unix nanoseconds): a
 	// failure repeated on every write is logged at most once a second.
 	lastLogged atomic.Int64
@@ -89,13 +93,19 @@ func New(opts Options) (*FieldManager, error) {
 	if opts.ResetFields != nil {
 		b.IgnoredFields = map[fieldpath.APIVersion]*fieldpath.Set{apiVersion: opts.ResetFields}
 	}
-	return &FieldManager{
+	f := &FieldManager{
 		opts:       opts,
 		typ:        typ,
 		apiVersion: apiVersion,
 		updater:    b.BuildUpdater(),
 		strip:      strippedFields(),
-	}, nil
+	}
+	empty, err := f.toTyped(f.newObject(), true)
+	if err != nil {
+		return nil, fmt.Errorf("field manager for %s: the empty object: %w", opts.Kind, err)
+	}
+	f.empty = empty.AsValue()
+	return f, nil
 }
 
 // strippedFields are the fields nobody owns: the type and the metadata the
@@ -135,7 +145,8 @@ func (sameVersion) IsMissingVersionError(error) bool { return false }
 // or are absent; at a subresource, live's are always used. manager is
 // "unknown" when empty.
 func (f *FieldManager) Update(live, obj runtime.Object, manager string) (runtime.Object, error) {
-	if live == nil {
+	create := live == nil
+	if create {
 		live = f.newObject()
 	}
 	liveMeta, err := accessor(live)
@@ -149,6 +160,14 @@ func (f *FieldManager) Update(live, obj runtime.Object, manager string) (runtime
 	managed := f.decodeLiveOrNew(liveMeta.GetManagedFields(), newMeta.GetManagedFields())
 	newMeta.SetManagedFields(nil)
 
+	const current = "current-operation"
+	if create && len(managed.Fields) == 0 && !f.slowCreate {
+		if done, err := f.createFast(obj, managed, current); err != nil {
+			return nil, err
+		} else if done {
+			return f.finishUpdate(obj, newMeta, managed, manager, current)
+		}
+	}
 	liveTyped, err := f.toTyped(live, true)
 	if err != nil {
 		return nil, fmt.Errorf("live object %s: %w", describe(live), err)
@@ -160,12 +179,39 @@ func (f *FieldManager) Update(live, obj runtime.Object, manager string) (runtime
 	// The change is recorded under a manager of its own, then merged into
 	// manager's entry: the entry's old fields that this change touched
 	// were taken from it like from any other manager.
-	const current = "current-operation"
 	_, fields, err := f.updater.Update(liveTyped, newTyped, f.apiVersion, managed.Fields, current)
 	if err != nil {
 		return nil, fmt.Errorf("update managed fields of %s: %w", describe(obj), err)
 	}
 	managed.Fields = fields
+	return f.finishUpdate(obj, newMeta, managed, manager, current)
+}
+
+// createFast records a create with no managedFields to keep: the fields
+// structured-merge-diff's update would give current, from createFields
+// instead of a Compare with the empty object. It reports false when the
+// fast path does not apply to obj (the slow path then runs).
+func (f *FieldManager) createFast(obj runtime.Object, managed *Managed, current string) (bool, error) {
+	newTyped, err := f.toTyped(obj, true)
+	if err != nil {
+		return false, fmt.Errorf("new object %s: %w", describe(obj), err)
+	}
+	set, err := createFields(f.typ.Schema, f.typ.TypeRef, f.empty, newTyped.AsValue())
+	if err != nil {
+		return false, nil
+	}
+	if f.opts.ResetFields != nil {
+		set = set.RecursiveDifference(f.opts.ResetFields)
+	}
+	if !set.Empty() {
+		managed.Fields[current] = fieldpath.NewVersionedSet(set, f.apiVersion, false)
+	}
+	return true, nil
+}
+
+// finishUpdate moves the fields recorded under current to manager's
+// Update entry and writes the entries on obj.
+func (f *FieldManager) finishUpdate(obj runtime.Object, newMeta metav1.Object, managed *Managed, manager, current string) (runtime.Object, error) {
 	f.stripFrom(managed, current)
 	key := f.identity(manager, OperationUpdate).key()
 	if vs, ok := managed.Fields[current]; ok {
@@ -245,7 +291,8 @@ func (f *FieldManager) Apply(live runtime.Object, applied map[string]any, manage
 	if meta, ok := applied["metadata"].(map[string]any); ok && meta["managedFields"] != nil {
 		return nil, apierrors.NewBadRequest("metadata.managedFields must be nil")
 	}
-	if live == nil {
+	create := live == nil
+	if create {
 		live = f.newObject()
 	}
 	liveMeta, err := accessor(live)
