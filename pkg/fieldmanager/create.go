@@ -250,7 +250,16 @@ func (w *createWalker) itemPathElement(t *schema.List, item value.Value) (fieldp
 // leaf records a leaf both objects have when its values differ (Compare's
 // Modified).
 func (w *createWalker) leaf(parent *fieldpath.Set, pe *fieldpath.PathElement, lhs, rhs value.Value) {
-	if pe == nil || value.EqualsUsing(w.alloc, rhs, lhs) {
+	if pe == nil {
+		return
+	}
+	// A null equals only a null (EqualsUsing's answer, without its walk
+	// through every kind).
+	if lhs.IsNull() {
+		if rhs.IsNull() {
+			return
+		}
+	} else if value.EqualsUsing(w.alloc, rhs, lhs) {
 		return
 	}
 	parent.Members.Insert(*pe)

@@ -11,6 +11,7 @@ import (
 	"kubecore.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
 	"sigs.k8s.io/yaml"
 )
 
@@ -60,7 +61,50 @@ func sameCreate(t *testing.T, fast *FieldManager, obj func() runtime.Object, wha
 	if !set.Equals(want) {
 		t.Fatalf("%s: createFields\n%v\nCompare\n%v", what, set, want)
 	}
+	sameEncoding(t, want, what)
+	sameEncoding(t, cmp.Removed, what+" (removed)")
 }
+
+// sameEncoding checks encodeFieldsV1 against the library's ToJSON.
+func sameEncoding(t *testing.T, set *fieldpath.Set, what string) {
+	t.Helper()
+	got, err := encodeFieldsV1(set)
+	if err != nil {
+		t.Fatalf("%s: encode: %v", what, err)
+	}
+	want, err := set.ToJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("%s: encodeFieldsV1\n%s\nToJSON\n%s", what, got, want)
+	}
+}
+
+// TestEncodeFieldsV1: sets with every kind of path element, members that
+// are also parents, empty children and names JSON escapes.
+func TestEncodeFieldsV1(t *testing.T) {
+	s := fieldpath.NewSet(
+		fieldpath.MakePathOrDie("spec", "containers", fieldpath.KeyByFields("name", "a", "port", 80), "image"),
+		fieldpath.MakePathOrDie("spec", "containers", fieldpath.KeyByFields("name", "a", "port", 80)),
+		fieldpath.MakePathOrDie("spec", "set", _V("x")),
+		fieldpath.MakePathOrDie("spec", "set", _V(1.5)),
+		fieldpath.MakePathOrDie("spec", "list", 3, "a"),
+		fieldpath.MakePathOrDie("spec"),
+		fieldpath.MakePathOrDie("metadata", "labels", "a"),
+	)
+	sameEncoding(t, s, "mixed")
+	sameEncoding(t, fieldpath.NewSet(), "empty")
+	sameEncoding(t, fieldpath.NewSet(fieldpath.MakePathOrDie("metadata", "annotations", "a<b>&\"c\"\u00e9")), "escaped, not ASCII")
+	sameEncoding(t, fieldpath.NewSet(fieldpath.MakePathOrDie("metadata", "annotations", "a<b>&\"c\"\\d")), "escaped")
+	sameEncoding(t, fieldpath.NewSet(fieldpath.MakePathOrDie("spec", "set", _V("x<\"\\y"))), "escaped value")
+	empty := &fieldpath.Set{}
+	empty.Children.Descend(fieldpath.PathElement{FieldName: ptr("x")})
+	empty.Members.Insert(fieldpath.PathElement{FieldName: ptr("x")})
+	sameEncoding(t, empty, "empty child")
+}
+
+func _V(v any) value.Value { return value.NewValueInterface(v) }
 
 // TestCreateFastPathTable: the objects whose shapes differ between a
 // field set and a comparison (empty and null lists and maps, list maps,
