@@ -20,7 +20,10 @@ import (
 // with createFields' set against the library's own Compare.
 func sameCreate(t *testing.T, fast *FieldManager, obj func() runtime.Object, what string) {
 	t.Helper()
-	slow := *fast //nolint:govet // a copy with the fast path off; lastLogged is unused here
+	slow, err := New(fast.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	slow.slowCreate = true
 	a, errA := fast.Update(nil, obj(), "creator")
 	b, errB := slow.Update(nil, obj(), "creator")

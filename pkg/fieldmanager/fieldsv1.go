@@ -12,85 +12,98 @@ import (
 // with an element holding a control or non-ASCII character is left
 // to ToJSON.
 func encodeFieldsV1(set *fieldpath.Set) ([]byte, error) {
-	buf := make([]byte, 0, 1024)
-	buf = append(buf, '{')
-	buf, ok, err := appendSetV1(buf, set, false)
+	e := fieldsEncoder{buf: make([]byte, 0, 512)}
+	e.buf = append(e.buf, '{')
+	ok, err := e.set(set, false)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return set.ToJSON()
 	}
-	return append(buf, '}'), nil
+	return append(e.buf, '}'), nil
 }
 
-// appendSetV1 appends the contents of set's object (without braces): "."
-// first when includeSelf and the set is not empty, then members and
-// children merged in path element order, as emitContentsV1 does. It
-// reports false when an element would need escaping.
-func appendSetV1(buf []byte, set *fieldpath.Set, includeSelf bool) ([]byte, bool, error) {
+// fieldsEncoder writes a set; members and children are stacks shared by
+// the levels of the walk, each level using the entries past its parent's.
+type fieldsEncoder struct {
+	buf      []byte
+	members  []fieldpath.PathElement
+	children []fieldsChild
+}
+
+type fieldsChild struct {
+	pe  fieldpath.PathElement
+	set *fieldpath.Set
+}
+
+// set appends the contents of set's object (without braces): "." first
+// when includeSelf and the set has members or children, then members and
+// children merged in path element order, as the library's emitContentsV1
+// does. It reports false when an element would need escaping.
+func (e *fieldsEncoder) set(set *fieldpath.Set, includeSelf bool) (bool, error) {
+	m0, c0 := len(e.members), len(e.children)
+	defer func() {
+		e.members, e.children = e.members[:m0], e.children[:c0]
+	}()
+	set.Members.Iterate(func(pe fieldpath.PathElement) { e.members = append(e.members, pe) })
+	set.Children.Iterate(func(pe fieldpath.PathElement) {
+		e.children = append(e.children, fieldsChild{pe, set.Children.Descend(pe)})
+	})
+	m1, c1 := len(e.members), len(e.children)
 	first := true
 	sep := func() {
 		if first {
 			first = false
 			return
 		}
-		buf = append(buf, ',')
+		e.buf = append(e.buf, ',')
 	}
-	var members []fieldpath.PathElement
-	set.Members.Iterate(func(pe fieldpath.PathElement) { members = append(members, pe) })
-	type child struct {
-		pe  fieldpath.PathElement
-		set *fieldpath.Set
-	}
-	var children []child
-	set.Children.Iterate(func(pe fieldpath.PathElement) {
-		children = append(children, child{pe, set.Children.Descend(pe)})
-	})
-	if includeSelf && (len(members) > 0 || len(children) > 0) {
+	if includeSelf && (m1 > m0 || c1 > c0) {
 		sep()
-		buf = append(buf, `".":{}`...)
+		e.buf = append(e.buf, `".":{}`...)
 	}
-	var ok bool
-	var err error
-	mi, ci := 0, 0
-	for mi < len(members) || ci < len(children) {
+	mi, ci := m0, c0
+	for mi < m1 || ci < c1 {
 		var c int
 		switch {
-		case mi == len(members):
+		case mi == m1:
 			c = 1
-		case ci == len(children):
+		case ci == c1:
 			c = -1
 		default:
-			c = members[mi].Compare(children[ci].pe)
+			c = e.members[mi].Compare(e.children[ci].pe)
 		}
 		sep()
 		if c < 0 {
-			if buf, ok, err = appendPathElementV1(buf, members[mi]); !ok || err != nil {
-				return buf, ok, err
+			if ok, err := e.pathElement(e.members[mi]); !ok || err != nil {
+				return ok, err
 			}
-			buf = append(buf, ":{}"...)
+			e.buf = append(e.buf, ":{}"...)
 			mi++
 			continue
 		}
-		if buf, ok, err = appendPathElementV1(buf, children[ci].pe); !ok || err != nil {
-			return buf, ok, err
+		child := e.children[ci]
+		if ok, err := e.pathElement(child.pe); !ok || err != nil {
+			return ok, err
 		}
-		buf = append(buf, ":{"...)
-		if buf, ok, err = appendSetV1(buf, children[ci].set, c == 0); !ok || err != nil {
-			return buf, ok, err
+		e.buf = append(e.buf, ":{"...)
+		if ok, err := e.set(child.set, c == 0); !ok || err != nil {
+			return ok, err
 		}
-		buf = append(buf, '}')
+		e.buf = append(e.buf, '}')
 		if c == 0 {
 			mi++
 		}
 		ci++
 	}
-	return buf, true, nil
+	return true, nil
 }
 
-// appendPathElementV1 appends pe's quoted text ("f:name", "k:{...}", ...).
-func appendPathElementV1(buf []byte, pe fieldpath.PathElement) ([]byte, bool, error) {
+// pathElement appends pe's quoted text ("f:name", "k:{...}", ...).
+func (e *fieldsEncoder) pathElement(pe fieldpath.PathElement) (bool, error) {
+	buf := e.buf
+	defer func() { e.buf = buf }()
 	var text string
 	if pe.FieldName != nil {
 		buf = append(buf, `"f:`...)
@@ -98,7 +111,7 @@ func appendPathElementV1(buf []byte, pe fieldpath.PathElement) ([]byte, bool, er
 	} else {
 		s, err := fieldpath.SerializePathElement(pe)
 		if err != nil {
-			return buf, false, err
+			return false, err
 		}
 		buf = append(buf, '"')
 		text = s
@@ -108,10 +121,11 @@ func appendPathElementV1(buf []byte, pe fieldpath.PathElement) ([]byte, bool, er
 		case c == '"' || c == '\\':
 			buf = append(buf, '\\', c)
 		case c < 0x20 || c >= 0x7f:
-			return buf, false, nil
+			return false, nil
 		default:
 			buf = append(buf, c)
 		}
 	}
-	return append(buf, '"'), true, nil
+	buf = append(buf, '"')
+	return true, nil
 }
