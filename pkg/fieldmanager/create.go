@@ -174,38 +174,58 @@ func (w *createWalker) items(node *fieldpath.Set, t *schema.List, l value.List) 
 	}
 	n := l.Length()
 	pes := make([]fieldpath.PathElement, n)
-	var counts fieldpath.PathElementMap
-	dup := false
-	if n > 1 {
-		counts = fieldpath.MakePathElementMap(n)
-	}
 	for i := range n {
 		pe, err := w.itemPathElement(t, l.At(i))
 		if err != nil {
 			return errNoFastPath
 		}
 		pes[i] = pe
-		if n > 1 {
-			if c, found := counts.Get(pe); found {
-				counts.Insert(pe, c.(int)+1)
-				dup = true
-			} else {
-				counts.Insert(pe, 1)
-			}
-		}
+	}
+	dups := duplicates(pes)
+	if node.Members.Size() == 0 {
+		node.Members = fieldpath.MakePathElementSet(n)
 	}
 	for i, pe := range pes {
-		if dup {
-			if c, _ := counts.Get(pe); c.(int) > 1 {
-				node.Members.Insert(pe)
-				continue
-			}
+		if dups != nil && dups[i] {
+			node.Members.Insert(pe)
+			continue
 		}
 		if err := w.added(node, pe, ea, l.At(i)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// duplicates marks the path elements that occur more than once; nil when
+// none does (the usual case, found without a map for short lists).
+func duplicates(pes []fieldpath.PathElement) []bool {
+	var dups []bool
+	mark := func(i, j int) {
+		if dups == nil {
+			dups = make([]bool, len(pes))
+		}
+		dups[i], dups[j] = true, true
+	}
+	if len(pes) <= 16 {
+		for i := range pes {
+			for j := i + 1; j < len(pes); j++ {
+				if pes[i].Equals(pes[j]) {
+					mark(i, j)
+				}
+			}
+		}
+		return dups
+	}
+	first := fieldpath.MakePathElementMap(len(pes))
+	for i, pe := range pes {
+		if j, found := first.Get(pe); found {
+			mark(i, j.(int))
+		} else {
+			first.Insert(pe, i)
+		}
+	}
+	return dups
 }
 
 // itemPathElement is the path element of a list item as Compare makes
