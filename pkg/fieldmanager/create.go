@@ -43,8 +43,10 @@ type createWalker struct {
 // present records the node pe (nil at the root) of parent where both the
 // empty object (lhs) and the new one (rhs) have a value.
 func (w *createWalker) present(parent *fieldpath.Set, pe *fieldpath.PathElement, a schema.Atom, lhs, rhs value.Value) error {
+	// Both are a narrowed to a value's kind, or a itself: the same
+	// pointers are the same atom (Atom.Equals would compare every field).
 	al, ar := deduceAtom(a, lhs), deduceAtom(a, rhs)
-	if !al.Equals(&ar) {
+	if al.Map != ar.Map || al.Scalar != ar.Scalar || al.List != ar.List {
 		return errNoFastPath
 	}
 	switch {

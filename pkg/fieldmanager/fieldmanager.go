@@ -104,7 +104,8 @@ func New(opts Options) (*FieldManager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("field manager for %s: the empty object: %w", opts.Kind, err)
 	}
-	f.empty = empty.AsValue()
+	// Read as plain maps, its few fields are looked up by name cheaply.
+	f.empty = value.NewValueInterface(empty.AsValue().Unstructured())
 	return f, nil
 }
 
