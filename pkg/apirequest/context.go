@@ -14,6 +14,7 @@ const (
 	requestInfoKey
 	warningKey
 	subpathKey
+	userAgentKey
 )
 
 // UserInfo is the authenticated identity of a request.
@@ -107,4 +108,16 @@ func WithSubpath(ctx context.Context, path string) context.Context {
 func SubpathFrom(ctx context.Context) string {
 	p, _ := ctx.Value(subpathKey).(string)
 	return p
+}
+
+// WithUserAgent returns ctx carrying the request's User-Agent, from which
+// the registry names the field manager of a write without fieldManager.
+func WithUserAgent(ctx context.Context, userAgent string) context.Context {
+	return context.WithValue(ctx, userAgentKey, userAgent)
+}
+
+// UserAgentValue returns the request's User-Agent, or "".
+func UserAgentValue(ctx context.Context) string {
+	ua, _ := ctx.Value(userAgentKey).(string)
+	return ua
 }

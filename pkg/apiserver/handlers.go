@@ -21,7 +21,7 @@ import (
 
 // requestContext returns the request's context carrying its namespace.
 func requestContext(r *http.Request, ns string) context.Context {
-	return apirequest.WithNamespace(r.Context(), ns)
+	return apirequest.WithUserAgent(apirequest.WithNamespace(r.Context(), ns), r.UserAgent())
 }
 
 func (e *endpoint) get(w http.ResponseWriter, r *http.Request, ns, name string) {

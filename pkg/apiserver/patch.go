@@ -13,6 +13,7 @@ import (
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/storage"
@@ -102,9 +103,12 @@ func (e *endpoint) patchContentType(r *http.Request) error {
 	case patchJSON, patchMerge, patchStrategicMerge:
 		return nil
 	case patchApply:
+		if _, ok := e.storage.(rest.Applier); ok {
+			return nil
+		}
 		return &apierrors.StatusError{ErrStatus: metav1.Status{
 			Status:  metav1.StatusFailure,
-			Message: "server-side apply (application/apply-patch+yaml) is not supported by this server; use client-side apply or a json, merge or strategic-merge patch",
+			Message: fmt.Sprintf("server-side apply (application/apply-patch+yaml) is not supported for %s; use a json, merge or strategic-merge patch", e.groupResource()),
 			Reason:  metav1.StatusReasonUnsupportedMediaType,
 			Code:    http.StatusUnsupportedMediaType,
 			Details: &metav1.StatusDetails{},
@@ -125,6 +129,14 @@ func (e *endpoint) patch(w http.ResponseWriter, r *http.Request, ns, name string
 		return
 	}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if ct == patchApply {
+		e.apply(w, r, req, &opts, ns, name)
+		return
+	}
+	if opts.Force != nil {
+		writeError(w, invalidOptions("PatchOptions", field.ErrorList{field.Forbidden(field.NewPath("force"), "may not be specified for non-apply patch")}))
+		return
+	}
 	info := &patchObject{e: e, name: name, ns: ns, patchType: ct, patch: req.body, validation: req.validation}
 	ctx := req.ctx
 	uo := metav1.UpdateOptions{DryRun: opts.DryRun, FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation}

@@ -45,6 +45,7 @@ import (
 	"kubecore.io/kubecore/pkg/apiserver"
 	"kubecore.io/kubecore/pkg/auth/authenticator"
 	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
+	"kubecore.io/kubecore/pkg/fieldmanager"
 	"kubecore.io/kubecore/pkg/printers"
 	"kubecore.io/kubecore/pkg/registry/core/namespace"
 	"kubecore.io/kubecore/pkg/registry/core/node"
@@ -90,6 +91,9 @@ type Config struct {
 	// EventTTL is how long events live after their last write (zero:
 	// until deleted), as Kubernetes' --event-ttl.
 	EventTTL time.Duration
+	// NoManagedFields records no managedFields and serves no server-side
+	// apply (a benchmark's baseline).
+	NoManagedFields bool
 }
 
 // rbacREST is the storage of one RBAC resource.
@@ -166,6 +170,10 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	typeConverter, err := fieldmanager.NewSchemeTypeConverter(scheme)
+	if err != nil {
+		return nil, fmt.Errorf("build the schemas of server-side apply: %w", err)
+	}
 	objects := &objectReader{}
 	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: objects, admission: newAdmission(objects), advertise: cfg.Advertise, clusterCA: cfg.ClusterCA, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
 	opts := generic.StoreOptions{
@@ -180,6 +188,10 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 			}
 			return 0
 		},
+		FieldManagers: &fieldmanager.Builder{Scheme: scheme, TypeConverter: typeConverter},
+	}
+	if cfg.NoManagedFields {
+		opts.FieldManagers = nil
 	}
 	for _, g := range in.groups(cfg) {
 		p := g.provider()

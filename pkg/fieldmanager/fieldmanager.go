@@ -64,6 +64,10 @@ type FieldManager struct {
 	apiVersion fieldpath.APIVersion
 	updater    *merge.Updater
 	strip      *fieldpath.Set
+	// empty is the empty object of a create as a value, made once (it is
+	// only read); slowCreate turns the create fast path off (tests).
+	empty      value.Value
+	slowCreate bool
 	// lastLogged is when UpdateNoErrors last logged (unix nanoseconds): a
 	// failure repeated on every write is logged at most once a second.
 	lastLogged atomic.Int64
@@ -89,13 +93,20 @@ func New(opts Options) (*FieldManager, error) {
 	if opts.ResetFields != nil {
 		b.IgnoredFields = map[fieldpath.APIVersion]*fieldpath.Set{apiVersion: opts.ResetFields}
 	}
-	return &FieldManager{
+	f := &FieldManager{
 		opts:       opts,
 		typ:        typ,
 		apiVersion: apiVersion,
 		updater:    b.BuildUpdater(),
 		strip:      strippedFields(),
-	}, nil
+	}
+	empty, err := f.toTyped(f.newObject(), true)
+	if err != nil {
+		return nil, fmt.Errorf("field manager for %s: the empty object: %w", opts.Kind, err)
+	}
+	// Read as plain maps, its few fields are looked up by name cheaply.
+	f.empty = value.NewValueInterface(empty.AsValue().Unstructured())
+	return f, nil
 }
 
 // strippedFields are the fields nobody owns: the type and the metadata the
@@ -135,7 +146,8 @@ func (sameVersion) IsMissingVersionError(error) bool { return false }
 // or are absent; at a subresource, live's are always used. manager is
 // "unknown" when empty.
 func (f *FieldManager) Update(live, obj runtime.Object, manager string) (runtime.Object, error) {
-	if live == nil {
+	create := live == nil
+	if create {
 		live = f.newObject()
 	}
 	liveMeta, err := accessor(live)
@@ -149,6 +161,14 @@ func (f *FieldManager) Update(live, obj runtime.Object, manager string) (runtime
 	managed := f.decodeLiveOrNew(liveMeta.GetManagedFields(), newMeta.GetManagedFields())
 	newMeta.SetManagedFields(nil)
 
+	const current = "current-operation"
+	if create && len(managed.Fields) == 0 && !f.slowCreate {
+		if done, err := f.createFast(obj, managed, current); err != nil {
+			return nil, err
+		} else if done {
+			return f.finishUpdate(obj, newMeta, managed, manager, current)
+		}
+	}
 	liveTyped, err := f.toTyped(live, true)
 	if err != nil {
 		return nil, fmt.Errorf("live object %s: %w", describe(live), err)
@@ -160,12 +180,39 @@ func (f *FieldManager) Update(live, obj runtime.Object, manager string) (runtime
 	// The change is recorded under a manager of its own, then merged into
 	// manager's entry: the entry's old fields that this change touched
 	// were taken from it like from any other manager.
-	const current = "current-operation"
 	_, fields, err := f.updater.Update(liveTyped, newTyped, f.apiVersion, managed.Fields, current)
 	if err != nil {
 		return nil, fmt.Errorf("update managed fields of %s: %w", describe(obj), err)
 	}
 	managed.Fields = fields
+	return f.finishUpdate(obj, newMeta, managed, manager, current)
+}
+
+// createFast records a create with no managedFields to keep: the fields
+// structured-merge-diff's update would give current, from createFields
+// instead of a Compare with the empty object. It reports false when the
+// fast path does not apply to obj (the slow path then runs).
+func (f *FieldManager) createFast(obj runtime.Object, managed *Managed, current string) (bool, error) {
+	newTyped, err := f.toTyped(obj, true)
+	if err != nil {
+		return false, fmt.Errorf("new object %s: %w", describe(obj), err)
+	}
+	set, err := createFields(f.typ.Schema, f.typ.TypeRef, f.empty, newTyped.AsValue())
+	if err != nil {
+		return false, nil
+	}
+	if f.opts.ResetFields != nil {
+		set = set.RecursiveDifference(f.opts.ResetFields)
+	}
+	if !set.Empty() {
+		managed.Fields[current] = fieldpath.NewVersionedSet(set, f.apiVersion, false)
+	}
+	return true, nil
+}
+
+// finishUpdate moves the fields recorded under current to manager's
+// Update entry and writes the entries on obj.
+func (f *FieldManager) finishUpdate(obj runtime.Object, newMeta metav1.Object, managed *Managed, manager, current string) (runtime.Object, error) {
 	f.stripFrom(managed, current)
 	key := f.identity(manager, OperationUpdate).key()
 	if vs, ok := managed.Fields[current]; ok {
@@ -245,7 +292,8 @@ func (f *FieldManager) Apply(live runtime.Object, applied map[string]any, manage
 	if meta, ok := applied["metadata"].(map[string]any); ok && meta["managedFields"] != nil {
 		return nil, apierrors.NewBadRequest("metadata.managedFields must be nil")
 	}
-	if live == nil {
+	create := live == nil
+	if create {
 		live = f.newObject()
 	}
 	liveMeta, err := accessor(live)
@@ -418,7 +466,11 @@ func (f *FieldManager) toTyped(obj runtime.Object, allowDuplicates bool) (*typed
 		opts = append(opts, typed.AllowDuplicates)
 	}
 	if u, ok := obj.(*unstructured.Unstructured); ok {
-		return f.typ.FromUnstructured(withoutManagedFields(u.Object), opts...)
+		content := withoutManagedFields(u.Object)
+		if n, changed := withoutJSONNumbers(content); changed {
+			content = n.(map[string]any)
+		}
+		return f.typ.FromUnstructured(content, opts...)
 	}
 	v, err := value.NewValueReflect(shallowWithoutManagedFields(obj))
 	if err != nil {
@@ -513,4 +565,57 @@ func describe(obj runtime.Object) string {
 		ns, name = m.GetNamespace(), m.GetName()
 	}
 	return fmt.Sprintf("%s/%s; %v", ns, name, obj.GetObjectKind().GroupVersionKind())
+}
+
+// withoutJSONNumbers returns v with every json.Number (as custom objects
+// decoded from storage hold their numbers) turned into an int64 or a
+// float64, which structured-merge-diff reads; containers are copied only
+// when something under them changed.
+func withoutJSONNumbers(v any) (any, bool) {
+	switch t := v.(type) {
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i, true
+		}
+		if f, err := t.Float64(); err == nil {
+			return f, true
+		}
+		return t.String(), true
+	case map[string]any:
+		var out map[string]any
+		for k, e := range t {
+			n, changed := withoutJSONNumbers(e)
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = make(map[string]any, len(t))
+				for k2, e2 := range t {
+					out[k2] = e2
+				}
+			}
+			out[k] = n
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	case []any:
+		var out []any
+		for i, e := range t {
+			n, changed := withoutJSONNumbers(e)
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = append([]any(nil), t...)
+			}
+			out[i] = n
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	}
+	return v, false
 }

@@ -103,7 +103,7 @@ func EncodeManagedFields(m *Managed) ([]metav1.ManagedFieldsEntry, error) {
 		if err != nil {
 			return nil, err
 		}
-		raw, err := vs.Set().ToJSON()
+		raw, err := encodeFieldsV1(vs.Set())
 		if err != nil {
 			return nil, fmt.Errorf("encode fields of %s: %w", key, err)
 		}

@@ -15,6 +15,8 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 	"kubecore.io/apimachinery/pkg/util/validation/field"
 
+	"kubecore.io/kubecore/pkg/apirequest"
+	"kubecore.io/kubecore/pkg/fieldmanager"
 	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/rest"
 )
@@ -84,6 +86,8 @@ func replicas(obj map[string]any, path []string) int32 {
 type ScaleREST struct {
 	store *generic.Store
 	spec  *scaleSpec
+	// fm records managedFields at /scale (nil: none).
+	fm *fieldmanager.FieldManager
 }
 
 var (
@@ -136,7 +140,7 @@ func (r *ScaleREST) toScale(obj runtime.Object) (*autoscalingv1.Scale, error) {
 // Update implements rest.Updater: it writes spec replicas of the object
 // from the Scale the request computes. It never creates.
 func (r *ScaleREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, _ rest.ValidateObjectFunc, _ rest.ValidateObjectUpdateFunc, _ bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	obj, _, err := r.store.Update(ctx, name, &scaleUpdate{r: r, name: name, inner: objInfo}, nil, nil, false, opts)
+	obj, _, err := r.store.Update(ctx, name, &scaleUpdate{r: r, name: name, inner: objInfo, manager: scaleManager(ctx, opts)}, nil, nil, false, opts)
 	if err != nil {
 		return nil, false, err
 	}
@@ -146,10 +150,14 @@ func (r *ScaleREST) Update(ctx context.Context, name string, objInfo rest.Update
 
 // scaleUpdate turns the update of a Scale into one of the object.
 type scaleUpdate struct {
-	r     *ScaleREST
-	name  string
-	inner rest.UpdatedObjectInfo
+	r       *ScaleREST
+	name    string
+	inner   rest.UpdatedObjectInfo
+	manager string
 }
+
+// RecordsManagedFields tells the Store the update was recorded at /scale.
+func (u *scaleUpdate) RecordsManagedFields() bool { return u.r.fm != nil }
 
 func (u *scaleUpdate) Preconditions() *metav1.Preconditions { return u.inner.Preconditions() }
 
@@ -183,5 +191,17 @@ func (u *scaleUpdate) UpdatedObject(ctx context.Context, old runtime.Object) (ru
 		// The caller's resourceVersion guards the write of the object.
 		out.SetResourceVersion(rv)
 	}
+	if u.r.fm != nil {
+		return u.r.fm.UpdateNoErrors(old, out, u.manager), nil
+	}
 	return out, nil
+}
+
+// scaleManager is the field manager of a write to /scale.
+func scaleManager(ctx context.Context, opts *metav1.UpdateOptions) string {
+	var fm string
+	if opts != nil {
+		fm = opts.FieldManager
+	}
+	return fieldmanager.ManagerName(fm, apirequest.UserAgentValue(ctx))
 }

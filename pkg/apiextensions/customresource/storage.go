@@ -168,6 +168,11 @@ func NewResource(crd *apiextensionsv1.CustomResourceDefinition, opts generic.Sto
 			ShortNamesList:            names.ShortNames,
 			CategoriesList:            names.Categories,
 		}
+		fm, err := newFieldManager(opts.FieldManagers, st.kind, v.Schema.OpenAPIV3Schema, st.status)
+		if err != nil {
+			return nil, nil, fmt.Errorf("version %s: %w", v.Name, err)
+		}
+		store.FieldManager = fm
 		return store, st, nil
 	}
 
@@ -209,7 +214,14 @@ func NewResource(crd *apiextensionsv1.CustomResourceDefinition, opts generic.Sto
 			paths[names.Plural+"/status"] = &StatusREST{StatusREST: registrystrategy.NewStatusREST(store, statusStrategy{st}), codec: c, kind: st.kind}
 		}
 		if st.scale != nil {
-			paths[names.Plural+"/scale"] = &ScaleREST{store: store, spec: st.scale}
+			sr := &ScaleREST{store: store, spec: st.scale}
+			if store.FieldManager != nil {
+				if sr.fm, err = store.FieldManager.ForSubresource("scale", nil); err != nil {
+					out.Destroy()
+					return nil, err
+				}
+			}
+			paths[names.Plural+"/scale"] = sr
 		}
 		out.Versions[v.Name] = paths
 	}

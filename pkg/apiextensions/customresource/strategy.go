@@ -201,6 +201,11 @@ func (s statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Obj
 	}
 	status, hasStatus := c["status"]
 	rv := obj.(*unstructured.Unstructured).GetResourceVersion()
+	// The managedFields were recorded for this status write: keep them.
+	var managed any
+	if md, ok := c["metadata"].(map[string]any); ok {
+		managed = md["managedFields"]
+	}
 	for k := range c {
 		delete(c, k)
 	}
@@ -213,5 +218,12 @@ func (s statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Obj
 		delete(c, "status")
 	}
 	obj.(*unstructured.Unstructured).SetResourceVersion(rv)
+	if md, ok := c["metadata"].(map[string]any); ok {
+		if managed != nil {
+			md["managedFields"] = managed
+		} else {
+			delete(md, "managedFields")
+		}
+	}
 	s.normalize(c)
 }

@@ -6,12 +6,14 @@ import (
 	"io"
 	"net/http"
 	"os"
+	goruntime "runtime"
 	"sync"
 	"time"
 
 	"k8s.io/klog/v2"
 
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/version"
 	"kubecore.io/client/discovery"
 	"kubecore.io/client/dynamic"
 	"kubecore.io/client/rest"
@@ -106,6 +108,11 @@ func (f *Factory) RESTConfig() (*rest.Config, error) {
 			return nil, err
 		}
 		c = rest.CopyConfig(c)
+		if c.UserAgent == "" {
+			// As the stock kubectl's: the server names the field manager
+			// of a write without fieldManager by its first segment.
+			c.UserAgent = fmt.Sprintf("kubectl/%s (%s/%s) kubecore", version.Get().GitVersion, goruntime.GOOS, goruntime.GOARCH)
+		}
 		c.WrapTransport = chainWrap(c.WrapTransport, logRequests)
 		f.restConfig = c
 	}

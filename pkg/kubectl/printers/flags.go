@@ -18,6 +18,8 @@ type PrintFlags struct {
 	Template     string
 	// AllowMissingKeys makes templates print nothing for missing fields.
 	AllowMissingKeys bool
+	// ShowManagedFields keeps metadata.managedFields in YAML and JSON.
+	ShowManagedFields bool
 
 	// Table flags (get).
 	NoHeaders    bool
@@ -46,6 +48,7 @@ func (f *PrintFlags) AddFlags(fs *pflag.FlagSet, table bool) {
 	fs.StringVarP(&f.OutputFormat, "output", "o", f.OutputFormat, help)
 	fs.StringVar(&f.Template, "template", f.Template, "Template string or path to template file to use when -o=go-template, -o=go-template-file. The template format is golang templates [http://golang.org/pkg/text/template/#pkg-overview].")
 	fs.BoolVar(&f.AllowMissingKeys, "allow-missing-template-keys", f.AllowMissingKeys, "If true, ignore any errors in templates when a field or map key is missing in the template. Only applies to golang and jsonpath output formats.")
+	fs.BoolVar(&f.ShowManagedFields, "show-managed-fields", f.ShowManagedFields, "If true, keep the managedFields when printing objects in JSON or YAML format.")
 	if table {
 		fs.BoolVar(&f.NoHeaders, "no-headers", false, "When using the default or custom-column output format, don't print headers (default print headers).")
 		fs.BoolVar(&f.ShowLabels, "show-labels", false, "When printing, show all labels as the last column (default hide labels column)")
@@ -80,9 +83,9 @@ func (f *PrintFlags) ToPrinter() (ResourcePrinter, error) {
 	case "name":
 		return NamePrinter{}, nil
 	case "yaml":
-		return &YAMLPrinter{}, nil
+		return &YAMLPrinter{ShowManagedFields: f.ShowManagedFields}, nil
 	case "json":
-		return JSONPrinter{}, nil
+		return JSONPrinter{ShowManagedFields: f.ShowManagedFields}, nil
 	case "jsonpath", "jsonpath-file":
 		if !hasArg || arg == "" {
 			return nil, fmt.Errorf("template format specified but no template given")

@@ -50,12 +50,25 @@ func withoutManagedFields(obj *dynamic.Unstructured) map[string]any {
 	return out
 }
 
+// shown is what the YAML and JSON printers print of obj: all of it with
+// showManaged (--show-managed-fields), else obj without managedFields.
+func shown(obj *dynamic.Unstructured, showManaged bool) map[string]any {
+	if showManaged {
+		return obj.Object
+	}
+	return withoutManagedFields(obj)
+}
+
 // YAMLPrinter prints objects as YAML documents, "---" between them.
-type YAMLPrinter struct{ printed int }
+type YAMLPrinter struct {
+	printed int
+	// ShowManagedFields keeps metadata.managedFields.
+	ShowManagedFields bool
+}
 
 // PrintObj prints obj.
 func (p *YAMLPrinter) PrintObj(obj *dynamic.Unstructured, w io.Writer) error {
-	b, err := yaml.Marshal(withoutManagedFields(obj))
+	b, err := yaml.Marshal(shown(obj, p.ShowManagedFields))
 	if err != nil {
 		return fmt.Errorf("print YAML: %w", err)
 	}
@@ -70,11 +83,14 @@ func (p *YAMLPrinter) PrintObj(obj *dynamic.Unstructured, w io.Writer) error {
 }
 
 // JSONPrinter prints objects as indented JSON.
-type JSONPrinter struct{}
+type JSONPrinter struct {
+	// ShowManagedFields keeps metadata.managedFields.
+	ShowManagedFields bool
+}
 
 // PrintObj prints obj.
-func (JSONPrinter) PrintObj(obj *dynamic.Unstructured, w io.Writer) error {
-	b, err := json.MarshalIndent(withoutManagedFields(obj), "", "    ")
+func (p JSONPrinter) PrintObj(obj *dynamic.Unstructured, w io.Writer) error {
+	b, err := json.MarshalIndent(shown(obj, p.ShowManagedFields), "", "    ")
 	if err != nil {
 		return fmt.Errorf("print JSON: %w", err)
 	}

@@ -125,6 +125,11 @@ func (s *Store) Create(ctx context.Context, obj runtime.Object, createValidation
 	}
 	generated := m.GetGenerateName() != "" && m.GetName() == ""
 	dryRun := opts != nil && isDryRun(opts.DryRun)
+	var fieldManager string
+	if opts != nil {
+		fieldManager = opts.FieldManager
+	}
+	obj = s.recordUpdate(ctx, nil, obj, fieldManager)
 	attrs := s.attributes(ctx, rest.OperationCreate, m.GetName(), obj, nil, dryRun, opts)
 	if err := s.admitCreate(ctx, obj, m, attrs, createValidation); err != nil {
 		return nil, err

@@ -7,9 +7,11 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
+	"kubecore.io/kubecore/pkg/fieldmanager"
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/storage"
 	"kubecore.io/kubecore/pkg/storage/etcd3"
@@ -40,6 +42,9 @@ type StoreOptions struct {
 	// last write (etcd leases; events' --event-ttl), zero for as long as
 	// they are not deleted. Nil keeps every resource.
 	TTLFor func(schema.GroupResource) time.Duration
+	// FieldManagers builds each Store's FieldManager (managedFields and
+	// server-side apply); nil: the Stores record no managedFields.
+	FieldManagers *fieldmanager.Builder
 }
 
 // CompleteWithOptions checks the required fields and, when Storage is nil,
@@ -69,6 +74,17 @@ func (s *Store) CompleteWithOptions(opts StoreOptions) error {
 	}
 	if s.Admission == nil {
 		s.Admission = opts.Admission
+	}
+	if s.FieldManager == nil && opts.FieldManagers != nil {
+		var reset *fieldpath.Set
+		if rs, ok := s.UpdateStrategy.(rest.ResetFieldsStrategy); ok {
+			reset = rs.GetResetFields()
+		}
+		fm, _, err := opts.FieldManagers.For(s.NewFunc, reset)
+		if err != nil {
+			return fmt.Errorf("store %s: %w", gr, err)
+		}
+		s.FieldManager = fm
 	}
 	if s.Storage != nil {
 		return nil

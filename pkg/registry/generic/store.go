@@ -15,6 +15,7 @@ import (
 	"kubecore.io/apimachinery/pkg/watch"
 
 	"kubecore.io/kubecore/pkg/apirequest"
+	"kubecore.io/kubecore/pkg/fieldmanager"
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/storage"
 )
@@ -87,6 +88,11 @@ type Store struct {
 	// Subresource names the subresource a copy of a resource's Store
 	// serves ("status"), for admission; empty for the resource itself.
 	Subresource string
+	// FieldManager keeps metadata.managedFields on every write through
+	// this Store (and serves apply); nil records none. CompleteWithOptions
+	// builds it from StoreOptions.FieldManagers; a subresource's copy has
+	// its own (ForSubresource).
+	FieldManager *fieldmanager.FieldManager
 
 	// AfterCreate, AfterUpdate and AfterDelete run after a write that was
 	// stored (not on dry runs) with the stored object.
@@ -114,6 +120,7 @@ var (
 	_ rest.Watcher              = (*Store)(nil)
 	_ rest.Creater              = (*Store)(nil)
 	_ rest.Updater              = (*Store)(nil)
+	_ rest.Applier              = (*Store)(nil)
 	_ rest.GracefulDeleter      = (*Store)(nil)
 	_ rest.CollectionDeleter    = (*Store)(nil)
 	_ rest.TableConvertor       = (*Store)(nil)

@@ -37,6 +37,11 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 		preconditions = &storage.Preconditions{UID: p.UID, ResourceVersion: p.ResourceVersion}
 	}
 	dryRun := opts != nil && isDryRun(opts.DryRun)
+	var fieldManager string
+	if opts != nil {
+		fieldManager = opts.FieldManager
+	}
+	recorded := recordsManagedFields(objInfo)
 
 	var (
 		creating  bool
@@ -61,6 +66,9 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 				return nil, err
 			}
 			m.SetResourceVersion("")
+			if !recorded {
+				obj = s.recordUpdate(ctx, nil, obj, fieldManager)
+			}
 			creating = true
 			attrs := s.attributes(ctx, rest.OperationCreate, name, obj, nil, dryRun, createOptions(opts))
 			if err := s.admitCreate(ctx, obj, m, attrs, createValidation); err != nil {
@@ -71,6 +79,9 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 		obj, err := objInfo.UpdatedObject(ctx, existing)
 		if err != nil {
 			return nil, err
+		}
+		if !recorded {
+			obj = s.recordUpdate(ctx, existing, obj, fieldManager)
 		}
 		attrs := s.attributes(ctx, rest.OperationUpdate, name, obj, existing, dryRun, opts)
 		if err := rest.Admit(ctx, s.Admission, attrs); err != nil {

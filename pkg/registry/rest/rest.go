@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/url"
 
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/fields"
 	"kubecore.io/apimachinery/pkg/labels"
@@ -104,6 +106,20 @@ type UpdatedObjectInfo interface {
 type Updater interface {
 	New() runtime.Object
 	Update(ctx context.Context, name string, objInfo UpdatedObjectInfo, createValidation ValidateObjectFunc, updateValidation ValidateObjectUpdateFunc, forceAllowCreate bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error)
+}
+
+// Applier serves a server-side apply (PATCH application/apply-patch+yaml):
+// cfg is the parsed apply configuration, opts.FieldManager its (required)
+// manager. It returns the stored object and whether it was created.
+type Applier interface {
+	Apply(ctx context.Context, name string, cfg map[string]any, force bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error)
+}
+
+// ResetFieldsStrategy is an UpdateStrategy that resets fields a request
+// through it cannot change (status at the main resource, spec at /status):
+// no manager there owns them.
+type ResetFieldsStrategy interface {
+	GetResetFields() *fieldpath.Set
 }
 
 // GracefulDeleter serves DELETE. It returns the deleted object, or the

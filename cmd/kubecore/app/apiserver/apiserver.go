@@ -110,6 +110,9 @@ type Options struct {
 	Profiling bool
 	// Resources installs the API (every built-in resource by default).
 	Resources ResourcesFunc
+	// NoManagedFields records no managedFields and serves no server-side
+	// apply: a hidden switch for benchmarks to measure their cost.
+	NoManagedFields bool
 }
 
 // NewOptions returns the defaults.
@@ -139,8 +142,9 @@ func addressTypeNames(types []corev1.NodeAddressType) []string {
 // creates the objects a cluster starts with (and keeps the kubernetes
 // Service pointing at advertise), and authenticates service account tokens
 // with the key in pkiDir; TokenReviews also ask staticTokens (nil for
-// none). Events expire eventTTL after their last write.
-func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token, eventTTL time.Duration) ResourcesFunc {
+// none). Events expire eventTTL after their last write; noManagedFields
+// records none (a benchmark's baseline).
+func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token, eventTTL time.Duration, noManagedFields bool) ResourcesFunc {
 	return func(ctx context.Context, client *clientv3.Client, kubelet node.KubeletClientConfig, advertise controlplane.Endpoint) (Resources, error) {
 		saKey, err := pki.EnsureServiceAccountKey(pkiDir)
 		if err != nil {
@@ -168,6 +172,7 @@ func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token, 
 			ClusterCA:         caPEM,
 			StaticTokens:      staticTokens,
 			EventTTL:          eventTTL,
+			NoManagedFields:   noManagedFields,
 		})
 		if err != nil {
 			return Resources{}, err
@@ -298,7 +303,7 @@ func (o *Options) Complete() (Config, error) {
 		return Config{}, err
 	}
 	if c.resources == nil {
-		c.resources = controlPlane(c.serviceCIDR, filepath.Join(c.dataDir, "pki"), c.staticTokens, c.storage.EventTTL)
+		c.resources = controlPlane(c.serviceCIDR, filepath.Join(c.dataDir, "pki"), c.staticTokens, c.storage.EventTTL, o.NoManagedFields)
 	}
 	return Config{completed: c}, nil
 }
@@ -603,6 +608,8 @@ func NewCommand() *cobra.Command {
 	o.AddProfilingFlag(fs)
 	o.Limits.AddFlags(fs)
 	o.Storage.AddFlags(fs)
+	fs.BoolVar(&o.NoManagedFields, "no-managed-fields", false, "Record no managedFields and serve no server-side apply (benchmarks only)")
+	_ = fs.MarkHidden("no-managed-fields")
 	return cmd
 }
 

@@ -28,6 +28,10 @@ type Options struct {
 	DryRunFlag   cmdutil.DryRunFlag
 	ValidateFlag cmdutil.ValidateFlag
 	ServerSide   bool
+	// ForceConflicts takes over conflicting fields (--force-conflicts).
+	ForceConflicts bool
+	// FieldManager names the manager of the writes (--field-manager).
+	FieldManager string
 	Selector     string
 	// Prune deletes what the manifests no longer hold (--prune), among the
 	// objects matching Selector, or all of them with All.
@@ -49,6 +53,9 @@ func NewCommand(f *cmdutil.Factory, streams cmdutil.IOStreams) *cobra.Command {
 		Use:   "apply (-f FILENAME | -k DIRECTORY)",
 		Short: "Apply a configuration to a resource by file name or stdin",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.ServerSide && !cmd.Flags().Changed("field-manager") {
+				o.FieldManager = serverSideManager
+			}
 			if err := o.Complete(); err != nil {
 				return err
 			}
@@ -63,6 +70,8 @@ func NewCommand(f *cmdutil.Factory, streams cmdutil.IOStreams) *cobra.Command {
 	cmdutil.AddDryRunFlag(cmd.Flags(), &o.DryRunFlag)
 	cmdutil.AddValidateFlag(cmd.Flags(), &o.ValidateFlag)
 	cmd.Flags().BoolVar(&o.ServerSide, "server-side", false, "If true, apply runs in the server instead of the client.")
+	cmd.Flags().BoolVar(&o.ForceConflicts, "force-conflicts", false, "If true, server-side apply will force the changes against conflicts.")
+	cmd.Flags().StringVar(&o.FieldManager, "field-manager", clientSideManager, "Name of the manager used to track field ownership.")
 	cmd.Flags().BoolVar(&o.Prune, "prune", false, "Automatically delete resource objects, that do not appear in the configs and are created by either apply or create --save-config. Should be used with either -l or --all.")
 	cmd.Flags().BoolVar(&o.All, "all", false, "Select all resources in the namespace of the specified resource types.")
 	cmd.Flags().StringArrayVar(&o.PruneAllowlist, "prune-allowlist", nil, "Overwrite the default allowlist with <group/version/kind> for --prune")
@@ -102,8 +111,11 @@ func (o *Options) Validate(args []string) error {
 	if o.All && o.Selector != "" {
 		return fmt.Errorf("cannot set --all and --selector at the same time")
 	}
-	if o.ServerSide {
-		return fmt.Errorf("--server-side: server-side apply is not supported by kubecore yet; use client-side apply")
+	if o.ForceConflicts && !o.ServerSide {
+		return fmt.Errorf("--force-conflicts only works with --server-side")
+	}
+	if o.ServerSide && o.dryRun == cmdutil.DryRunClient {
+		return fmt.Errorf("--dry-run=client doesn't work with --server-side (did you mean --dry-run=server instead?)")
 	}
 	_, err := o.printer("")
 	return err
@@ -137,7 +149,11 @@ func (o *Options) Run(ctx context.Context) error {
 		if info.Namespace != "" {
 			namespaces[info.Namespace] = true
 		}
-		obj, op, err := o.applyOne(ctx, r.Client(info), info)
+		applyOne := o.applyOne
+		if o.ServerSide {
+			applyOne = o.serverSideApply
+		}
+		obj, op, err := applyOne(ctx, r.Client(info), info)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -172,7 +188,7 @@ func (o *Options) applyOne(ctx context.Context, c *dynamic.ResourceClient, info 
 		if o.dryRun == cmdutil.DryRunClient {
 			return annotated, "created", nil
 		}
-		created, err := c.Create(ctx, annotated, metav1.CreateOptions{DryRun: o.dryRun.Param(), FieldValidation: o.fieldValidation})
+		created, err := c.Create(ctx, annotated, metav1.CreateOptions{DryRun: o.dryRun.Param(), FieldManager: o.FieldManager, FieldValidation: o.fieldValidation})
 		if err != nil {
 			return nil, "", cmdutil.AddSourceToErr("creating", info.Source, err)
 		}
@@ -201,7 +217,7 @@ func (o *Options) applyOne(ctx context.Context, c *dynamic.ResourceClient, info 
 	if string(patch) == "{}" {
 		return current, "unchanged", nil
 	}
-	patched, err := c.Patch(ctx, info.Name, pt, patch, metav1.PatchOptions{DryRun: o.dryRun.Param(), FieldValidation: o.fieldValidation})
+	patched, err := c.Patch(ctx, info.Name, pt, patch, metav1.PatchOptions{DryRun: o.dryRun.Param(), FieldManager: o.FieldManager, FieldValidation: o.fieldValidation})
 	if err != nil {
 		return nil, "", cmdutil.AddSourceToErr("patching", info.Source, err)
 	}

@@ -3,9 +3,13 @@ package strategy
 import (
 	"context"
 
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 
+	"kubecore.io/kubecore/pkg/fieldmanager"
 	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/rest"
 )
@@ -27,7 +31,35 @@ func NewStatusREST(main *generic.Store, status rest.UpdateStrategy) *StatusREST 
 	s.CreateStrategy, s.DeleteStrategy, s.UpdateStrategy = nil, nil, status
 	s.DestroyFunc = nil
 	s.Subresource = "status"
+	s.FieldManager = subresourceFieldManager(main.FieldManager, "status", status)
 	return &StatusREST{store: &s}
+}
+
+// subresourceFieldManager is main's FieldManager at the subresource sub
+// served under strategy (nil when main records no managedFields).
+func subresourceFieldManager(main *fieldmanager.FieldManager, sub string, strategy any) *fieldmanager.FieldManager {
+	if main == nil {
+		return nil
+	}
+	var reset *fieldpath.Set
+	if rs, ok := strategy.(rest.ResetFieldsStrategy); ok {
+		reset = rs.GetResetFields()
+	}
+	f, err := main.ForSubresource(sub, reset)
+	if err != nil {
+		// New succeeded for the same kind: this cannot fail.
+		klog.ErrorS(err, "No field manager for subresource", "kind", main.Kind(), "subresource", sub)
+		return nil
+	}
+	return f
+}
+
+var _ rest.Applier = (*StatusREST)(nil)
+
+// Apply implements rest.Applier: a server-side apply of the status; it
+// never creates the object.
+func (r *StatusREST) Apply(ctx context.Context, name string, cfg map[string]any, force bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return r.store.Apply(ctx, name, cfg, force, opts)
 }
 
 // New implements rest.Storage.

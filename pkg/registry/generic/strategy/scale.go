@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	autoscalingv1 "kubecore.io/api/autoscaling/v1"
@@ -11,6 +12,7 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 	"kubecore.io/apimachinery/pkg/util/validation/field"
 
+	"kubecore.io/kubecore/pkg/fieldmanager"
 	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/rest"
 )
@@ -39,12 +41,14 @@ type ScaleREST[T runtime.Object] struct {
 func NewScaleREST[T runtime.Object](store *generic.Store, s Scalable[T]) *ScaleREST[T] {
 	workload := *store
 	workload.Admission, workload.DestroyFunc, workload.Subresource = nil, nil, "scale"
+	workload.FieldManager = subresourceFieldManager(store.FieldManager, "scale", nil)
 	return &ScaleREST[T]{store: &workload, admission: store.Admission, s: s}
 }
 
 var (
 	_ rest.Getter  = (*ScaleREST[*autoscalingv1.Scale])(nil)
 	_ rest.Updater = (*ScaleREST[*autoscalingv1.Scale])(nil)
+	_ rest.Applier = (*ScaleREST[*autoscalingv1.Scale])(nil)
 )
 
 // New implements rest.Storage.
@@ -167,4 +171,132 @@ func ValidateScale(s *autoscalingv1.Scale) field.ErrorList {
 		return field.ErrorList{field.Invalid(field.NewPath("spec", "replicas"), s.Spec.Replicas, "must be greater than or equal to 0")}
 	}
 	return nil
+}
+
+// Apply implements rest.Applier: the Scale configuration is applied to
+// the workload as a configuration of its spec.replicas, by the workload's
+// FieldManager at the scale subresource, so that the manager owns
+// spec.replicas there. It never creates.
+func (r *ScaleREST[T]) Apply(ctx context.Context, name string, cfg map[string]any, force bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	fm := r.store.FieldManager
+	if fm == nil {
+		return nil, false, apierrors.NewBadRequest("server-side apply is not available for " + r.store.DefaultQualifiedResource.String() + "/scale")
+	}
+	parent, err := ScaleApplyConfiguration(cfg, fm.Kind(), name, func(replicas int64) map[string]any {
+		return map[string]any{"spec": map[string]any{"replicas": replicas}}
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	if opts == nil {
+		opts = &metav1.UpdateOptions{}
+	}
+	info := &scaleApply[T]{r: r, name: name, fm: fm, cfg: parent, manager: opts.FieldManager, force: force, opts: opts}
+	obj, _, err := r.store.Update(ctx, name, info, nil, nil, false, opts)
+	if err != nil {
+		return nil, false, err
+	}
+	scale, err := r.toScale(obj)
+	return scale, false, err
+}
+
+// ScaleApplyConfiguration turns the apply configuration of an
+// autoscaling/v1 Scale into one of the workload of kind parent named
+// name, whose replicas path withReplicas builds.
+func ScaleApplyConfiguration(cfg map[string]any, parent schema.GroupVersionKind, name string, withReplicas func(int64) map[string]any) (map[string]any, error) {
+	apiVersion, _ := cfg["apiVersion"].(string)
+	kind, _ := cfg["kind"].(string)
+	if gv, err := schema.ParseGroupVersion(apiVersion); err != nil || gv.WithKind(kind) != scaleKind {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid object type: %s, Kind=%s", apiVersion, kind))
+	}
+	meta, _ := cfg["metadata"].(map[string]any)
+	if meta != nil && meta["managedFields"] != nil {
+		return nil, apierrors.NewBadRequest("metadata.managedFields must be nil")
+	}
+	out := map[string]any{}
+	if spec, ok := cfg["spec"].(map[string]any); ok {
+		if v, ok := spec["replicas"]; ok && v != nil {
+			n, ok := toInt64(v)
+			if !ok {
+				return nil, apierrors.NewInvalid(scaleKind.GroupKind(), name, field.ErrorList{field.Invalid(field.NewPath("spec", "replicas"), v, "must be an integer")})
+			}
+			if n < 0 {
+				return nil, apierrors.NewInvalid(scaleKind.GroupKind(), name, field.ErrorList{field.Invalid(field.NewPath("spec", "replicas"), n, "must be greater than or equal to 0")})
+			}
+			out = withReplicas(n)
+		}
+	}
+	pmeta := map[string]any{"name": name}
+	if meta != nil {
+		if rv, ok := meta["resourceVersion"].(string); ok && rv != "" {
+			pmeta["resourceVersion"] = rv
+		}
+	}
+	out["apiVersion"] = parent.GroupVersion().String()
+	out["kind"] = parent.Kind
+	out["metadata"] = pmeta
+	return out, nil
+}
+
+func toInt64(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case int:
+		return int64(n), true
+	case float64:
+		if n != float64(int64(n)) {
+			return 0, false
+		}
+		return int64(n), true
+	case json.Number:
+		i, err := n.Int64()
+		return i, err == nil
+	}
+	return 0, false
+}
+
+// scaleApply applies a Scale's configuration, translated to the
+// workload's, inside the workload's compare-and-swap loop, with the
+// admission of the Scale.
+type scaleApply[T runtime.Object] struct {
+	r       *ScaleREST[T]
+	name    string
+	fm      *fieldmanager.FieldManager
+	cfg     map[string]any
+	manager string
+	force   bool
+	opts    *metav1.UpdateOptions
+}
+
+func (a *scaleApply[T]) Preconditions() *metav1.Preconditions { return nil }
+
+// RecordsManagedFields tells the Store the apply set managedFields.
+func (a *scaleApply[T]) RecordsManagedFields() bool { return true }
+
+func (a *scaleApply[T]) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
+	if old == nil {
+		return nil, apierrors.NewNotFound(a.r.store.DefaultQualifiedResource, a.name)
+	}
+	out, err := a.fm.Apply(old, a.cfg, a.manager, a.force)
+	if err != nil {
+		return nil, err
+	}
+	oldScale, err := a.r.toScale(old)
+	if err != nil {
+		return nil, err
+	}
+	newScale, err := a.r.toScale(out)
+	if err != nil {
+		return nil, err
+	}
+	u := &scaleUpdate[T]{r: a.r, name: a.name, opts: a.opts}
+	attrs := u.attributes(ctx, newScale, oldScale)
+	if err := rest.Admit(ctx, a.r.admission, attrs); err != nil {
+		return nil, err
+	}
+	if err := rest.Validate(ctx, a.r.admission, attrs); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

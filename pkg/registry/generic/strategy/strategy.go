@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"reflect"
 
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/util/validation/field"
@@ -93,6 +95,15 @@ func (s *Strategy[T]) AllowCreateOnUpdate() bool { return s.CreateOnUpdate }
 
 // AllowUnconditionalUpdate implements rest.UpdateStrategy.
 func (s *Strategy[T]) AllowUnconditionalUpdate() bool { return !s.ConditionalUpdate }
+
+// GetResetFields implements rest.ResetFieldsStrategy: a resource with a
+// status subresource keeps its status on update.
+func (s *Strategy[T]) GetResetFields() *fieldpath.Set {
+	if !s.StatusSubresource {
+		return nil
+	}
+	return fieldpath.NewSet(fieldpath.MakePathOrDie("status"))
+}
 
 // PrepareForCreate implements rest.CreateStrategy.
 func (s *Strategy[T]) PrepareForCreate(ctx context.Context, obj runtime.Object) {
@@ -203,6 +214,18 @@ func (s *StatusStrategy[T]) AllowCreateOnUpdate() bool { return false }
 
 // AllowUnconditionalUpdate implements rest.UpdateStrategy.
 func (s *StatusStrategy[T]) AllowUnconditionalUpdate() bool { return true }
+
+// GetResetFields implements rest.ResetFieldsStrategy: what
+// PrepareForUpdate keeps from the stored object.
+func (s *StatusStrategy[T]) GetResetFields() *fieldpath.Set {
+	return fieldpath.NewSet(
+		fieldpath.MakePathOrDie("spec"),
+		fieldpath.MakePathOrDie("metadata", "labels"),
+		fieldpath.MakePathOrDie("metadata", "annotations"),
+		fieldpath.MakePathOrDie("metadata", "finalizers"),
+		fieldpath.MakePathOrDie("metadata", "ownerReferences"),
+	)
+}
 
 // PrepareForUpdate implements rest.UpdateStrategy.
 func (s *StatusStrategy[T]) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {

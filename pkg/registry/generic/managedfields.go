@@ -1,0 +1,73 @@
+package generic
+
+import (
+	"context"
+	"net/http"
+
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime"
+
+	"kubecore.io/kubecore/pkg/apirequest"
+	"kubecore.io/kubecore/pkg/fieldmanager"
+	"kubecore.io/kubecore/pkg/registry/rest"
+)
+
+// managerName is the field manager of a write: the fieldManager option,
+// else the first segment of the request's User-Agent.
+func managerName(ctx context.Context, fieldManager string) string {
+	return fieldmanager.ManagerName(fieldManager, apirequest.UserAgentValue(ctx))
+}
+
+// recordUpdate records in obj's managedFields what the write changes from
+// live (nil on create). It never fails a write.
+func (s *Store) recordUpdate(ctx context.Context, live, obj runtime.Object, fieldManager string) runtime.Object {
+	if s.FieldManager == nil {
+		return obj
+	}
+	return s.FieldManager.UpdateNoErrors(live, obj, managerName(ctx, fieldManager))
+}
+
+// applyInfo is the UpdatedObjectInfo of a server-side apply: it merges the
+// configuration into the current object, recording managedFields itself.
+type applyInfo struct {
+	fm      *fieldmanager.FieldManager
+	cfg     map[string]any
+	manager string
+	force   bool
+}
+
+var _ rest.UpdatedObjectInfo = (*applyInfo)(nil)
+
+func (a *applyInfo) Preconditions() *metav1.Preconditions { return nil }
+
+func (a *applyInfo) UpdatedObject(_ context.Context, old runtime.Object) (runtime.Object, error) {
+	return a.fm.Apply(old, a.cfg, a.manager, a.force)
+}
+
+// recordsManagedFields reports an UpdatedObjectInfo that sets managedFields
+// itself (an apply, or a subresource's translation of one).
+func recordsManagedFields(info rest.UpdatedObjectInfo) bool {
+	r, ok := info.(interface{ RecordsManagedFields() bool })
+	return ok && r.RecordsManagedFields()
+}
+
+// RecordsManagedFields marks an apply: the Store records no Update over it.
+func (a *applyInfo) RecordsManagedFields() bool { return true }
+
+// Apply implements rest.Applier: the configuration is merged into the
+// object inside the storage's compare-and-swap loop; a missing object is
+// created (not at a subresource).
+func (s *Store) Apply(ctx context.Context, name string, cfg map[string]any, force bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	if s.FieldManager == nil {
+		return nil, false, &apierrors.StatusError{ErrStatus: metav1.Status{
+			Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType, Reason: metav1.StatusReasonUnsupportedMediaType,
+			Message: "server-side apply is not available for " + s.DefaultQualifiedResource.String(),
+		}}
+	}
+	if opts == nil {
+		opts = &metav1.UpdateOptions{}
+	}
+	info := &applyInfo{fm: s.FieldManager, cfg: cfg, manager: opts.FieldManager, force: force}
+	return s.Update(ctx, name, info, nil, nil, s.Subresource == "", opts)
+}
