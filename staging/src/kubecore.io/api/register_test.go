@@ -33,7 +33,7 @@ func TestAddToScheme(t *testing.T) {
 		{autoscalingv2.SchemeGroupVersion, autoscalingv2.AddToScheme, "HorizontalPodAutoscaler HorizontalPodAutoscalerList"},
 		{batchv1.SchemeGroupVersion, batchv1.AddToScheme, "CronJob CronJobList Job JobList"},
 		{coordinationv1.SchemeGroupVersion, coordinationv1.AddToScheme, "Lease LeaseList"},
-		{corev1.SchemeGroupVersion, corev1.AddToScheme, "Binding ConfigMap ConfigMapList Endpoints EndpointsList Event EventList List Namespace NamespaceList Node NodeList PersistentVolume PersistentVolumeClaim PersistentVolumeClaimList PersistentVolumeList Pod PodList PodTemplate PodTemplateList Secret SecretList Service ServiceAccount ServiceAccountList ServiceList"},
+		{corev1.SchemeGroupVersion, corev1.AddToScheme, "Binding ComponentStatus ComponentStatusList ConfigMap ConfigMapList Endpoints EndpointsList Event EventList LimitRange LimitRangeList List Namespace NamespaceList Node NodeList PersistentVolume PersistentVolumeClaim PersistentVolumeClaimList PersistentVolumeList Pod PodList PodTemplate PodTemplateList ReplicationController ReplicationControllerList ResourceQuota ResourceQuotaList Secret SecretList Service ServiceAccount ServiceAccountList ServiceList"},
 		{discoveryv1.SchemeGroupVersion, discoveryv1.AddToScheme, "EndpointSlice EndpointSliceList"},
 		{policyv1.SchemeGroupVersion, policyv1.AddToScheme, "Eviction PodDisruptionBudget PodDisruptionBudgetList"},
 		{schedulingv1.SchemeGroupVersion, schedulingv1.AddToScheme, "PriorityClass PriorityClassList"},
