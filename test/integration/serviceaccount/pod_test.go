@@ -40,9 +40,11 @@ func TestPodAdmission(t *testing.T) {
 	ctx := context.Background()
 	ns := s.s.CreateNamespace(t, "admission")
 	s.waitDefaultSA(ctx, ns)
-	quiet := s.createSA(ctx, ns, "quiet")
-	quiet.AutomountServiceAccountToken = ptr(false)
-	if _, err := s.admin.CoreV1().ServiceAccounts(ns).Update(ctx, quiet, metav1.UpdateOptions{}); err != nil {
+	// Created with automount off in one write: admission reads service
+	// accounts from the watch cache (or etcd when the cache has none yet),
+	// so an update right before a pod create could still be unseen.
+	quiet := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "quiet"}, AutomountServiceAccountToken: ptr(false)}
+	if _, err := s.admin.CoreV1().ServiceAccounts(ns).Create(ctx, quiet, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	create := func(name string, mutate func(*corev1.Pod)) *corev1.Pod {

@@ -52,13 +52,44 @@ func fixtures(t *testing.T, ns string) map[string]obj {
 		"/persistentvolumeclaims": {
 			"spec": obj{"accessModes": []any{"ReadWriteOnce"}, "resources": obj{"requests": obj{"storage": "1Gi"}}},
 		},
-		"apps/controllerrevisions": {"revision": 1, "data": obj{"x": "y"}},
-		"apps/daemonsets":          {"spec": obj{"selector": obj{"matchLabels": sel}, "template": template(sel, "Always")}},
-		"apps/deployments":         {"spec": obj{"replicas": 0, "selector": obj{"matchLabels": sel}, "template": template(sel, "Always")}},
-		"apps/replicasets":         {"spec": obj{"replicas": 0, "selector": obj{"matchLabels": sel}, "template": template(sel, "Always")}},
-		"apps/statefulsets":        {"spec": obj{"replicas": 0, "serviceName": "s", "selector": obj{"matchLabels": sel}, "template": template(sel, "Always")}},
-		"batch/jobs":               {"spec": obj{"suspend": true, "template": template(obj{}, "Never")}},
-		"batch/cronjobs":           {"spec": obj{"schedule": "0 0 1 1 *", "suspend": true, "jobTemplate": obj{"spec": obj{"template": template(obj{}, "Never")}}}},
+		"/limitranges":            {"spec": obj{"limits": []any{obj{"type": "PersistentVolumeClaim", "max": obj{"storage": "100Gi"}}}}},
+		"/replicationcontrollers": {"spec": obj{"replicas": 0, "selector": sel, "template": template(sel, "Always")}},
+		// A quota on a resource nothing here creates: it charges nothing.
+		"/resourcequotas": {"spec": obj{"hard": obj{"count/nothings.example.com": "1"}}},
+		"admissionregistration.k8s.io/validatingwebhookconfigurations": {"webhooks": []any{obj{
+			"name": "w.example.com", "clientConfig": obj{"url": "https://example.com/x"}, "admissionReviewVersions": []any{"v1"},
+			"sideEffects": "None", "failurePolicy": "Ignore", "rules": []any{obj{"operations": []any{"CREATE"}, "apiGroups": []any{"example.com"}, "apiVersions": []any{"v1"}, "resources": []any{"nothings"}}},
+		}}},
+		"admissionregistration.k8s.io/mutatingwebhookconfigurations": {"webhooks": []any{obj{
+			"name": "w.example.com", "clientConfig": obj{"url": "https://example.com/x"}, "admissionReviewVersions": []any{"v1"},
+			"sideEffects": "None", "failurePolicy": "Ignore", "rules": []any{obj{"operations": []any{"CREATE"}, "apiGroups": []any{"example.com"}, "apiVersions": []any{"v1"}, "resources": []any{"nothings"}}},
+		}}},
+		"admissionregistration.k8s.io/validatingadmissionpolicies": {"spec": obj{
+			"matchConstraints": obj{"resourceRules": []any{obj{"operations": []any{"CREATE"}, "apiGroups": []any{"example.com"}, "apiVersions": []any{"v1"}, "resources": []any{"nothings"}}}}, "validations": []any{obj{"expression": "true"}},
+		}},
+		"admissionregistration.k8s.io/validatingadmissionpolicybindings": {"spec": obj{"policyName": "watch-test", "validationActions": []any{"Deny"}}},
+		"admissionregistration.k8s.io/mutatingadmissionpolicies": {"spec": obj{
+			"matchConstraints": obj{"resourceRules": []any{obj{"operations": []any{"CREATE"}, "apiGroups": []any{"example.com"}, "apiVersions": []any{"v1"}, "resources": []any{"nothings"}}}}, "reinvocationPolicy": "Never",
+			"mutations": []any{obj{"patchType": "ApplyConfiguration", "applyConfiguration": obj{"expression": "Object{}"}}},
+		}},
+		"admissionregistration.k8s.io/mutatingadmissionpolicybindings": {"spec": obj{"policyName": "watch-test"}},
+		"apiregistration.k8s.io/apiservices": {
+			"metadata": obj{"name": "v1.watch-test.example.com"},
+			"spec":     obj{"group": "watch-test.example.com", "version": "v1", "groupPriorityMinimum": 1000, "versionPriority": 15, "service": obj{"namespace": ns, "name": "nothing", "port": 443}, "insecureSkipTLSVerify": true},
+		},
+		"flowcontrol.apiserver.k8s.io/flowschemas": {"spec": obj{
+			"priorityLevelConfiguration": obj{"name": "global-default"}, "matchingPrecedence": 9000,
+			"rules": []any{obj{"subjects": []any{obj{"kind": "User", "user": obj{"name": "watch-test-nobody"}}},
+				"resourceRules": []any{obj{"verbs": []any{"get"}, "apiGroups": []any{"example.com"}, "resources": []any{"nothings"}, "namespaces": []any{"*"}}}}},
+		}},
+		"flowcontrol.apiserver.k8s.io/prioritylevelconfigurations": {"spec": obj{"type": "Limited", "limited": obj{"nominalConcurrencyShares": 1, "limitResponse": obj{"type": "Reject"}}}},
+		"apps/controllerrevisions":                                 {"revision": 1, "data": obj{"x": "y"}},
+		"apps/daemonsets":                                          {"spec": obj{"selector": obj{"matchLabels": sel}, "template": template(sel, "Always")}},
+		"apps/deployments":                                         {"spec": obj{"replicas": 0, "selector": obj{"matchLabels": sel}, "template": template(sel, "Always")}},
+		"apps/replicasets":                                         {"spec": obj{"replicas": 0, "selector": obj{"matchLabels": sel}, "template": template(sel, "Always")}},
+		"apps/statefulsets":                                        {"spec": obj{"replicas": 0, "serviceName": "s", "selector": obj{"matchLabels": sel}, "template": template(sel, "Always")}},
+		"batch/jobs":                                               {"spec": obj{"suspend": true, "template": template(obj{}, "Never")}},
+		"batch/cronjobs":                                           {"spec": obj{"schedule": "0 0 1 1 *", "suspend": true, "jobTemplate": obj{"spec": obj{"template": template(obj{}, "Never")}}}},
 		"certificates.k8s.io/certificatesigningrequests": {"spec": obj{
 			"request": base64.StdEncoding.EncodeToString(csr(t)), "signerName": "example.com/watch-test", "usages": []any{"client auth"},
 		}},
@@ -98,7 +129,8 @@ func fixtures(t *testing.T, ns string) map[string]obj {
 			"subjects": []any{obj{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "watch-test"}},
 		},
 		"rbac.authorization.k8s.io/clusterrolebindings": {
-			"roleRef": obj{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+			"roleRef":  obj{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+			"subjects": []any{obj{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "watch-test"}},
 		},
 		"scheduling.k8s.io/priorityclasses":              {"value": 1000},
 		"apiextensions.k8s.io/customresourcedefinitions": crd("gadgets", "Gadget", "watch-fixture.kubecore.test", "v1"),
@@ -133,6 +165,7 @@ func crd(plural, kind, group string, versions ...string) obj {
 	schema := obj{"openAPIV3Schema": obj{
 		"type": "object",
 		"properties": obj{
+			"spec":   obj{"type": "object", "properties": obj{"size": obj{"type": "integer"}}},
 			"status": obj{"type": "object", "properties": obj{"seen": obj{"type": "integer"}}},
 		},
 	}}
@@ -144,6 +177,7 @@ func crd(plural, kind, group string, versions ...string) obj {
 		})
 	}
 	return obj{
+		"metadata": obj{"name": plural + "." + group},
 		"spec": obj{
 			"group": group, "scope": "Namespaced", "versions": vs,
 			"names": obj{"plural": plural, "singular": strings.ToLower(kind), "kind": kind, "listKind": kind + "List"},
