@@ -50,7 +50,7 @@ func TestCompactionRemovesHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gate := newGatedListWatch(lw)
+	gate := framework.NewGatedListWatch(lw)
 	var errMu sync.Mutex
 	var reflectorErrs []error
 	inf := cache.NewInformer[*corev1.ConfigMap](gate, cache.InformerOptions{
@@ -68,7 +68,7 @@ func TestCompactionRemovesHistory(t *testing.T) {
 	if !cache.WaitForCacheSync(ctx, inf.HasSynced) {
 		t.Fatal("informer never synced")
 	}
-	gate.pause()
+	gate.Pause()
 
 	start := time.Now()
 	for i := 1; i <= updates; i++ {
@@ -120,7 +120,7 @@ func TestCompactionRemovesHistory(t *testing.T) {
 		t.Errorf("list at compacted resourceVersion %s: %v, want 410", firstRV, err)
 	}
 
-	gate.resume()
+	gate.Resume()
 	framework.WaitUntil(t, time.Minute, "the informer to converge on the last update", func() bool {
 		obj, ok := inf.GetIndexer().GetByKey(cache.ObjectKey(ns, "hot"))
 		return ok && obj.ResourceVersion == cm.ResourceVersion && obj.Data["n"] == strconv.Itoa(updates)

@@ -7,18 +7,11 @@ package compaction
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-
-	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
-	"kubecore.io/apimachinery/pkg/runtime"
-	"kubecore.io/apimachinery/pkg/watch"
-	"kubecore.io/client/tools/cache"
 
 	"kubecore.io/kubecore/test/integration/framework"
 )
@@ -75,63 +68,4 @@ func metricMatching(t *testing.T, s *framework.APIServer, match func(string) boo
 func compactions(t *testing.T, s *framework.APIServer, result string) float64 {
 	t.Helper()
 	return metric(t, s, fmt.Sprintf("apiserver_storage_compactions_total{result=%q}", result))
-}
-
-// gatedListWatch lets a test cut an informer's watch and hold back the
-// next one, so that its resourceVersion grows old.
-type gatedListWatch struct {
-	lw cache.ListerWatcher
-
-	mu      sync.Mutex
-	open    chan struct{} // closed while watches may start
-	current []watch.Interface
-}
-
-func newGatedListWatch(lw cache.ListerWatcher) *gatedListWatch {
-	open := make(chan struct{})
-	close(open)
-	return &gatedListWatch{lw: lw, open: open}
-}
-
-var _ cache.ListerWatcher = (*gatedListWatch)(nil)
-
-func (g *gatedListWatch) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	return g.lw.List(ctx, opts)
-}
-
-func (g *gatedListWatch) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	g.mu.Lock()
-	open := g.open
-	g.mu.Unlock()
-	select {
-	case <-open:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	w, err := g.lw.Watch(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	g.mu.Lock()
-	g.current = append(g.current, w)
-	g.mu.Unlock()
-	return w, nil
-}
-
-// pause stops the running watches and holds back new ones until resume.
-func (g *gatedListWatch) pause() {
-	g.mu.Lock()
-	g.open = make(chan struct{})
-	current := g.current
-	g.current = nil
-	g.mu.Unlock()
-	for _, w := range current {
-		w.Stop()
-	}
-}
-
-func (g *gatedListWatch) resume() {
-	g.mu.Lock()
-	close(g.open)
-	g.mu.Unlock()
 }

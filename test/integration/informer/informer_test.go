@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "kubecore.io/api/core/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
-	"kubecore.io/apimachinery/pkg/runtime"
-	"kubecore.io/apimachinery/pkg/watch"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/tools/cache"
 
@@ -149,67 +146,6 @@ func TestInformerResumesAcrossRestart(t *testing.T) {
 	}
 }
 
-// gatedListWatch lets a test cut the informer's watch and hold back the
-// next one.
-type gatedListWatch struct {
-	lw cache.ListerWatcher
-
-	mu      sync.Mutex
-	open    chan struct{} // closed while watches may start
-	current []watch.Interface
-	lists   atomic.Int32
-}
-
-func newGatedListWatch(lw cache.ListerWatcher) *gatedListWatch {
-	open := make(chan struct{})
-	close(open)
-	return &gatedListWatch{lw: lw, open: open}
-}
-
-func (g *gatedListWatch) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	g.lists.Add(1)
-	return g.lw.List(ctx, opts)
-}
-
-func (g *gatedListWatch) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	g.mu.Lock()
-	open := g.open
-	g.mu.Unlock()
-	select {
-	case <-open:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	w, err := g.lw.Watch(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	g.mu.Lock()
-	g.current = append(g.current, w)
-	g.mu.Unlock()
-	return w, nil
-}
-
-// pause stops the running watches and holds back new ones until resume.
-func (g *gatedListWatch) pause() {
-	g.mu.Lock()
-	g.open = make(chan struct{})
-	current := g.current
-	g.current = nil
-	g.mu.Unlock()
-	for _, w := range current {
-		w.Stop()
-	}
-}
-
-func (g *gatedListWatch) resume() {
-	g.mu.Lock()
-	close(g.open)
-	g.mu.Unlock()
-}
-
-var _ cache.ListerWatcher = (*gatedListWatch)(nil)
-
 // ringOverflow is how many writes push an event out of the API server's
 // watch cache (it keeps the last 1,000 events of a resource), so that a
 // watch from before them is answered 410 whether it is served from the
@@ -237,7 +173,7 @@ func TestInformerRelistsAfterExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gate := newGatedListWatch(lw)
+	gate := framework.NewGatedListWatch(lw)
 	var errMu sync.Mutex
 	var reflectorErrs []error
 	inf := cache.NewInformer[*corev1.ConfigMap](gate, cache.InformerOptions{
@@ -269,7 +205,7 @@ func TestInformerRelistsAfterExpiry(t *testing.T) {
 		before[obj.Name] = obj
 	}
 
-	gate.pause()
+	gate.Pause()
 	// Meanwhile: 10 objects deleted, 10 updated, 5 new ones.
 	for i := range 10 {
 		if err := client.Delete(ctx, fmt.Sprintf("cm-%02d", i), metav1.DeleteOptions{}); err != nil {
@@ -300,12 +236,12 @@ func TestInformerRelistsAfterExpiry(t *testing.T) {
 		t.Fatalf("compact etcd at %d: %v", rev.Header.Revision, err)
 	}
 	t.Logf("informer held at resourceVersion %s; etcd compacted at %d", staleRV, rev.Header.Revision)
-	listsBefore := gate.lists.Load()
-	gate.resume()
+	listsBefore := gate.Lists()
+	gate.Resume()
 
 	want := waitCacheEqualsList(ctx, t, inf, cs, "expiry", 30*time.Second)
-	if gate.lists.Load() <= listsBefore || inf.Lists() != 2 {
-		t.Errorf("LIST calls %d -> %d, completed LISTs %d: want one relist", listsBefore, gate.lists.Load(), inf.Lists())
+	if gate.Lists() <= listsBefore || inf.Lists() != 2 {
+		t.Errorf("LIST calls %d -> %d, completed LISTs %d: want one relist", listsBefore, gate.Lists(), inf.Lists())
 	}
 	errMu.Lock()
 	expired := false
