@@ -3,11 +3,8 @@ package service
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 
 	corev1 "kubecore.io/api/core/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
@@ -17,6 +14,7 @@ import (
 
 	"kubecore.io/kubecore/pkg/registry/core/proxy"
 	"kubecore.io/kubecore/pkg/registry/rest"
+	"kubecore.io/kubecore/pkg/webhook"
 )
 
 // ProxyREST serves services/proxy: HTTP to a ready endpoint of one of the
@@ -24,7 +22,8 @@ import (
 // name or number), and the paths below it. The API server reaches the
 // endpoint itself, so it works without a cluster network.
 type ProxyREST struct {
-	services, endpoints rest.Getter
+	services rest.Getter
+	resolver webhook.Resolver
 }
 
 var (
@@ -34,7 +33,7 @@ var (
 
 // NewProxyREST returns the services/proxy storage.
 func NewProxyREST(services, endpoints rest.Getter) *ProxyREST {
-	return &ProxyREST{services: services, endpoints: endpoints}
+	return &ProxyREST{services: services, resolver: webhook.Resolver{Services: services, Endpoints: endpoints}}
 }
 
 // New implements rest.Connecter.
@@ -68,7 +67,7 @@ func (r *ProxyREST) Connect(ctx context.Context, id string, _ url.Values, resp r
 	if !ok {
 		return nil, apierrors.NewInternalError(fmt.Errorf("not a Service: %T", obj))
 	}
-	host, err := r.endpoint(ctx, svc, t.Port)
+	host, err := r.resolver.ServiceEndpoint(ctx, svc, t.Port)
 	if err != nil {
 		return nil, err
 	}
@@ -77,49 +76,4 @@ func (r *ProxyREST) Connect(ctx context.Context, id string, _ url.Values, resp r
 		scheme = "http"
 	}
 	return proxy.Handler(ctx, &url.URL{Scheme: scheme, Host: host}, proxy.DefaultTransport(), resp), nil
-}
-
-// endpoint picks a ready address of the Service port named or numbered
-// port ("" for the Service's only unnamed port).
-func (r *ProxyREST) endpoint(ctx context.Context, svc *corev1.Service, port string) (string, error) {
-	var sp *corev1.ServicePort
-	for i := range svc.Spec.Ports {
-		p := &svc.Spec.Ports[i]
-		if p.Name == port || (port != "" && strconv.Itoa(int(p.Port)) == port) {
-			sp = p
-			break
-		}
-	}
-	if sp == nil {
-		return "", apierrors.NewServiceUnavailable(fmt.Sprintf("no service port %q found for service %q", port, svc.Name))
-	}
-	if svc.Spec.Type == corev1.ServiceTypeExternalName {
-		return net.JoinHostPort(svc.Spec.ExternalName, strconv.Itoa(int(sp.Port))), nil
-	}
-	obj, err := r.endpoints.Get(ctx, svc.Name, &metav1.GetOptions{})
-	if err != nil {
-		if apierrors.IsNotFound(err) {
-			return "", apierrors.NewServiceUnavailable(fmt.Sprintf("no endpoints available for service %q", svc.Name))
-		}
-		return "", err
-	}
-	eps, ok := obj.(*corev1.Endpoints)
-	if !ok {
-		return "", apierrors.NewInternalError(fmt.Errorf("not Endpoints: %T", obj))
-	}
-	var hosts []string
-	for _, ss := range eps.Subsets {
-		for _, p := range ss.Ports {
-			if p.Name != sp.Name {
-				continue
-			}
-			for _, a := range ss.Addresses {
-				hosts = append(hosts, net.JoinHostPort(a.IP, strconv.Itoa(int(p.Port))))
-			}
-		}
-	}
-	if len(hosts) == 0 {
-		return "", apierrors.NewServiceUnavailable(fmt.Sprintf("no endpoints available for service %q", svc.Name))
-	}
-	return hosts[rand.IntN(len(hosts))], nil
 }
