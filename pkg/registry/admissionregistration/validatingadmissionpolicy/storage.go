@@ -27,6 +27,7 @@ func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
 		return nil, err
 	}
 	status := strategy.NewStatusREST(store, &strategy.StatusStrategy[*admissionregistrationv1.ValidatingAdmissionPolicy]{
+		ResetMetadata:  true,
 		ValidateStatus: validation.ValidateValidatingAdmissionPolicyStatusUpdate,
 	})
 	return &strategy.WithStatus{Store: store, Status: status}, nil

@@ -22,6 +22,6 @@ func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	status := strategy.NewStatusREST(store, &strategy.StatusStrategy[*apiregistrationv1.APIService]{ValidateStatus: validation.ValidateAPIServiceStatusUpdate})
+	status := strategy.NewStatusREST(store, &strategy.StatusStrategy[*apiregistrationv1.APIService]{ResetMetadata: true, ValidateStatus: validation.ValidateAPIServiceStatusUpdate})
 	return &strategy.WithStatus{Store: store, Status: status}, nil
 }

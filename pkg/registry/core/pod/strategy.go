@@ -68,11 +68,15 @@ func (Strategy) CheckGracefulDelete(_ context.Context, obj runtime.Object, opts 
 }
 
 // NewStatusStrategy returns the strategy of pods/status; it also keeps
-// the stored nodeName-related spec, as the kubelet writes status only.
+// the stored owner references, which a kubelet's status write must never
+// change (the garbage collector relies on them).
 func NewStatusStrategy() *strategy.StatusStrategy[*corev1.Pod] {
 	return &strategy.StatusStrategy[*corev1.Pod]{
 		Namespaced:     true,
 		ValidateStatus: validation.ValidatePodStatusUpdate,
+		PrepareStatus: func(_ context.Context, pod, old *corev1.Pod) {
+			pod.OwnerReferences = old.OwnerReferences
+		},
 	}
 }
 

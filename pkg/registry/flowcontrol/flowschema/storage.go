@@ -24,6 +24,6 @@ func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	status := strategy.NewStatusREST(store, &strategy.StatusStrategy[*flowcontrolv1.FlowSchema]{ValidateStatus: validation.ValidateFlowSchemaStatusUpdate})
+	status := strategy.NewStatusREST(store, &strategy.StatusStrategy[*flowcontrolv1.FlowSchema]{ResetMetadata: true, ValidateStatus: validation.ValidateFlowSchemaStatusUpdate})
 	return &strategy.WithStatus{Store: store, Status: status}, nil
 }

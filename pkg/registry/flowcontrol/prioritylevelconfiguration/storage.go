@@ -27,6 +27,7 @@ func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
 		return nil, err
 	}
 	status := strategy.NewStatusREST(store, &strategy.StatusStrategy[*flowcontrolv1.PriorityLevelConfiguration]{
+		ResetMetadata:  true,
 		ValidateStatus: validation.ValidatePriorityLevelConfigurationStatusUpdate,
 	})
 	return &strategy.WithStatus{Store: store, Status: status}, nil

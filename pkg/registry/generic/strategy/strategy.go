@@ -194,10 +194,16 @@ func (s *Strategy[T]) Canonicalize(obj runtime.Object) {
 }
 
 // StatusStrategy is the update strategy of a /status subresource: it keeps
-// the stored spec (and labels, annotations, finalizers and owners, which
-// belong to the main resource) and validates with ValidateStatus.
+// the stored spec and validates with ValidateStatus. The metadata of the
+// write is stored as sent, as most of Kubernetes' status endpoints do (a
+// status patch may also set an annotation); ResetMetadata keeps the stored
+// labels, annotations, finalizers and owners instead, as the newer
+// resources of Kubernetes do.
 type StatusStrategy[T runtime.Object] struct {
 	Namespaced bool
+	// ResetMetadata: the write's labels, annotations, finalizers and
+	// owner references are ignored.
+	ResetMetadata bool
 	// ValidateStatus returns the field errors of a status update.
 	ValidateStatus func(obj, old T) field.ErrorList
 	// PrepareStatus keeps more of the stored object, after the spec.
@@ -218,6 +224,9 @@ func (s *StatusStrategy[T]) AllowUnconditionalUpdate() bool { return true }
 // GetResetFields implements rest.ResetFieldsStrategy: what
 // PrepareForUpdate keeps from the stored object.
 func (s *StatusStrategy[T]) GetResetFields() *fieldpath.Set {
+	if !s.ResetMetadata {
+		return fieldpath.NewSet(fieldpath.MakePathOrDie("spec"))
+	}
 	return fieldpath.NewSet(
 		fieldpath.MakePathOrDie("spec"),
 		fieldpath.MakePathOrDie("metadata", "labels"),
@@ -235,9 +244,11 @@ func (s *StatusStrategy[T]) PrepareForUpdate(ctx context.Context, obj, old runti
 		return
 	}
 	CopyField(o, prev, "Spec")
-	m, pm := Meta(o), Meta(prev)
-	m.Labels, m.Annotations = pm.Labels, pm.Annotations
-	m.Finalizers, m.OwnerReferences = pm.Finalizers, pm.OwnerReferences
+	if s.ResetMetadata {
+		m, pm := Meta(o), Meta(prev)
+		m.Labels, m.Annotations = pm.Labels, pm.Annotations
+		m.Finalizers, m.OwnerReferences = pm.Finalizers, pm.OwnerReferences
+	}
 	if s.PrepareStatus != nil {
 		s.PrepareStatus(ctx, o, prev)
 	}

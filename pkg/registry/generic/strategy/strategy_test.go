@@ -10,6 +10,7 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"kubecore.io/kubecore/pkg/apirequest"
 	"kubecore.io/kubecore/pkg/registry/generic"
@@ -122,5 +123,37 @@ func TestScaleAdmissionSeesScale(t *testing.T) {
 	}
 	if got := strings.Join(adm.seen, ","); got != "admit Scale scale,validate Scale scale" {
 		t.Errorf("admission saw %s", got)
+	}
+}
+
+// A status write keeps the stored spec; its metadata is stored as sent
+// unless the strategy resets it, as Kubernetes' newer resources do.
+func TestStatusWriteMetadata(t *testing.T) {
+	replicas := func(n int32) *int32 { return &n }
+	for _, reset := range []bool{false, true} {
+		old := &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"l": "old"}, Annotations: map[string]string{"a": "old"}, Finalizers: []string{"f"}},
+			Spec:       appsv1.DeploymentSpec{Replicas: replicas(1)},
+		}
+		obj := old.DeepCopy()
+		obj.Labels, obj.Annotations, obj.Finalizers = map[string]string{"l": "new"}, map[string]string{"a": "new"}, nil
+		obj.Spec.Replicas = replicas(5)
+		obj.Status.Replicas = 3
+		s := &StatusStrategy[*appsv1.Deployment]{ResetMetadata: reset}
+		s.PrepareForUpdate(context.Background(), obj, old)
+		if *obj.Spec.Replicas != 1 || obj.Status.Replicas != 3 {
+			t.Errorf("reset=%v: spec %d, status %d: want the stored spec and the new status", reset, *obj.Spec.Replicas, obj.Status.Replicas)
+		}
+		wantLabel, wantFinalizers := "new", 0
+		if reset {
+			wantLabel, wantFinalizers = "old", 1
+		}
+		if obj.Labels["l"] != wantLabel || obj.Annotations["a"] != wantLabel || len(obj.Finalizers) != wantFinalizers {
+			t.Errorf("reset=%v: metadata %v %v %v", reset, obj.Labels, obj.Annotations, obj.Finalizers)
+		}
+		paths := s.GetResetFields()
+		if got := paths.Has(fieldpath.MakePathOrDie("metadata", "labels")); got != reset {
+			t.Errorf("reset=%v: reset fields hold metadata.labels: %v", reset, got)
+		}
 	}
 }

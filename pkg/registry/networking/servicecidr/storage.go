@@ -29,6 +29,6 @@ func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	status := &strategy.StatusStrategy[*cidr]{ValidateStatus: validation.ValidateServiceCIDRStatusUpdate}
+	status := &strategy.StatusStrategy[*cidr]{ResetMetadata: true, ValidateStatus: validation.ValidateServiceCIDRStatusUpdate}
 	return &strategy.WithStatus{Store: store, Status: strategy.NewStatusREST(store, status)}, nil
 }

@@ -28,6 +28,6 @@ func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	status := &strategy.StatusStrategy[*resourcev1.ResourceClaim]{Namespaced: true, ValidateStatus: validation.ValidateResourceClaimStatusUpdate}
+	status := &strategy.StatusStrategy[*resourcev1.ResourceClaim]{Namespaced: true, ResetMetadata: true, ValidateStatus: validation.ValidateResourceClaimStatusUpdate}
 	return &strategy.WithStatus{Store: store, Status: strategy.NewStatusREST(store, status)}, nil
 }

@@ -29,6 +29,7 @@ func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
 		return nil, err
 	}
 	status := &strategy.StatusStrategy[*storagev1.VolumeAttachment]{
+		ResetMetadata: true,
 		ValidateStatus: func(obj, old *storagev1.VolumeAttachment) field.ErrorList {
 			return validation.ValidateVolumeAttachmentUpdate(obj, old)
 		},
