@@ -2,7 +2,9 @@ package openapi
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,14 +25,17 @@ type Handler struct {
 	docs *Documents
 	err  error
 
-	v2Once sync.Once
-	v2     *SwaggerDocument
-	v2Err  error
+	// v2 is the Swagger document of the spec and the custom group
+	// versions, built on demand: nil after a custom group version changed.
+	v2Mu sync.Mutex
+	v2   *SwaggerDocument
 
 	// custom are the documents of the group versions set while serving
-	// (custom resources), by groupPath.
-	mu     sync.RWMutex
-	custom map[string]Document
+	// (custom resources), by groupPath, and customGroups what they were
+	// built from.
+	mu           sync.RWMutex
+	custom       map[string]Document
+	customGroups map[string]GroupVersion
 }
 
 // SetGroupVersion builds and serves the document of g, replacing the one
@@ -43,10 +48,20 @@ func (h *Handler) SetGroupVersion(g GroupVersion) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.custom == nil {
-		h.custom = map[string]Document{}
+		h.custom, h.customGroups = map[string]Document{}, map[string]GroupVersion{}
 	}
 	h.custom[groupPath(g.GroupVersion)] = doc
+	h.customGroups[groupPath(g.GroupVersion)] = g
+	h.invalidateV2()
 	return nil
+}
+
+// invalidateV2 drops the Swagger document: the next request builds it
+// again with the custom group versions of the moment.
+func (h *Handler) invalidateV2() {
+	h.v2Mu.Lock()
+	h.v2 = nil
+	h.v2Mu.Unlock()
 }
 
 // RemoveGroupVersion stops serving the document SetGroupVersion set.
@@ -54,6 +69,8 @@ func (h *Handler) RemoveGroupVersion(gv schema.GroupVersion) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.custom, groupPath(gv))
+	delete(h.customGroups, groupPath(gv))
+	h.invalidateV2()
 }
 
 // lookup returns the document at key, a custom one first.
@@ -89,10 +106,31 @@ func (h *Handler) Documents() (*Documents, error) {
 	return h.docs, h.err
 }
 
-// SwaggerDocument builds (once) and returns the Swagger 2.0 document.
+// SwaggerDocument returns the Swagger 2.0 document of the spec and the
+// custom group versions served now (Kubernetes publishes custom resources
+// there too: kubectl explain and older clients read it). It is built on
+// the first request after a change.
 func (h *Handler) SwaggerDocument() (*SwaggerDocument, error) {
-	h.v2Once.Do(func() { h.v2, h.v2Err = BuildV2(h.spec) })
-	return h.v2, h.v2Err
+	h.v2Mu.Lock()
+	defer h.v2Mu.Unlock()
+	if h.v2 != nil {
+		return h.v2, nil
+	}
+	spec := h.spec
+	h.mu.RLock()
+	if len(h.customGroups) > 0 {
+		spec.Groups = slices.Clone(spec.Groups)
+		for _, k := range slices.Sorted(maps.Keys(h.customGroups)) {
+			spec.Groups = append(spec.Groups, h.customGroups[k])
+		}
+	}
+	h.mu.RUnlock()
+	doc, err := BuildV2(spec)
+	if err != nil {
+		return nil, err
+	}
+	h.v2 = doc
+	return doc, nil
 }
 
 // The cache headers of hashed (immutable) and unhashed document URLs.

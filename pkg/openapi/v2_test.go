@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	protomodels "k8s.io/kube-openapi/pkg/util/proto"
 	protovalidation "k8s.io/kube-openapi/pkg/util/proto/validation"
+
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -246,5 +247,44 @@ func BenchmarkBuildV2(b *testing.B) {
 		if _, err := BuildV2(spec); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Custom group versions join the Swagger document while they are served,
+// as Kubernetes publishes custom resources there.
+func TestV2HoldsCustomGroupVersions(t *testing.T) {
+	h := NewHandler(testSpec(t))
+	gv := schema.GroupVersion{Group: "example.com", Version: "v1"}
+	widget := GroupVersion{
+		GroupVersion: gv,
+		Resources:    []Resource{{Path: "widgets", Kind: gv.WithKind("Widget"), Namespaced: true, Verbs: []string{"get", "list", "create"}}},
+		Custom:       map[string]*Schema{"Widget": {Type: "object", Description: "a widget"}},
+	}
+	definitions := func() map[string]any {
+		t.Helper()
+		doc, err := h.SwaggerDocument()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d struct {
+			Definitions map[string]any `json:"definitions"`
+		}
+		if err := json.Unmarshal(doc.JSON, &d); err != nil {
+			t.Fatal(err)
+		}
+		return d.Definitions
+	}
+	if _, ok := definitions()["com.example.v1.Widget"]; ok {
+		t.Fatal("a custom kind is in the document before it is served")
+	}
+	if err := h.SetGroupVersion(widget); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := definitions()["com.example.v1.Widget"]; !ok {
+		t.Fatal("a served custom kind is missing from /openapi/v2")
+	}
+	h.RemoveGroupVersion(gv)
+	if _, ok := definitions()["com.example.v1.Widget"]; ok {
+		t.Fatal("a custom kind is still in the document after it stopped being served")
 	}
 }
