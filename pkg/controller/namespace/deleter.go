@@ -114,6 +114,31 @@ func (d *contentDeleter) deleteContent(ctx context.Context, namespace string) *r
 	targets, gvErrs := deletableResources(lists)
 	res.gvParseErrs = gvErrs
 
+	// Pods go first, and the rest only once they are gone, as Kubernetes
+	// orders a namespace's deletion: a pod still running keeps the
+	// ConfigMaps, Secrets and claims it uses.
+	pods, rest := splitPods(targets)
+	if d.emptyTargets(ctx, namespace, pods, res); res.left() {
+		return res
+	}
+	d.emptyTargets(ctx, namespace, rest, res)
+	return res
+}
+
+// splitPods separates the pods from the other targets.
+func splitPods(targets []target) (pods, rest []target) {
+	for _, t := range targets {
+		if t.gvr.Group == "" && t.gvr.Resource == "pods" {
+			pods = append(pods, t)
+		} else {
+			rest = append(rest, t)
+		}
+	}
+	return pods, rest
+}
+
+// emptyTargets empties the targets in parallel and adds what is left to res.
+func (d *contentDeleter) emptyTargets(ctx context.Context, namespace string, targets []target, res *result) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, t := range targets {
@@ -138,7 +163,6 @@ func (d *contentDeleter) deleteContent(ctx context.Context, namespace string) *r
 		})
 	}
 	wg.Wait()
-	return res
 }
 
 // emptyResource deletes the objects of one resource in namespace and

@@ -122,7 +122,9 @@ func TestDeleteContent(t *testing.T) {
 		wantRemaining map[schema.GroupVersionResource]int
 		wantFinal     map[string]int
 		wantCond      map[corev1.NamespaceConditionType]string // type -> reason
-		wantErr       bool
+		// wantKept are objects not even marked for deletion.
+		wantKept map[schema.GroupVersionResource]int
+		wantErr  bool
 	}{
 		{
 			name: "everything goes",
@@ -136,12 +138,27 @@ func TestDeleteContent(t *testing.T) {
 			wantErr: true, // the bad group version
 		},
 		{
+			// A pod held by a finalizer keeps every other object: pods go
+			// first and the rest only after them.
+			name: "a pod held keeps the rest",
+			objs: map[schema.GroupVersionResource][]metav1.PartialObjectMetadata{
+				podsGVR: {obj("a", "example.com/hold"), obj("b")}, deploysGVR: {obj("d")},
+			},
+			wantRemaining: map[schema.GroupVersionResource]int{podsGVR: 1},
+			wantFinal:     map[string]int{"example.com/hold": 1},
+			wantKept:      map[schema.GroupVersionResource]int{deploysGVR: 1},
+			wantCond: map[corev1.NamespaceConditionType]string{
+				corev1.NamespaceContentRemaining: "SomeResourcesRemain", corev1.NamespaceFinalizersRemaining: "SomeFinalizerRemain",
+			},
+			wantErr: true,
+		},
+		{
 			name: "finalizers hold objects",
 			objs: map[schema.GroupVersionResource][]metav1.PartialObjectMetadata{
-				podsGVR: {obj("a", "example.com/hold"), obj("b")}, deploysGVR: {obj("d", "example.com/hold", "other")},
+				podsGVR: {obj("b")}, deploysGVR: {obj("d", "example.com/hold", "other")},
 			},
-			wantRemaining: map[schema.GroupVersionResource]int{podsGVR: 1, deploysGVR: 1},
-			wantFinal:     map[string]int{"example.com/hold": 2, "other": 1},
+			wantRemaining: map[schema.GroupVersionResource]int{deploysGVR: 1},
+			wantFinal:     map[string]int{"example.com/hold": 1, "other": 1},
 			wantCond: map[corev1.NamespaceConditionType]string{
 				corev1.NamespaceContentRemaining: "SomeResourcesRemain", corev1.NamespaceFinalizersRemaining: "SomeFinalizerRemain",
 			},
@@ -182,6 +199,17 @@ func TestDeleteContent(t *testing.T) {
 			for gvr, n := range tt.wantRemaining {
 				if res.remaining[gvr] != n {
 					t.Errorf("remaining[%s] = %d, want %d", gvr, res.remaining[gvr], n)
+				}
+			}
+			for gvr, n := range tt.wantKept {
+				kept := 0
+				for _, o := range content.objs[gvr] {
+					if o.DeletionTimestamp == nil {
+						kept++
+					}
+				}
+				if kept != n {
+					t.Errorf("%d %s untouched, want %d (calls %v)", kept, gvr.Resource, n, content.calls)
 				}
 			}
 			for f, n := range tt.wantFinal {
