@@ -1,11 +1,8 @@
 package apiserver
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 
 	"sigs.k8s.io/yaml"
 
@@ -54,7 +51,7 @@ func (e *endpoint) applyRequest(req writeRequest, opts *metav1.PatchOptions, ns,
 	if err := e.checkApplyTarget(cfg, ns, name); err != nil {
 		return nil, false, nil, err
 	}
-	warnings, err := e.validateApplyFields(cfg, req.validation)
+	warnings, err := validateApplyFields(req.body, req.validation)
 	if err != nil {
 		return nil, false, nil, err
 	}
@@ -95,99 +92,23 @@ func (e *endpoint) checkApplyTarget(cfg map[string]any, ns, name string) error {
 	return nil
 }
 
-// validateApplyFields checks the configuration for unknown and duplicate
-// fields per the fieldValidation directive: Strict answers 400 naming
-// them, Warn returns them as warnings; under Warn and Ignore the unknown
-// fields are dropped from cfg, which then fits the schema.
-func (e *endpoint) validateApplyFields(cfg map[string]any, validation string) ([]string, error) {
-	data, err := json.Marshal(cfg)
-	if err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
-	}
-	var dec runtime.Decoder = e.s.strict
-	if e.custom != nil {
-		dec = e.custom
-	}
-	gvk := e.kind
-	_, _, err = dec.Decode(data, &gvk, e.storage.New())
-	if err == nil {
+// validateApplyFields checks the configuration for duplicate fields per
+// the fieldValidation directive, as Kubernetes does for apply: Strict
+// answers 400, Warn returns them as warnings, Ignore lets the last one
+// win. Unknown fields are not looked for here: the field manager refuses
+// them under every directive ("field not declared in schema"), since an
+// apply configuration must fit the schema to be owned field by field.
+func validateApplyFields(body []byte, validation string) ([]string, error) {
+	if validation != fieldValidationStrict && validation != fieldValidationWarn {
 		return nil, nil
 	}
-	sde, isStrict := runtime.AsStrictDecodingError(err)
-	if !isStrict {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", e.kind.Kind, e.kind.Version, e.kind.Kind, err))
+	err := yaml.UnmarshalStrict(body, &map[string]any{})
+	switch {
+	case err == nil:
+		return nil, nil
+	case validation == fieldValidationStrict:
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding YAML: %v", err))
+	default:
+		return []string{err.Error()}, nil
 	}
-	if validation == fieldValidationStrict {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", e.kind.Kind, e.kind.Version, e.kind.Kind, err))
-	}
-	var warnings []string
-	for _, se := range sde.Errors() {
-		msg := se.Error()
-		if validation == fieldValidationWarn {
-			warnings = append(warnings, msg)
-		}
-		if path, ok := strings.CutPrefix(msg, "unknown field "); ok {
-			if p, err := strconv.Unquote(path); err == nil {
-				dropPath(cfg, p)
-			}
-		}
-	}
-	return warnings, nil
-}
-
-// dropPath removes the field at path ("spec.containers[0].foo") from cfg.
-func dropPath(cfg map[string]any, path string) {
-	var cur any = cfg
-	segs := splitFieldPath(path)
-	for i, seg := range segs {
-		last := i == len(segs)-1
-		switch {
-		case seg.index >= 0:
-			l, ok := cur.([]any)
-			if !ok || seg.index >= len(l) {
-				return
-			}
-			cur = l[seg.index]
-		default:
-			m, ok := cur.(map[string]any)
-			if !ok {
-				return
-			}
-			if last {
-				delete(m, seg.name)
-				return
-			}
-			cur = m[seg.name]
-		}
-	}
-}
-
-type pathSegment struct {
-	name  string
-	index int // -1 for a field name
-}
-
-// splitFieldPath splits "a.b[2].c" into a, b, [2], c.
-func splitFieldPath(path string) []pathSegment {
-	var out []pathSegment
-	for _, part := range strings.Split(path, ".") {
-		name, rest, _ := strings.Cut(part, "[")
-		if name != "" {
-			out = append(out, pathSegment{name: name, index: -1})
-		}
-		for rest != "" {
-			idx, after, ok := strings.Cut(rest, "]")
-			if !ok {
-				break
-			}
-			n, err := strconv.Atoi(idx)
-			if err != nil {
-				out = append(out, pathSegment{name: idx, index: -1})
-			} else {
-				out = append(out, pathSegment{index: n})
-			}
-			rest = strings.TrimPrefix(after, "[")
-		}
-	}
-	return out
 }

