@@ -17,6 +17,9 @@
 #            containerd on /run/containerd/containerd.sock)
 #   PROCS    ginkgo processes (default 8: the specs mostly wait)
 #   TIMEOUT  cap on the whole run, a Go duration (default 60m)
+#   NODES    nodes of the cluster (default 2: the suite wants two untainted
+#            nodes); the all-in-one's and NODES-1 kubelets of the same
+#            runtime beside it (RUNTIME=cri: one node only)
 #   STRICT   when 1, exit 1 unless every selected spec passed (the smoke)
 #   EXPECT   a file of spec names, one a line: fail unless the dry run
 #            selects exactly these (the smoke list)
@@ -31,6 +34,7 @@ SKIP=${SKIP:-}
 RUNTIME=${RUNTIME:-fake}
 PROCS=${PROCS:-8}
 TIMEOUT=${TIMEOUT:-60m}
+NODES=${NODES:-2}
 STRICT=${STRICT:-}
 EXPECT=${EXPECT:-}
 OUT=${OUT:-${KUBECORE_OUTPUT}/conformance}
@@ -40,6 +44,8 @@ die() { echo "conformance: $*" >&2; exit 1; }
 
 case "${RUNTIME}" in process | fake | cri) ;; *) die "RUNTIME=${RUNTIME}: want process, fake or cri" ;; esac
 [[ "${PROCS}" =~ ^[1-9][0-9]*$ ]] || die "PROCS=${PROCS}: want a positive number"
+[[ "${NODES}" =~ ^[1-9][0-9]*$ ]] || die "NODES=${NODES}: want a positive number"
+[ "${RUNTIME}" = cri ] && [ "${NODES}" -gt 1 ] && die "NODES=${NODES}: RUNTIME=cri runs one node (the kubelets would share containerd)"
 [[ "${TIMEOUT}" =~ ^([0-9]+(\.[0-9]+)?(h|m|s))+$ ]] || die "TIMEOUT=${TIMEOUT}: want a Go duration such as 40m or 1h30m"
 KUBECTL=$(command -v kubectl) || die "kubectl is not on PATH: the sig-cli specs and this script need it (the stock /usr/bin/kubectl)"
 
@@ -55,6 +61,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/kubecore-conformance.XXXXXX")
 KUBECORE_LOG="${WORK}/kubecore.log"
 kubecore_pid=""
 ginkgo_pid=""
+kubelet_pids=()
 
 # stop ends what this script started, by PID: ginkgo's process group (it
 # and its e2e.test processes), then kubecore, with a grace period each.
@@ -73,8 +80,10 @@ cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   [ -n "${ginkgo_pid}" ] && stop "${ginkgo_pid}" 30
+  for pid in "${kubelet_pids[@]}"; do stop "${pid}" 30; done
   [ -n "${kubecore_pid}" ] && stop "${kubecore_pid}" 60
   [ -f "${KUBECORE_LOG}" ] && cp "${KUBECORE_LOG}" "${OUT}/kubecore.log"
+  for log in "${WORK}"/node-*.log; do [ -f "${log}" ] && cp "${log}" "${OUT}/kubelet-$(basename "${log}")"; done
   rm -rf "${WORK}"
   exit "${rc}"
 }
@@ -120,9 +129,18 @@ if [ -z "${kubeconfig}" ]; then
   tail -n 30 "${KUBECORE_LOG}" >&2
   exit 1
 fi
-# The kubelet registers its node a moment after the API server is ready.
+# The other nodes: kubelets of the same runtime on this host, each on a
+# free port with a root dir of its own.
+for ((n = 2; n <= NODES; n++)); do
+  mkdir -p "${WORK}/node-${n}"
+  setsid "${KUBECORE}" kubelet --kubeconfig "${kubeconfig}" --node-name "kubecore-node-${n}" \
+    --runtime "${RUNTIME}" --address 127.0.0.1 --port 0 --node-ip 127.0.0.1 \
+    --root-dir "${WORK}/node-${n}" -v 1 >"${WORK}/node-${n}.log" 2>&1 &
+  kubelet_pids+=($!)
+done
+# Each kubelet registers its node a moment after it starts.
 deadline=$(($(date +%s) + READY_TIMEOUT))
-until [ -n "$("${KUBECTL}" --kubeconfig "${kubeconfig}" get nodes -o name 2>/dev/null)" ] || [ "$(date +%s)" -ge "${deadline}" ]; do
+until [ "$("${KUBECTL}" --kubeconfig "${kubeconfig}" get nodes -o name 2>/dev/null | wc -l)" -ge "${NODES}" ] || [ "$(date +%s)" -ge "${deadline}" ]; do
   kill -0 "${kubecore_pid}" 2>/dev/null || break
   sleep 1
 done
@@ -132,8 +150,8 @@ if ! kill -0 "${kubecore_pid}" 2>/dev/null; then
   exit 1
 fi
 if ! "${KUBECTL}" --kubeconfig "${kubeconfig}" wait --for=condition=Ready node --all --timeout="$((deadline - $(date +%s) + 1))s" >/dev/null; then
-  echo "conformance: the kubecore node did not register and become Ready in ${READY_TIMEOUT}s; the last lines of its log:" >&2
-  tail -n 30 "${KUBECORE_LOG}" >&2
+  echo "conformance: the ${NODES} kubecore nodes did not register and become Ready in ${READY_TIMEOUT}s; the last lines of the logs:" >&2
+  tail -n 30 "${KUBECORE_LOG}" "${WORK}"/node-*.log >&2 2>/dev/null || tail -n 30 "${KUBECORE_LOG}" >&2
   exit 1
 fi
 

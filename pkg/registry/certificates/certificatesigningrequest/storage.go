@@ -107,12 +107,14 @@ func NewStatusStrategy(now func() time.Time) *strategy.StatusStrategy[*csr] {
 }
 
 // NewApprovalStrategy returns the strategy of /approval, the approver's:
-// it sets only the Approved and Denied conditions.
+// it sets the conditions, as sent (Kubernetes takes them all there), and
+// never the certificate.
 func NewApprovalStrategy(now func() time.Time) *strategy.StatusStrategy[*csr] {
+	every := func(certificatesv1.CertificateSigningRequestCondition) bool { return true }
 	return &strategy.StatusStrategy[*csr]{
 		PrepareStatus: func(_ context.Context, obj, old *csr) {
 			obj.Status.Certificate = old.Status.Certificate
-			obj.Status.Conditions = mergeConditions(obj, old, isApproval, now().Truncate(time.Second))
+			obj.Status.Conditions = mergeConditions(obj, old, every, now().Truncate(time.Second))
 		},
 		ValidateStatus: ValidateUpdate,
 	}
