@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -62,6 +63,9 @@ type Config struct {
 	// Profiling serves Go's profiles under /debug/pprof/ (authorized as
 	// non-resource URLs: system:masters, or a role granting them).
 	Profiling bool
+	// Paths are further non-resource paths and their handlers (service
+	// account issuer discovery), authorized as non-resource URLs.
+	Paths map[string]http.Handler
 
 	// BindAddress and Port say where to listen (Port 0: any free port).
 	BindAddress string

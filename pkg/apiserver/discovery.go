@@ -55,7 +55,16 @@ func (s *Server) installDiscovery() {
 	s.container.Handle("/version", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, version.Get())
 	}))
+	for p, h := range s.cfg.Paths {
+		s.container.Handle(p, h)
+	}
+	groupList := s.groupList(list)
 	s.container.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/apis/" {
+			// Kubernetes answers /apis/ as /apis.
+			groupList.ServeHTTP(w, r)
+			return
+		}
 		if r.URL.Path != "/" {
 			// Paths no built-in route serves may be those of a dynamic
 			// group (custom resources).

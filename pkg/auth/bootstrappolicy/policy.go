@@ -107,6 +107,10 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			urls([]string{"get"}, "/api", "/api/*", "/apis", "/apis/*", "/openapi", "/openapi/*", "/version", "/version/", "/healthz", "/livez", "/readyz")),
 		role("system:public-info-viewer",
 			urls([]string{"get"}, "/healthz", "/livez", "/readyz", "/version", "/version/")),
+		// Lets service accounts read the issuer's discovery document and
+		// keys, to verify each other's tokens.
+		role("system:service-account-issuer-discovery",
+			urls([]string{"get"}, "/.well-known/openid-configuration", "/.well-known/openid-configuration/", "/openid/v1/jwks", "/openid/v1/jwks/")),
 		role(SchedulerUser,
 			rule(append(readVerbs(), "delete"), "", "pods"),
 			rule([]string{"create"}, "", "pods/binding", "bindings"),
@@ -229,6 +233,7 @@ func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
 		binding("system:basic-user", "system:basic-user", group(AuthenticatedGroup)),
 		binding("system:discovery", "system:discovery", group(AuthenticatedGroup)),
 		binding("system:public-info-viewer", "system:public-info-viewer", group(AuthenticatedGroup), group(UnauthenticatedGroup)),
+		binding("system:service-account-issuer-discovery", "system:service-account-issuer-discovery", group(ServiceAccountsGroup)),
 		binding(SchedulerUser, SchedulerUser, user(SchedulerUser)),
 		binding(ControllerManagerUser, ControllerManagerUser, user(ControllerManagerUser)),
 		binding(DisruptionControllerRole, DisruptionControllerRole, rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: metav1.NamespaceSystem, Name: "disruption-controller"}),

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -55,6 +56,9 @@ type Resources struct {
 	// their definitions are Established; ReadyChecks join /readyz.
 	Dynamic     *apiserver.DynamicGroups
 	ReadyChecks []apiserver.HealthCheck
+	// Paths are further non-resource paths served (service account issuer
+	// discovery).
+	Paths map[string]http.Handler
 	// Loops are the background loops of these resources (the kubernetes
 	// Service repair, the custom resource controllers). Run runs them under
 	// the server's errgroup until its context ends: the first to fail
@@ -186,7 +190,7 @@ func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token, 
 		return Resources{
 			Scheme: in.Scheme, Groups: in.Groups, Authorizer: in.Authorizer(), Tokens: in.TokenAuthenticators(),
 			Dynamic: in.DynamicGroups(), ReadyChecks: []apiserver.HealthCheck{in.APIExtensionsReadyCheck()},
-			FlowClassifier: in.FlowClassifier(),
+			FlowClassifier: in.FlowClassifier(), Paths: in.Paths(),
 			Loops: []Loop{
 				{Name: "kubernetes service", Run: func(ctx context.Context) error {
 					return in.RunKubernetesService(ctx, controlplane.KubernetesServiceInterval)
@@ -454,7 +458,7 @@ func (c Config) Run(ctx context.Context) error {
 			return err
 		}}},
 	}
-	cfg.Dynamic = res.Dynamic
+	cfg.Dynamic, cfg.Paths = res.Dynamic, res.Paths
 	cfg.ReadyChecks = append(cfg.ReadyChecks, res.ReadyChecks...)
 	audit, err := o.limits.apply(&cfg)
 	if err != nil {
