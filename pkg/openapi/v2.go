@@ -110,6 +110,14 @@ func BuildV2(spec Spec) (*SwaggerDocument, error) {
 	for name, s := range m.schemas.closure(refs) {
 		doc.Definitions[name] = v2Schema(s)
 	}
+	for _, g := range spec.Groups {
+		for kind, body := range g.Custom {
+			name := customName(g.GroupVersion.WithKind(kind))
+			if def, ok := doc.Definitions[name]; ok {
+				doc.Definitions[name] = v2Custom(def, body)
+			}
+		}
+	}
 	data, err := json.Marshal(&doc)
 	if err != nil {
 		return nil, fmt.Errorf("encode openapi v2: %w", err)
@@ -123,6 +131,59 @@ func BuildV2(spec Spec) (*SwaggerDocument, error) {
 		return nil, fmt.Errorf("encode openapi v2 as protobuf: %w", err)
 	}
 	return &SwaggerDocument{JSON: data, Proto: pb, JSONHash: hashOf(data), ProtoHash: hashOf(pb)}, nil
+}
+
+// v2Custom is the Swagger 2.0 definition of a custom kind, as Kubernetes
+// publishes it there for kubectl's client-side validation: a kind whose
+// root keeps unknown fields is a bare object (listing fields would make
+// kubectl refuse the others); elsewhere a nullable field or one keeping
+// unknown fields loses its items and properties, and its type when that
+// type is object, or an array that lost its items. def is the definition
+// built from the OpenAPI v3 schema body.
+func v2Custom(def, body *Schema) *Schema {
+	if body.PreserveUnknownFields {
+		return &Schema{Type: "object", GroupVersionKind: def.GroupVersionKind}
+	}
+	out := *def
+	out.Properties = make(map[string]*Schema, len(def.Properties))
+	for name, p := range def.Properties {
+		if _, ours := body.Properties[name]; ours {
+			p = v2Structural(p)
+		}
+		out.Properties[name] = p
+	}
+	return &out
+}
+
+// v2Structural drops from s, recursively, what Swagger 2.0 clients cannot
+// read (see v2Custom).
+func v2Structural(s *Schema) *Schema {
+	if s == nil {
+		return nil
+	}
+	out := *s
+	if out.Nullable {
+		out.Type, out.Nullable, out.Items, out.Properties = "", false, nil, nil
+	}
+	if out.PreserveUnknownFields {
+		out.Items, out.Properties = nil, nil
+		if out.Type == "object" {
+			out.Type = ""
+		}
+	}
+	if out.Items == nil && out.Type == "array" {
+		out.Type = ""
+	}
+	out.Items = v2Structural(out.Items)
+	out.AdditionalProperties = v2Structural(out.AdditionalProperties)
+	if out.Properties != nil {
+		props := make(map[string]*Schema, len(out.Properties))
+		for name, p := range out.Properties {
+			props[name] = v2Structural(p)
+		}
+		out.Properties = props
+	}
+	return &out
 }
 
 // v2Schema is s with its references pointing at definitions and the

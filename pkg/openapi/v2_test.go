@@ -288,3 +288,52 @@ func TestV2HoldsCustomGroupVersions(t *testing.T) {
 		t.Fatal("a custom kind is still in the document after it stopped being served")
 	}
 }
+
+// Swagger 2.0 gets custom kinds in the shape kubectl's client-side
+// validation copes with: a root keeping unknown fields is a bare object,
+// nullable fields and fields keeping unknown ones lose their inner shape.
+func TestV2CustomKindShapes(t *testing.T) {
+	gv := schema.GroupVersion{Group: "example.com", Version: "v1"}
+	free := &Schema{Type: "object", PreserveUnknownFields: true}
+	shaped := &Schema{Type: "object", Properties: map[string]*Schema{
+		"spec": {Type: "object", Properties: map[string]*Schema{
+			"maybe": {Type: "object", Nullable: true, Properties: map[string]*Schema{"a": {Type: "string"}}},
+			"any":   {Type: "object", PreserveUnknownFields: true, Properties: map[string]*Schema{"b": {Type: "string"}}},
+			"list":  {Type: "array", PreserveUnknownFields: true, Items: &Schema{Type: "string"}},
+			"name":  {Type: "string"},
+		}},
+	}}
+	spec := testSpec(t)
+	spec.Groups = append(spec.Groups, GroupVersion{
+		GroupVersion: gv,
+		Resources: []Resource{
+			{Path: "frees", Kind: gv.WithKind("Free"), Namespaced: true, Verbs: []string{"get"}},
+			{Path: "shapeds", Kind: gv.WithKind("Shaped"), Namespaced: true, Verbs: []string{"get"}},
+		},
+		Custom: map[string]*Schema{"Free": free, "Shaped": shaped},
+	})
+	doc, err := BuildV2(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Definitions map[string]map[string]any `json:"definitions"`
+	}
+	if err := json.Unmarshal(doc.JSON, &d); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Definitions["com.example.v1.Free"]; got["type"] != "object" || got["properties"] != nil || got["x-kubernetes-preserve-unknown-fields"] != nil || got["x-kubernetes-group-version-kind"] == nil {
+		t.Errorf("a root keeping unknown fields: %v", got)
+	}
+	props := d.Definitions["com.example.v1.Shaped"]["properties"].(map[string]any)
+	if props["metadata"] == nil || props["apiVersion"] == nil {
+		t.Errorf("the standard fields are missing: %v", props)
+	}
+	inner := props["spec"].(map[string]any)["properties"].(map[string]any)
+	for field, want := range map[string]string{"maybe": "", "any": "", "list": "", "name": "string"} {
+		f := inner[field].(map[string]any)
+		if typ, _ := f["type"].(string); typ != want || (want == "" && (f["properties"] != nil || f["items"] != nil)) {
+			t.Errorf("spec.%s: %v, want type %q and no inner shape", field, f, want)
+		}
+	}
+}

@@ -24,7 +24,8 @@ type ObjectMeta struct {
 	ResourceVersion string `json:"resourceVersion,omitempty" protobuf:"bytes,6,opt,name=resourceVersion"`
 	// Generation counts changes to the desired state (spec); the server bumps it.
 	Generation int64 `json:"generation,omitempty" protobuf:"varint,7,opt,name=generation"`
-	// CreationTimestamp is when the server created the object (RFC 3339, UTC).
+	// CreationTimestamp is a timestamp of the moment the server created the
+	// object (RFC 3339, UTC); clients cannot set it.
 	CreationTimestamp Time `json:"creationTimestamp,omitempty" protobuf:"bytes,8,opt,name=creationTimestamp"`
 	// DeletionTimestamp is set when deletion was requested; the object goes once its grace period ends and its finalizers are gone.
 	DeletionTimestamp *Time `json:"deletionTimestamp,omitempty" protobuf:"bytes,9,opt,name=deletionTimestamp"`
