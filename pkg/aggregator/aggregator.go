@@ -173,7 +173,12 @@ func isAvailable(s *apiregistrationv1.APIService) bool {
 // groupPriorityMinimum of a group's versions, then the name), each
 // group's versions by versionPriority, then Kubernetes' version order.
 func (a *Aggregator) APIGroups() []metav1.APIGroup {
-	byGroup := a.availableByGroup()
+	return orderedGroups(a.availableByGroup())
+}
+
+// orderedGroups returns the discovery entries of byGroup by group
+// priority, then name.
+func orderedGroups(byGroup map[string][]*apiregistrationv1.APIService) []metav1.APIGroup {
 	names := make([]string, 0, len(byGroup))
 	for g := range byGroup {
 		names = append(names, g)
@@ -192,14 +197,24 @@ func (a *Aggregator) APIGroups() []metav1.APIGroup {
 // each group's sorted by version priority.
 func (a *Aggregator) availableByGroup() map[string][]*apiregistrationv1.APIService {
 	all, _ := a.lister.List(labels.Everything())
-	byGroup := map[string][]*apiregistrationv1.APIService{}
+	var available []*apiregistrationv1.APIService
 	for _, s := range all {
 		if a.aggregated(s) && isAvailable(s) {
-			byGroup[s.Spec.Group] = append(byGroup[s.Spec.Group], s)
+			available = append(available, s)
 		}
 	}
-	for _, list := range byGroup {
-		slices.SortFunc(list, func(x, y *apiregistrationv1.APIService) int {
+	return groupByName(available)
+}
+
+// groupByName returns list by group, each group's APIServices by
+// versionPriority, then Kubernetes' version order.
+func groupByName(list []*apiregistrationv1.APIService) map[string][]*apiregistrationv1.APIService {
+	byGroup := map[string][]*apiregistrationv1.APIService{}
+	for _, s := range list {
+		byGroup[s.Spec.Group] = append(byGroup[s.Spec.Group], s)
+	}
+	for _, l := range byGroup {
+		slices.SortFunc(l, func(x, y *apiregistrationv1.APIService) int {
 			return cmp.Or(cmp.Compare(y.Spec.VersionPriority, x.Spec.VersionPriority), apiserver.CompareVersions(y.Spec.Version, x.Spec.Version))
 		})
 	}

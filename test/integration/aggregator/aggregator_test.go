@@ -25,6 +25,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"kubecore.io/kubecore/pkg/pki"
 	"kubecore.io/kubecore/pkg/webhook/webhooktest"
 	"kubecore.io/kubecore/test/integration/framework"
@@ -104,6 +106,19 @@ func (b *backend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, `{"paths":{"apis/`+group+`/`+version+`":{"serverRelativeURL":"/openapi/v3/apis/`+group+`/`+version+`?hash=ABC"}}}`)
 	case r.URL.Path == "/openapi/v3"+gvPath:
 		_, _ = io.WriteString(w, `{"openapi":"3.0.0","info":{"title":"wardle","version":"v1"},"paths":{},"components":{"schemas":{"com.example.wardle.v1alpha1.Flunder":{"type":"object"}}}}`)
+	case strings.HasSuffix(r.URL.Path, "/exec"):
+		// An exec-like subresource: a WebSocket echoing one message.
+		up := websocket.Upgrader{Subprotocols: []string{"v5.channel.k8s.io"}}
+		conn, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		typ, msg, err := conn.ReadMessage()
+		if err != nil {
+			return
+		}
+		_ = conn.WriteMessage(typ, append([]byte("echo: "), msg...))
 	case r.URL.Path == gvPath:
 		_ = json.NewEncoder(w).Encode(map[string]any{
 			"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group + "/" + version,
@@ -464,6 +479,40 @@ func TestProxyDiscoveryAndAvailability(t *testing.T) {
 		}
 		if out := kubectl("get", "apiservice", version+"."+group); !strings.Contains(out, "True") {
 			t.Errorf("kubectl get apiservice:\n%s", out)
+		}
+	})
+
+	t.Run("upgrade spliced", func(t *testing.T) {
+		admin, err := tls.LoadX509KeyPair(filepath.Join(e.api.DataDir, "pki", pki.AdminName+".crt"), filepath.Join(e.api.DataDir, "pki", pki.AdminName+".key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := websocket.Dialer{
+			TLSClientConfig: &tls.Config{RootCAs: e.caPool(pki.CAName + ".crt"), Certificates: []tls.Certificate{admin}, MinVersion: tls.VersionTLS12},
+			Subprotocols:    []string{"v5.channel.k8s.io"}, HandshakeTimeout: 10 * time.Second,
+		}
+		u := strings.Replace(e.api.URL, "https://", "wss://", 1) + gvPath + "/namespaces/" + e.ns + "/flunders/one/exec"
+		conn, resp, err := d.DialContext(t.Context(), u, nil)
+		if err != nil {
+			var body []byte
+			if resp != nil {
+				body, _ = io.ReadAll(resp.Body)
+			}
+			t.Fatalf("dial %s: %v %s", u, err, body)
+		}
+		defer conn.Close()
+		if conn.Subprotocol() != "v5.channel.k8s.io" {
+			t.Errorf("subprotocol %q", conn.Subprotocol())
+		}
+		if err := conn.WriteMessage(websocket.BinaryMessage, []byte("ping")); err != nil {
+			t.Fatal(err)
+		}
+		_, msg, err := conn.ReadMessage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(msg) != "echo: ping" {
+			t.Fatalf("got %q", msg)
 		}
 	})
 
