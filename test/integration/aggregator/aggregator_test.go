@@ -634,14 +634,24 @@ func TestBadAPIServices(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g, v, _ := strings.Cut(tc.gv, "/")
 			if tc.reason == "" {
-				// apps/v1's APIService exists (local): replacing it with a
-				// Service is refused by name.
-				code, body := e.do("POST", "/apis/apiregistration.k8s.io/v1/apiservices", "", map[string]any{
-					"metadata": map[string]any{"name": v + "." + g},
-					"spec":     map[string]any{"group": g, "version": v, "service": map[string]any{"namespace": e.ns, "name": tc.svc}, "groupPriorityMinimum": 100, "versionPriority": 1},
-				})
-				if code != http.StatusConflict {
-					t.Fatalf("got %d %s, want 409", code, body)
+				// apps/v1's APIService exists (local); given a Service it is
+				// reported unavailable and never proxied: the built-in
+				// resources stay served.
+				name := v + "." + g
+				var obj map[string]any
+				if err := json.Unmarshal(e.expect(http.StatusOK, "GET", "/apis/apiregistration.k8s.io/v1/apiservices/"+name, "", nil), &obj); err != nil {
+					t.Fatal(err)
+				}
+				obj["spec"].(map[string]any)["service"] = map[string]any{"namespace": e.ns, "name": tc.svc}
+				obj["spec"].(map[string]any)["caBundle"] = tc.ca
+				e.expect(http.StatusOK, "PUT", "/apis/apiregistration.k8s.io/v1/apiservices/"+name, "", obj)
+				c := e.waitAvailable(name, "False", "ServiceAccessError")
+				if !strings.Contains(c.Message, "served by this API server itself") {
+					t.Errorf("message %q", c.Message)
+				}
+				e.expect(http.StatusOK, "GET", "/apis/apps/v1/namespaces/"+e.ns+"/deployments", "", nil)
+				if names := e.groupNames(); len(slices.DeleteFunc(names, func(n string) bool { return n != "apps" })) != 1 {
+					t.Errorf("apps listed twice: %v", names)
 				}
 				return
 			}
