@@ -1,8 +1,10 @@
 package pki
 
 import (
+	"crypto/tls"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -38,4 +40,40 @@ func EnsureFrontProxy(pkiDir string, now func() time.Time) (*FrontProxy, error) 
 		return nil, fmt.Errorf("pki: front-proxy client: %w", err)
 	}
 	return &FrontProxy{CA: b.CA, Client: client}, nil
+}
+
+// FrontProxyClient hands out the front-proxy client certificate of
+// PKIDir, issued again (by EnsureFrontProxy) once it is within
+// RenewBefore of expiry, so that a server running for longer than the
+// certificate lasts keeps reaching aggregated servers. Certificate is
+// meant for tls.Config.GetClientCertificate: it is cheap while the
+// certificate is fresh.
+type FrontProxyClient struct {
+	PKIDir string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+
+	mu       sync.Mutex
+	cur      *tls.Certificate
+	notAfter time.Time
+}
+
+// Certificate returns the current front-proxy client certificate.
+func (c *FrontProxyClient) Certificate() (*tls.Certificate, error) {
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur != nil && now().Add(RenewBefore).Before(c.notAfter) {
+		return c.cur, nil
+	}
+	fp, err := EnsureFrontProxy(c.PKIDir, now)
+	if err != nil {
+		return nil, err
+	}
+	cert := fp.Client.TLSCertificate()
+	c.cur, c.notAfter = &cert, fp.Client.Cert.NotAfter
+	return c.cur, nil
 }

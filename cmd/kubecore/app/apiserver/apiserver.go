@@ -192,10 +192,9 @@ func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token, 
 			in.Destroy()
 			return Resources{}, err
 		}
-		clients := &webhook.Clients{ClientCert: func() (*tls.Certificate, error) {
-			c := frontProxy.Client.TLSCertificate()
-			return &c, nil
-		}}
+		// Renewed when it nears expiry, read at every handshake.
+		proxyClient := &pki.FrontProxyClient{PKIDir: pkiDir}
+		clients := &webhook.Clients{ClientCert: proxyClient.Certificate}
 		agg, err := in.NewAggregator(clients)
 		if err != nil {
 			in.Destroy()
