@@ -567,6 +567,19 @@ func TestProxyDiscoveryAndAvailability(t *testing.T) {
 				t.Errorf("%s = %q, want %q", k, cm.Data[k], v)
 			}
 		}
+		// Extension servers read it through the Role Kubernetes names
+		// extension-apiserver-authentication-reader.
+		path := "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication"
+		e.expect(http.StatusForbidden, "GET", path, "bob-token", nil)
+		e.expect(http.StatusCreated, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/rolebindings", "", map[string]any{
+			"metadata": map[string]any{"name": "bob-auth-reader-" + e.ns},
+			"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "extension-apiserver-authentication-reader"},
+			"subjects": []map[string]any{{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "bob"}},
+		})
+		e.eventually("bob to read the ConfigMap", func() bool {
+			code, _ := e.do("GET", path, "bob-token", nil)
+			return code == http.StatusOK
+		})
 	})
 
 	t.Run("backend down", func(t *testing.T) {
