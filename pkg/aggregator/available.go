@@ -83,13 +83,17 @@ func (a *Aggregator) enqueueFor(namespace, name string) {
 }
 
 // Run keeps the caches and the APIServices' Available conditions until
-// ctx ends.
+// ctx ends; it returns nil then.
 func (a *Aggregator) Run(ctx context.Context) error {
 	go a.apiServices.Run(ctx)
 	go a.services.Run(ctx)
 	go a.endpoints.Run(ctx)
 	defer a.cfg.Clients.Close()
-	return controller.Run(ctx, "apiservice-availability", 2, a.queue, a.sync, a.apiServices.HasSynced, a.services.HasSynced, a.endpoints.HasSynced)
+	err := controller.Run(ctx, "apiservice-availability", 2, a.queue, a.sync, a.apiServices.HasSynced, a.services.HasSynced, a.endpoints.HasSynced)
+	if ctx.Err() != nil {
+		return nil // stopped, perhaps before the caches synced: not a failure
+	}
+	return err
 }
 
 // HasSynced reports whether the APIServices are in the cache.
