@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
@@ -49,6 +50,32 @@ type HealthCheck struct {
 // Authenticator identifies the user of a request (pkg/auth/authenticator).
 type Authenticator = authenticator.Request
 
+// Aggregator serves the group versions of APIServices backed by other
+// servers. Their requests pass authentication, authorization and the
+// other filters first; a path no built-in or dynamic route serves is
+// then offered to ServeAggregated, which answers it and returns true, or
+// returns false having written nothing. /apis lists APIGroups after the
+// built-in and dynamic groups.
+type Aggregator interface {
+	ServeAggregated(w http.ResponseWriter, r *http.Request) bool
+	APIGroups() []metav1.APIGroup
+}
+
+// OpenAPIDocuments are the server's OpenAPI v3 documents: an Aggregator
+// that is also an OpenAPIBinder is handed them when the server is built,
+// to serve the documents of its group versions, keyed
+// "apis/<group>/<version>".
+type OpenAPIDocuments interface {
+	SetDocument(key string, data []byte)
+	RemoveGroupVersion(gv schema.GroupVersion)
+}
+
+// OpenAPIBinder is implemented by an Aggregator that serves the OpenAPI
+// documents of its group versions.
+type OpenAPIBinder interface {
+	BindOpenAPI(OpenAPIDocuments)
+}
+
 // Config is what an API server serves and how. Fill it, then Complete it.
 type Config struct {
 	// Scheme knows every served kind and its defaults.
@@ -58,6 +85,9 @@ type Config struct {
 	// Dynamic, when set, holds group versions installed and removed while
 	// the server runs (custom resources).
 	Dynamic *DynamicGroups
+	// Aggregator, when set, serves the group versions other API servers
+	// serve (the aggregation layer, pkg/aggregator).
+	Aggregator Aggregator
 	// ReadyChecks run on /readyz and /healthz (an etcd check, typically).
 	ReadyChecks []HealthCheck
 	// Profiling serves Go's profiles under /debug/pprof/ (authorized as

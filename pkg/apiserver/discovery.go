@@ -68,7 +68,7 @@ func (s *Server) installDiscovery() {
 		if r.URL.Path != "/" {
 			// Paths no built-in route serves may be those of a dynamic
 			// group (custom resources).
-			if !s.cfg.Dynamic.serve(w, r) {
+			if !s.cfg.Dynamic.serve(w, r) && (s.cfg.Aggregator == nil || !s.cfg.Aggregator.ServeAggregated(w, r)) {
 				writeError(w, notFoundPath())
 			}
 			return
@@ -87,11 +87,14 @@ func apiGroup(name string, versions []schema.GroupVersion) metav1.APIGroup {
 }
 
 // groupList serves /apis: the built-in groups of static, then those
-// served dynamically.
+// served dynamically, then the aggregated ones.
 func (s *Server) groupList(static *metav1.APIGroupList) http.Handler {
 	h := staticJSON(static)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		dynamic := s.cfg.Dynamic.apiGroups()
+		if s.cfg.Aggregator != nil {
+			dynamic = append(dynamic, s.cfg.Aggregator.APIGroups()...)
+		}
 		if len(dynamic) == 0 {
 			h.ServeHTTP(w, r)
 			return

@@ -88,6 +88,9 @@ func New(c CompletedConfig) (*Server, error) {
 			return nil, err
 		}
 	}
+	if b, ok := c.Aggregator.(OpenAPIBinder); ok {
+		b.BindOpenAPI(s.openapi)
+	}
 	s.installHealth()
 	s.container.Handle("/metrics", promhttpHandler(s.registry))
 	if s.cfg.Profiling {

@@ -88,6 +88,10 @@ type Config struct {
 	// the advertised URL in kube-public/cluster-info, for joining nodes.
 	// Without it (or Advertise) that ConfigMap is not made.
 	ClusterCA []byte
+	// FrontProxyCA is the PEM of the front-proxy CA: Bootstrap publishes
+	// it with ClusterCA in kube-system/extension-apiserver-authentication
+	// for aggregated API servers.
+	FrontProxyCA []byte
 	// EventTTL is how long events live after their last write (zero:
 	// until deleted), as Kubernetes' --event-ttl.
 	EventTTL time.Duration
@@ -118,6 +122,7 @@ type Instance struct {
 	roleBindings        *rbacREST
 	configMaps          objectWriter
 	clusterCA           []byte
+	frontProxyCA        []byte
 	rbac                *rbac.Authorizer
 	services            *service.REST
 	endpoints           *generic.Store
@@ -175,7 +180,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		return nil, fmt.Errorf("build the schemas of server-side apply: %w", err)
 	}
 	objects := &objectReader{}
-	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: objects, admission: newAdmission(objects), advertise: cfg.Advertise, clusterCA: cfg.ClusterCA, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
+	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: objects, admission: newAdmission(objects), advertise: cfg.Advertise, clusterCA: cfg.ClusterCA, frontProxyCA: cfg.FrontProxyCA, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
 	opts := generic.StoreOptions{
 		Client:            cfg.EtcdClient,
 		Prefix:            cfg.Prefix,
@@ -232,8 +237,8 @@ func (in *Instance) Destroy() {
 // the namespaces default, kube-system, kube-public and kube-node-lease,
 // the system priority classes, the default cluster roles and bindings,
 // and (with Config.Advertise) the Service default/kubernetes and its
-// Endpoints, and (with Config.ClusterCA) the ConfigMap
-// kube-public/cluster-info. A kubernetes Service whose cluster IP another Service holds
+// Endpoints, and (with Config.ClusterCA) the ConfigMaps
+// kube-public/cluster-info and kube-system/extension-apiserver-authentication. A kubernetes Service whose cluster IP another Service holds
 // (a data dir older than it) is logged, not fatal: RunKubernetesService
 // retries it.
 func (in *Instance) Bootstrap(ctx context.Context) error {
@@ -263,6 +268,9 @@ func (in *Instance) Bootstrap(ctx context.Context) error {
 		klog.FromContext(ctx).Error(err, "Cannot create the kubernetes service")
 	}
 	if err := in.publishClusterInfo(ctx); err != nil {
+		return err
+	}
+	if err := in.publishExtensionAuthentication(ctx); err != nil {
 		return err
 	}
 	if err := in.EnsureLocalAPIServices(ctx); err != nil {

@@ -64,6 +64,19 @@ func (h *Handler) invalidateV2() {
 	h.v2Mu.Unlock()
 }
 
+// SetDocument serves data, the OpenAPI v3 document of a group version
+// another server serves (an aggregated one), at key
+// ("apis/<group>/<version>"); the index lists it from now on, and
+// RemoveGroupVersion removes it.
+func (h *Handler) SetDocument(key string, data []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.custom == nil {
+		h.custom = map[string]Document{}
+	}
+	h.custom[key] = Document{JSON: data, Hash: hashOf(data)}
+}
+
 // RemoveGroupVersion stops serving the document SetGroupVersion set.
 func (h *Handler) RemoveGroupVersion(gv schema.GroupVersion) {
 	h.mu.Lock()

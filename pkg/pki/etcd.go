@@ -18,7 +18,12 @@ const EtcdCACommonName = "kubecore-etcd-ca"
 // OpenEtcdCA loads the etcd CA of dir (ca.crt and ca.key), making it when
 // dir holds none. now is the clock; nil means time.Now.
 func OpenEtcdCA(dir string, now func() time.Time) (*Bundle, error) {
-	b := &Bundle{Dir: dir, now: now, caCN: EtcdCACommonName}
+	return openCA(dir, EtcdCACommonName, now)
+}
+
+// openCA loads the CA of dir, made with common name cn when dir holds none.
+func openCA(dir, cn string, now func() time.Time) (*Bundle, error) {
+	b := &Bundle{Dir: dir, now: now, caCN: cn}
 	if b.now == nil {
 		b.now = time.Now
 	}

@@ -194,10 +194,23 @@ const clusterInfoViewer = "kubecore:bootstrap-signer-clusterinfo"
 func Roles() []rbacv1.Role {
 	m := meta(clusterInfoViewer)
 	m.Namespace = metav1.NamespacePublic
+	ext := meta(ExtensionAuthenticationReader)
+	ext.Namespace = metav1.NamespaceSystem
 	return []rbacv1.Role{{ObjectMeta: m, Rules: []rbacv1.PolicyRule{{
 		Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{ClusterInfoName},
+	}}}, {ObjectMeta: ext, Rules: []rbacv1.PolicyRule{{
+		Verbs: []string{"get", "list", "watch"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{ExtensionAuthenticationName},
 	}}}}
 }
+
+// ExtensionAuthenticationName is the ConfigMap in kube-system that says
+// how the API server authenticates clients and front proxies, for
+// extension API servers; ExtensionAuthenticationReader is the Role in
+// kube-system that lets them read it, as Kubernetes names them.
+const (
+	ExtensionAuthenticationName   = "extension-apiserver-authentication"
+	ExtensionAuthenticationReader = "extension-apiserver-authentication-reader"
+)
 
 // RoleBindings returns the default namespaced role bindings.
 func RoleBindings() []rbacv1.RoleBinding {

@@ -39,6 +39,7 @@ import (
 	"kubecore.io/kubecore/pkg/pki"
 	"kubecore.io/kubecore/pkg/registry/core/node"
 	"kubecore.io/kubecore/pkg/storage/etcd3"
+	"kubecore.io/kubecore/pkg/webhook"
 )
 
 // Resources are what the API serves and who may use it.
@@ -59,6 +60,9 @@ type Resources struct {
 	// Paths are further non-resource paths served (service account issuer
 	// discovery).
 	Paths map[string]http.Handler
+	// Aggregator proxies the group versions of APIServices backed by
+	// other servers; nil for none.
+	Aggregator apiserver.Aggregator
 	// Loops are the background loops of these resources (the kubernetes
 	// Service repair, the custom resource controllers). Run runs them under
 	// the server's errgroup until its context ends: the first to fail
@@ -166,6 +170,12 @@ func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token, 
 		if err != nil {
 			return Resources{}, err
 		}
+		// Made by Run with the cluster CA: aggregated servers trust the
+		// front-proxy CA for the identity headers the aggregator sends.
+		frontProxy, err := pki.EnsureFrontProxy(pkiDir, nil)
+		if err != nil {
+			return Resources{}, err
+		}
 		in, err := controlplane.New(ctx, controlplane.Config{
 			EtcdClient:        client,
 			ServiceCIDR:       serviceCIDR,
@@ -174,6 +184,7 @@ func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token, 
 			Kubelet:           kubelet,
 			Advertise:         advertise,
 			ClusterCA:         caPEM,
+			FrontProxyCA:      frontProxy.CA.CertPEM(),
 			StaticTokens:      staticTokens,
 			EventTTL:          eventTTL,
 			NoManagedFields:   noManagedFields,
@@ -185,17 +196,26 @@ func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token, 
 			in.Destroy()
 			return Resources{}, err
 		}
+		// Renewed when it nears expiry, read at every handshake.
+		proxyClient := &pki.FrontProxyClient{PKIDir: pkiDir}
+		clients := &webhook.Clients{ClientCert: proxyClient.Certificate}
+		agg, err := in.NewAggregator(clients)
+		if err != nil {
+			in.Destroy()
+			return Resources{}, err
+		}
 		// The watch caches stop with the server, before etcd closes.
 		context.AfterFunc(ctx, in.Destroy)
 		return Resources{
 			Scheme: in.Scheme, Groups: in.Groups, Authorizer: in.Authorizer(), Tokens: in.TokenAuthenticators(),
 			Dynamic: in.DynamicGroups(), ReadyChecks: []apiserver.HealthCheck{in.APIExtensionsReadyCheck()},
-			FlowClassifier: in.FlowClassifier(), Paths: in.Paths(),
+			FlowClassifier: in.FlowClassifier(), Paths: in.Paths(), Aggregator: agg,
 			Loops: []Loop{
 				{Name: "kubernetes service", Run: func(ctx context.Context) error {
 					return in.RunKubernetesService(ctx, controlplane.KubernetesServiceInterval)
 				}},
 				{Name: "custom resources", Run: in.RunAPIExtensions},
+				{Name: "aggregator", Run: agg.Run},
 				{Name: "bootstrap objects", Run: func(ctx context.Context) error {
 					return in.RunBootstrapObjects(ctx, controlplane.BootstrapInterval)
 				}},
@@ -397,6 +417,10 @@ func (c Config) Run(ctx context.Context) error {
 	for _, is := range bundle.Issued {
 		klog.InfoS("Issued certificate", "name", is.Name, "reason", is.Reason)
 	}
+	frontProxy, err := pki.EnsureFrontProxy(pkiDir, nil)
+	if err != nil {
+		return fmt.Errorf("pki: %w", err)
+	}
 	kubelet, err := withKubeletClientCert(o.kubelet, bundle)
 	if err != nil {
 		return err
@@ -424,7 +448,17 @@ func (c Config) Run(ctx context.Context) error {
 			return nil
 		})
 	}
-	authn := authenticator.Union{authenticator.NewClientCert(bundle.CAPool())}
+	// A front proxy's identity headers first, as Kubernetes orders them.
+	frontProxyCAs := x509.NewCertPool()
+	frontProxyCAs.AddCert(frontProxy.CA.Cert)
+	// The CAs the TLS handshake names to clients, so that a client picks
+	// the certificate to show: the cluster CA's, or the front proxy's.
+	tlsClientCAs := bundle.CAPool()
+	tlsClientCAs.AddCert(frontProxy.CA.Cert)
+	authn := authenticator.Union{
+		authenticator.NewRequestHeader(frontProxyCAs, []string{pki.FrontProxyClientCN}),
+		authenticator.NewClientCert(bundle.CAPool()),
+	}
 	tokens := res.Tokens
 	if o.staticTokens != nil {
 		tokens = append([]authenticator.Token{o.staticTokens}, tokens...)
@@ -448,7 +482,7 @@ func (c Config) Run(ctx context.Context) error {
 		FlowClassifier: res.FlowClassifier,
 		Listener:       ln,
 		GetServingCert: serving.current,
-		ClientCA:       bundle.CAPool(),
+		ClientCA:       tlsClientCAs,
 		Profiling:      o.profiling,
 		Metrics:        etcdMetrics,
 		ReadyChecks: []apiserver.HealthCheck{{Name: "etcd", Check: func(ctx context.Context) error {
@@ -459,6 +493,7 @@ func (c Config) Run(ctx context.Context) error {
 		}}},
 	}
 	cfg.Dynamic, cfg.Paths = res.Dynamic, res.Paths
+	cfg.Aggregator = res.Aggregator
 	cfg.ReadyChecks = append(cfg.ReadyChecks, res.ReadyChecks...)
 	audit, err := o.limits.apply(&cfg)
 	if err != nil {
