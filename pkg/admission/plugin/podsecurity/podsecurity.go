@@ -25,6 +25,7 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/types"
+	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/admission"
 	"kubecore.io/kubecore/pkg/apirequest"
@@ -107,14 +108,21 @@ func (p *Plugin) validateNamespace(ctx context.Context, a *rest.Attributes) erro
 		return nil
 	}
 	policy, errs := PolicyOf(ns.Labels)
-	if len(errs) > 0 {
+	old, isUpdate := a.OldObject.(*corev1.Namespace)
+	isUpdate = isUpdate && a.Operation == rest.OperationUpdate
+	var oldPolicy Policy
+	var oldErrs field.ErrorList
+	if isUpdate {
+		oldPolicy, oldErrs = PolicyOf(old.Labels)
+	}
+	// An update must have valid labels only when it changes them, so that
+	// a namespace stored with bad ones can still be updated (and deleted).
+	if len(errs) > 0 && (!isUpdate || !reflect.DeepEqual(errs, oldErrs)) {
 		return apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Namespace").GroupKind(), ns.Name, errs)
 	}
-	old, ok := a.OldObject.(*corev1.Namespace)
-	if a.Operation != rest.OperationUpdate || !ok {
+	if !isUpdate {
 		return nil
 	}
-	oldPolicy, _ := PolicyOf(old.Labels)
 	if policy.Enforce == oldPolicy.Enforce || policy.Enforce.Level == LevelPrivileged {
 		return nil
 	}

@@ -169,4 +169,13 @@ func TestNamespaceWarningsGroupPods(t *testing.T) {
 	if err := p.Validate(context.Background(), attrs(rest.OperationCreate, "namespaces", bad, nil)); !apierrors.IsInvalid(err) {
 		t.Errorf("a bad level: %v, want 422", err)
 	}
+	if err := p.Validate(context.Background(), attrs(rest.OperationUpdate, "namespaces", bad, old)); !apierrors.IsInvalid(err) {
+		t.Errorf("an update to a bad level: %v, want 422", err)
+	}
+	// Bad labels already stored do not block other updates.
+	relabeled := bad.DeepCopy()
+	relabeled.Labels["team"] = "x"
+	if err := p.Validate(context.Background(), attrs(rest.OperationUpdate, "namespaces", relabeled, bad)); err != nil {
+		t.Errorf("an update keeping stored bad labels: %v", err)
+	}
 }
