@@ -63,21 +63,22 @@ func Evaluate(lv LevelVersion, meta *metav1.ObjectMeta, spec *corev1.PodSpec) []
 	if lv.Level == LevelPrivileged {
 		return nil
 	}
-	var picked []check
-	overridden := map[string]bool{}
-	for _, c := range checks {
-		if c.level.rank() > lv.Level.rank() || !lv.Version.atLeast(c.since) {
-			continue
-		}
-		picked = append(picked, c)
-		for _, o := range c.overrides {
-			overridden[o] = true
+	applies := func(c *check) bool {
+		return c.level.rank() <= lv.Level.rank() && lv.Version.atLeast(c.since)
+	}
+	// The checks a higher level replaces (at most two); they are few, a
+	// slice is cheaper than a map.
+	var overridden []string
+	for i := range checks {
+		if applies(&checks[i]) {
+			overridden = append(overridden, checks[i].overrides...)
 		}
 	}
 	p := newPodView(meta, spec)
 	var out []Violation
-	for _, c := range picked {
-		if overridden[c.id] {
+	for i := range checks {
+		c := &checks[i]
+		if !applies(c) || slices.Contains(overridden, c.id) {
 			continue
 		}
 		if v := c.run(p, lv.Version); v != nil {
@@ -115,8 +116,8 @@ type container struct {
 	name     string
 	sc       *corev1.SecurityContext
 	ports    []corev1.ContainerPort
-	probes   []*corev1.Probe
-	handlers []*corev1.LifecycleHandler
+	probes   [3]*corev1.Probe
+	handlers [2]*corev1.LifecycleHandler
 }
 
 // podView is a pod's metadata and spec with its containers flattened.
@@ -131,14 +132,15 @@ func newPodView(meta *metav1.ObjectMeta, spec *corev1.PodSpec) *podView {
 	if meta == nil {
 		meta = &metav1.ObjectMeta{}
 	}
-	p := &podView{meta: meta, spec: spec, psc: spec.SecurityContext}
+	p := &podView{meta: meta, spec: spec, psc: spec.SecurityContext,
+		containers: make([]container, 0, len(spec.InitContainers)+len(spec.Containers)+len(spec.EphemeralContainers))}
 	if p.psc == nil {
 		p.psc = &corev1.PodSecurityContext{}
 	}
 	add := func(c *corev1.Container) {
-		v := container{name: c.Name, sc: c.SecurityContext, ports: c.Ports, probes: []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe}}
+		v := container{name: c.Name, sc: c.SecurityContext, ports: c.Ports, probes: [3]*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe}}
 		if c.Lifecycle != nil {
-			v.handlers = []*corev1.LifecycleHandler{c.Lifecycle.PostStart, c.Lifecycle.PreStop}
+			v.handlers = [2]*corev1.LifecycleHandler{c.Lifecycle.PostStart, c.Lifecycle.PreStop}
 		}
 		if v.sc == nil {
 			v.sc = &corev1.SecurityContext{}
