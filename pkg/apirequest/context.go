@@ -15,6 +15,7 @@ const (
 	warningKey
 	subpathKey
 	userAgentKey
+	auditAnnotationsKey
 )
 
 // UserInfo is the authenticated identity of a request.
@@ -120,4 +121,22 @@ func WithUserAgent(ctx context.Context, userAgent string) context.Context {
 func UserAgentValue(ctx context.Context) string {
 	ua, _ := ctx.Value(userAgentKey).(string)
 	return ua
+}
+
+// AuditAnnotator records the annotations admission adds to a request's
+// audit event (pod-security.kubernetes.io/audit-violations, ...); adding a
+// key again replaces its value.
+type AuditAnnotator func(key, value string)
+
+// WithAuditAnnotator returns ctx carrying a recorder of audit annotations.
+func WithAuditAnnotator(ctx context.Context, rec AuditAnnotator) context.Context {
+	return context.WithValue(ctx, auditAnnotationsKey, rec)
+}
+
+// AddAuditAnnotation records an annotation on the request's audit event,
+// if the request is audited.
+func AddAuditAnnotation(ctx context.Context, key, value string) {
+	if rec, ok := ctx.Value(auditAnnotationsKey).(AuditAnnotator); ok && rec != nil {
+		rec(key, value)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -42,6 +43,8 @@ type AuditEvent struct {
 	ResponseStatus           *AuditResponseStatus `json:"responseStatus,omitempty"`
 	RequestReceivedTimestamp metav1.MicroTime     `json:"requestReceivedTimestamp"`
 	StageTimestamp           metav1.MicroTime     `json:"stageTimestamp"`
+	// Annotations are those admission added (apirequest.AddAuditAnnotation).
+	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
 // AuditUser is an authentication.k8s.io/v1 UserInfo.
@@ -108,7 +111,9 @@ func (s *Server) withAudit(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		a := &auditRequest{sink: sink, r: r, id: id, received: time.Now()}
+		a := &auditRequest{sink: sink, id: id, received: time.Now()}
+		r = r.WithContext(apirequest.WithAuditAnnotator(r.Context(), a.annotate))
+		a.r = r
 		aw := &auditWriter{ResponseWriter: w, req: a}
 		info, _ := apirequest.RequestInfoFrom(r.Context())
 		aw.longRunning = isLongRunning(info)
@@ -133,6 +138,19 @@ type auditRequest struct {
 	r        *http.Request
 	id       string
 	received time.Time
+
+	mu          sync.Mutex
+	annotations map[string]string
+}
+
+// annotate records an audit annotation of the request.
+func (a *auditRequest) annotate(key, value string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.annotations == nil {
+		a.annotations = map[string]string{}
+	}
+	a.annotations[key] = value
 }
 
 // emit hands the sink an event of stage with the response code so far
@@ -169,6 +187,11 @@ func (a *auditRequest) emit(stage string, code int) {
 			ev.ImpersonatedUser = &u
 		}
 	}
+	a.mu.Lock()
+	if len(a.annotations) > 0 {
+		ev.Annotations = maps.Clone(a.annotations)
+	}
+	a.mu.Unlock()
 	a.sink.Process(ev)
 }
 

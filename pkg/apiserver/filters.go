@@ -20,8 +20,9 @@ import (
 // buildFilters wraps h in the filter chain, outermost first: panic
 // recovery, request info, logging and metrics, audit, authentication,
 // per-user rate limit, impersonation, authorization, flow
-// classification, max in flight, timeout, body limit.
+// classification, max in flight, timeout, body limit, warnings.
 func (s *Server) buildFilters(h http.Handler) http.Handler {
+	h = withWarnings(h)
 	h = s.withBodyLimit(h)
 	h = s.withTimeout(h)
 	h = s.withMaxInFlight(h)
@@ -66,6 +67,27 @@ func withPanicRecovery(h http.Handler) http.Handler {
 			}
 		}()
 		h.ServeHTTP(w, r)
+	})
+}
+
+// withWarnings lets the registry and admission add warnings to a request
+// (apirequest.AddWarning): each distinct one becomes a Warning header of
+// the response, which must not have started yet.
+func withWarnings(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var (
+			mu   sync.Mutex
+			seen = map[string]bool{}
+		)
+		rec := func(msg string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if !seen[msg] {
+				seen[msg] = true
+				addWarnings(w, []string{msg})
+			}
+		}
+		h.ServeHTTP(w, r.WithContext(apirequest.WithWarningRecorder(r.Context(), rec)))
 	})
 }
 

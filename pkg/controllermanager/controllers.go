@@ -17,6 +17,7 @@ import (
 	"kubecore.io/kubecore/pkg/controller/rootcacert"
 	"kubecore.io/kubecore/pkg/controller/serviceaccount"
 	"kubecore.io/kubecore/pkg/controller/statefulset"
+	"kubecore.io/kubecore/pkg/controller/volumeprotection"
 )
 
 // Controllers is the table of the controllers the manager can run: name ->
@@ -78,5 +79,11 @@ func Controllers() map[string]InitFunc {
 		}),
 		certificates.SignerName: start(certificates.SignerName, newCSRSigner),
 		rootcacert.Name:         start(rootcacert.Name, newRootCACertPublisher),
+		volumeprotection.PVCName: start(volumeprotection.PVCName, func(cl Clients, cc ControllerContext) (*volumeprotection.ClaimController, error) {
+			return volumeprotection.NewClaimController(cl, cc.InformerFactory)
+		}),
+		volumeprotection.PVName: start(volumeprotection.PVName, func(cl Clients, cc ControllerContext) (*volumeprotection.VolumeController, error) {
+			return volumeprotection.NewVolumeController(cl, cc.InformerFactory)
+		}),
 	}
 }

@@ -1,14 +1,19 @@
 package controlplane
 
 import (
+	"slices"
+
 	"kubecore.io/kubecore/pkg/admission"
 	"kubecore.io/kubecore/pkg/admission/plugin/defaultstorageclass"
 	"kubecore.io/kubecore/pkg/admission/plugin/limitranger"
 	"kubecore.io/kubecore/pkg/admission/plugin/noderestriction"
 	"kubecore.io/kubecore/pkg/admission/plugin/persistentvolumeclaimresize"
+	"kubecore.io/kubecore/pkg/admission/plugin/podsecurity"
 	"kubecore.io/kubecore/pkg/admission/plugin/priority"
 	"kubecore.io/kubecore/pkg/admission/plugin/resourcequota"
 	"kubecore.io/kubecore/pkg/admission/plugin/serviceaccount"
+	"kubecore.io/kubecore/pkg/admission/plugin/storageobjectinuseprotection"
+	"kubecore.io/kubecore/pkg/admission/plugin/taintnodesbycondition"
 )
 
 // newAdmission assembles the admission chain every Store's writes pass,
@@ -18,15 +23,39 @@ import (
 // write, PersistentVolumeClaimResize refuses growing claims of classes
 // that do not allow it, and ResourceQuota comes last, charging quotas only
 // for writes every other plugin let through. The plugins read the objects
-// through the watch cache.
-func newAdmission(objects *objectReader) admission.Chain {
-	return admission.Chain{
+// through the watch cache. TaintNodesByCondition taints new nodes
+// not-ready, StorageObjectInUseProtection puts the protection finalizers
+// on new claims and volumes, and PodSecurity applies the namespaces' Pod
+// Security Standards. The plugins named in disabled (by their Kubernetes
+// names) are left out, as --disable-admission-plugins does.
+func newAdmission(objects *objectReader, disabled []string) admission.Chain {
+	return withoutPlugins(admission.Chain{
 		limitranger.New(objects),
 		priority.New(objects),
 		serviceaccount.New(objects),
 		&defaultstorageclass.Plugin{Classes: objects},
+		storageobjectinuseprotection.Plugin{},
 		&noderestriction.Plugin{Objects: objects},
+		taintnodesbycondition.Plugin{},
+		&podsecurity.Plugin{Objects: objects},
 		&persistentvolumeclaimresize.Plugin{Classes: objects},
 		resourcequota.New(objects),
-	}
+	}, disabled)
+}
+
+// namedPlugin is a plugin that can be disabled by its name.
+type namedPlugin interface{ Name() string }
+
+// DisableableAdmissionPlugins returns the names of the plugins
+// Config.DisableAdmissionPlugins may name.
+func DisableableAdmissionPlugins() []string {
+	return []string{podsecurity.Name, storageobjectinuseprotection.Name, taintnodesbycondition.Name}
+}
+
+// withoutPlugins drops from chain the plugins named in disabled.
+func withoutPlugins(chain admission.Chain, disabled []string) admission.Chain {
+	return slices.DeleteFunc(chain, func(p admission.Interface) bool {
+		n, ok := p.(namedPlugin)
+		return ok && slices.Contains(disabled, n.Name())
+	})
 }

@@ -69,6 +69,7 @@ type objectReader struct {
 	storageClasses  cached[*storagev1.StorageClass]
 	quotas          cached[*corev1.ResourceQuota]
 	limitRanges     cached[*corev1.LimitRange]
+	namespaces      cached[*corev1.Namespace]
 }
 
 var (

@@ -98,6 +98,9 @@ type Config struct {
 	// NoManagedFields records no managedFields and serves no server-side
 	// apply (a benchmark's baseline).
 	NoManagedFields bool
+	// DisableAdmissionPlugins leaves these admission plugins (Kubernetes'
+	// names, among DisableableAdmissionPlugins()) out of the chain.
+	DisableAdmissionPlugins []string
 }
 
 // rbacREST is the storage of one RBAC resource.
@@ -180,7 +183,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		return nil, fmt.Errorf("build the schemas of server-side apply: %w", err)
 	}
 	objects := &objectReader{}
-	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: objects, admission: newAdmission(objects), advertise: cfg.Advertise, clusterCA: cfg.ClusterCA, frontProxyCA: cfg.FrontProxyCA, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
+	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: objects, admission: newAdmission(objects, cfg.DisableAdmissionPlugins), advertise: cfg.Advertise, clusterCA: cfg.ClusterCA, frontProxyCA: cfg.FrontProxyCA, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
 	opts := generic.StoreOptions{
 		Client:            cfg.EtcdClient,
 		Prefix:            cfg.Prefix,

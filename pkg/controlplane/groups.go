@@ -126,6 +126,7 @@ func (in *Instance) builtCore(rs strategy.Resources) {
 	in.objects.serviceAccounts = cached[*corev1.ServiceAccount]{storeOf(rs, "serviceaccounts")}
 	in.objects.quotas = cached[*corev1.ResourceQuota]{storeOf(rs, "resourcequotas")}
 	in.objects.limitRanges = cached[*corev1.LimitRange]{storeOf(rs, "limitranges")}
+	in.objects.namespaces = cached[*corev1.Namespace]{in.namespaces.Store}
 }
 
 // builtRBAC builds the RBAC authorizer over the four resources.

@@ -184,6 +184,11 @@ func (s *APIServer) Start() error {
 	}
 	if sub == SubcommandAllInOne {
 		args = append(args, "--kubelet-port", "0")
+	} else {
+		// No controller runs beside a bare API server to clear the
+		// protection finalizers and the not-ready taint of new objects:
+		// leave those plugins out, as Kubernetes' test servers do.
+		args = append(args, "--disable-admission-plugins", "StorageObjectInUseProtection,TaintNodesByCondition")
 	}
 	args = append(args, s.ExtraArgs...)
 	cmd := exec.Command(s.bin, args...)

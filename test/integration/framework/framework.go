@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -108,6 +109,21 @@ type APIServerOptions struct {
 	// --etcd-compaction-interval and --event-ttl (negative
 	// CompactionInterval: 0, compaction off).
 	CompactionInterval, EventTTL time.Duration
+	// EnableAdmissionPlugins turns on admission plugins the framework
+	// leaves out by default (DefaultDisabledAdmissionPlugins), for the
+	// tests of those plugins.
+	EnableAdmissionPlugins []string
+	// AuditLogPath, when set, is the server's --audit-log-path.
+	AuditLogPath string
+}
+
+// DefaultDisabledAdmissionPlugins are left out of the test servers'
+// admission chain, as Kubernetes' integration servers leave out
+// TaintNodesByCondition: tests make nodes without a node lifecycle
+// controller to clear the not-ready taint, and delete claims and volumes
+// without the protection controllers to remove their finalizers.
+func DefaultDisabledAdmissionPlugins() []string {
+	return []string{"StorageObjectInUseProtection", "TaintNodesByCondition"}
 }
 
 // APIServer is a running in-process API server.
@@ -151,6 +167,10 @@ func startAPIServer(opts APIServerOptions, tempDir func() string) (*APIServer, e
 	o.SecurePort = 0
 	o.BindAddress = "127.0.0.1"
 	o.TokenAuthFile = opts.TokenAuthFile
+	o.Limits.AuditLogPath = opts.AuditLogPath
+	o.DisableAdmissionPlugins = slices.DeleteFunc(DefaultDisabledAdmissionPlugins(), func(p string) bool {
+		return slices.Contains(opts.EnableAdmissionPlugins, p)
+	})
 	if opts.CompactionInterval != 0 {
 		o.Storage.CompactionInterval = max(opts.CompactionInterval, 0)
 	}

@@ -121,6 +121,9 @@ type Options struct {
 	// NoManagedFields records no managedFields and serves no server-side
 	// apply: a hidden switch for benchmarks to measure their cost.
 	NoManagedFields bool
+	// DisableAdmissionPlugins are admission plugins left out of the chain
+	// (Kubernetes' names), as Kubernetes' --disable-admission-plugins.
+	DisableAdmissionPlugins []string
 }
 
 // NewOptions returns the defaults.
@@ -152,7 +155,7 @@ func addressTypeNames(types []corev1.NodeAddressType) []string {
 // with the key in pkiDir; TokenReviews also ask staticTokens (nil for
 // none). Events expire eventTTL after their last write; noManagedFields
 // records none (a benchmark's baseline).
-func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token, eventTTL time.Duration, noManagedFields bool) ResourcesFunc {
+func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token, eventTTL time.Duration, noManagedFields bool, disabledAdmission []string) ResourcesFunc {
 	return func(ctx context.Context, client *clientv3.Client, kubelet node.KubeletClientConfig, advertise controlplane.Endpoint) (Resources, error) {
 		saKey, err := pki.EnsureServiceAccountKey(pkiDir)
 		if err != nil {
@@ -188,6 +191,8 @@ func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token, 
 			StaticTokens:      staticTokens,
 			EventTTL:          eventTTL,
 			NoManagedFields:   noManagedFields,
+
+			DisableAdmissionPlugins: disabledAdmission,
 		})
 		if err != nil {
 			return Resources{}, err
@@ -232,6 +237,11 @@ func (o *Options) Validate() []error {
 	}
 	if net.ParseIP(o.BindAddress) == nil {
 		errs = append(errs, fmt.Errorf("--bind-address %q is not an IP address", o.BindAddress))
+	}
+	for _, p := range o.DisableAdmissionPlugins {
+		if !slices.Contains(controlplane.DisableableAdmissionPlugins(), p) {
+			errs = append(errs, fmt.Errorf("--disable-admission-plugins: %q is not one of %s", p, strings.Join(controlplane.DisableableAdmissionPlugins(), ", ")))
+		}
 	}
 	if o.SecurePort < 0 || o.SecurePort > 65535 {
 		errs = append(errs, fmt.Errorf("--secure-port %d is out of range", o.SecurePort))
@@ -327,7 +337,7 @@ func (o *Options) Complete() (Config, error) {
 		return Config{}, err
 	}
 	if c.resources == nil {
-		c.resources = controlPlane(c.serviceCIDR, filepath.Join(c.dataDir, "pki"), c.staticTokens, c.storage.EventTTL, o.NoManagedFields)
+		c.resources = controlPlane(c.serviceCIDR, filepath.Join(c.dataDir, "pki"), c.staticTokens, c.storage.EventTTL, o.NoManagedFields, o.DisableAdmissionPlugins)
 	}
 	return Config{completed: c}, nil
 }
@@ -649,6 +659,8 @@ func NewCommand() *cobra.Command {
 	o.Storage.AddFlags(fs)
 	fs.BoolVar(&o.NoManagedFields, "no-managed-fields", false, "Record no managedFields and serve no server-side apply (benchmarks only)")
 	_ = fs.MarkHidden("no-managed-fields")
+	fs.StringSliceVar(&o.DisableAdmissionPlugins, "disable-admission-plugins", o.DisableAdmissionPlugins,
+		"Admission plugins to leave out of the chain: "+strings.Join(controlplane.DisableableAdmissionPlugins(), ", "))
 	return cmd
 }
 
