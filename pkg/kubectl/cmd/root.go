@@ -19,6 +19,7 @@ import (
 	"kubecore.io/kubecore/pkg/kubectl/cmd/completion"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/config"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/create"
+	"kubecore.io/kubecore/pkg/kubectl/cmd/debug"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/delete"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/describe"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/drain"
@@ -93,6 +94,7 @@ func NewKubectlCommand(streams cmdutil.IOStreams) *cobra.Command {
 			describe.NewCommand(f, streams),
 			logs.NewCommand(f, streams),
 			attach.NewCommand(f, streams),
+			debug.NewCommand(f, streams),
 			explain.NewCommand(f, streams),
 			exec.NewCommand(f, streams),
 			portforward.NewCommand(f, streams),

@@ -82,7 +82,9 @@ type Attacher interface {
 	// Attach copies the container's output (from now on) to the streams
 	// and the streams' Stdin to its standard input, until the container
 	// exits or ctx ends. Stdin is dropped for a container without stdin;
-	// the end of Stdin closes the container's stdin when it has stdinOnce.
+	// the end of Stdin closes the container's stdin when it has stdinOnce
+	// (the attach goes on until the container exits), and ends the attach
+	// otherwise.
 	Attach(ctx context.Context, id string, streams ExecStreams) error
 }
 

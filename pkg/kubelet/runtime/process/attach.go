@@ -97,6 +97,7 @@ func (r *Runtime) Attach(ctx context.Context, id string, s kruntime.ExecStreams)
 		return fmt.Errorf("container %s: %w", id, kruntime.ErrNotFound)
 	}
 	running := c.status.State == kruntime.ContainerRunning
+	stdinOnce := c.cfg.StdinOnce
 	r.mu.Unlock()
 	if !running {
 		return fmt.Errorf("attach to container %s: not running", id)
@@ -116,6 +117,10 @@ func (r *Runtime) Attach(ctx context.Context, id string, s kruntime.ExecStreams)
 		defer wmu.Unlock()
 		return writeFrame(conn, kind, p)
 	}
+	// detached is closed when the client's input ended on a container
+	// whose stdin stays open: the session ends there, as with containerd,
+	// since nothing the client sends can end the container.
+	detached := make(chan struct{})
 	if s.Stdin != nil {
 		// Not waited for: the reader may block after the container exits.
 		go func() {
@@ -127,6 +132,10 @@ func (r *Runtime) Attach(ctx context.Context, id string, s kruntime.ExecStreams)
 				}
 				if err != nil {
 					_ = send(frameCloseStdin, nil)
+					if !stdinOnce {
+						close(detached)
+						_ = conn.Close()
+					}
 					return
 				}
 			}
@@ -153,6 +162,11 @@ func (r *Runtime) Attach(ctx context.Context, id string, s kruntime.ExecStreams)
 	for {
 		kind, p, err := readFrame(conn)
 		if err != nil {
+			select {
+			case <-detached:
+				return nil
+			default:
+			}
 			if ctx.Err() != nil {
 				return fmt.Errorf("attach to container %s: %w", id, ctx.Err())
 			}

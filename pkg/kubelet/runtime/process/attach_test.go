@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
 )
@@ -172,4 +173,43 @@ func contextWithCancel(t *testing.T) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(t.Context())
 	t.Cleanup(cancel)
 	return ctx, cancel
+}
+
+// TestAttachLeaveStdinOpen: without stdinOnce the end of a client's input
+// ends its session and leaves the container running with its stdin open,
+// for the next client.
+func TestAttachLeaveStdinOpen(t *testing.T) {
+	r := newRuntime(t, Options{})
+	logDir := t.TempDir()
+	id := startWith(t, r, logDir, kruntime.ContainerConfig{
+		Command: []string{"sh", "-c", "cat; echo stdin closed"}, Stdin: true,
+	})
+	if err := r.Attach(t.Context(), id, kruntime.ExecStreams{Stdin: strings.NewReader("first\n"), Stdout: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	out := &lineWaiter{want: 1, done: make(chan struct{})}
+	pr, pw := io.Pipe()
+	defer func() { _ = pw.Close() }()
+	go func() { _ = r.Attach(t.Context(), id, kruntime.ExecStreams{Stdin: pr, Stdout: out}) }()
+	// The second client's line comes back through cat, which is still
+	// reading: the first client's end of input did not close its stdin.
+	for {
+		_, _ = pw.Write([]byte("second\n"))
+		select {
+		case <-out.done:
+		case <-time.After(100 * time.Millisecond):
+			continue
+		}
+		break
+	}
+	if got := out.String(); !strings.HasPrefix(got, "second\n") {
+		t.Errorf("second client got %q", got)
+	}
+	s, err := r.ContainerStatus(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.State != kruntime.ContainerRunning {
+		t.Errorf("state %s", s.State)
+	}
 }
