@@ -84,7 +84,7 @@ type Attacher interface {
 	// exits or ctx ends. Stdin is dropped for a container without stdin;
 	// the end of Stdin closes the container's stdin when it has stdinOnce
 	// (the attach goes on until the container exits), and ends the attach
-	// otherwise.
+	// of a container without stdinOnce and without a terminal.
 	Attach(ctx context.Context, id string, streams ExecStreams) error
 }
 

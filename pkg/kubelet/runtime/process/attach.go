@@ -97,7 +97,10 @@ func (r *Runtime) Attach(ctx context.Context, id string, s kruntime.ExecStreams)
 		return fmt.Errorf("container %s: %w", id, kruntime.ErrNotFound)
 	}
 	running := c.status.State == kruntime.ContainerRunning
-	stdinOnce := c.cfg.StdinOnce
+	// The end of a client's input ends its session when nothing else
+	// will: the container's stdin stays open (no stdinOnce) and it has no
+	// terminal, whose user ends a session from within.
+	detachAtEOF := !c.cfg.StdinOnce && !c.cfg.TTY
 	r.mu.Unlock()
 	if !running {
 		return fmt.Errorf("attach to container %s: not running", id)
@@ -117,9 +120,9 @@ func (r *Runtime) Attach(ctx context.Context, id string, s kruntime.ExecStreams)
 		defer wmu.Unlock()
 		return writeFrame(conn, kind, p)
 	}
-	// detached is closed when the client's input ended on a container
-	// whose stdin stays open: the session ends there, as with containerd,
-	// since nothing the client sends can end the container.
+	// detached is closed when the client's input ended and that ends the
+	// session (detachAtEOF), as containerd does for kubectl run
+	// --leave-stdin-open: nothing the client sends could end it.
 	detached := make(chan struct{})
 	if s.Stdin != nil {
 		// Not waited for: the reader may block after the container exits.
@@ -132,7 +135,7 @@ func (r *Runtime) Attach(ctx context.Context, id string, s kruntime.ExecStreams)
 				}
 				if err != nil {
 					_ = send(frameCloseStdin, nil)
-					if !stdinOnce {
+					if detachAtEOF {
 						close(detached)
 						_ = conn.Close()
 					}
