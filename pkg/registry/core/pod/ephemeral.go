@@ -3,6 +3,7 @@ package pod
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -58,6 +59,10 @@ func (ephemeralContainersStrategy) PrepareForUpdate(_ context.Context, obj, old 
 	ecs, rv, managed := pod.Spec.EphemeralContainers, pod.ResourceVersion, pod.ManagedFields
 	*pod = *prev.DeepCopy()
 	pod.Spec.EphemeralContainers, pod.ResourceVersion, pod.ManagedFields = ecs, rv, managed
+	if len(ecs) != len(prev.Spec.EphemeralContainers) || (len(ecs) > 0 && !reflect.DeepEqual(ecs, prev.Spec.EphemeralContainers)) {
+		// A change of the spec, as the pod's generation counts them.
+		pod.Generation = prev.Generation + 1
+	}
 }
 
 // ValidateUpdate implements rest.UpdateStrategy.
