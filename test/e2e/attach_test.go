@@ -79,6 +79,27 @@ func TestAttachAndRunInteractive(t *testing.T) {
 				t.Errorf("run -it: the container had no terminal: %s", r)
 			}
 
+			// --leave-stdin-open: the end of the input ends the session
+			// (kubectl returns) and leaves the container reading its
+			// still open stdin, as the conformance suite's inline attach
+			// spec expects.
+			pod = "open-" + name
+			r = cli.RunStdin(t, "abcd1234\n", "run", pod, "-n", ns, "--image=busybox", "--restart=OnFailure", onNode,
+				"--attach=true", "--leave-stdin-open=true", "--stdin", "--", "sh", "-c", "cat && echo 'stdin closed'")
+			if r.ExitCode != 0 {
+				t.Fatalf("run --leave-stdin-open: %s", r)
+			}
+			eventually(t, 30*time.Second, func() string {
+				logs := k.Run(t, "logs", pod, "-n", ns)
+				if !strings.Contains(logs.Stdout, "abcd1234") || strings.Contains(logs.Stdout, "stdin closed") {
+					return "logs of a container whose stdin stays open: " + logs.String()
+				}
+				return ""
+			})
+			if got := k.MustRun(t, "get", "pod", pod, "-n", ns, "-o", "jsonpath={.status.phase}"); got != "Running" {
+				t.Errorf("the container with open stdin is %s", got)
+			}
+
 			// A failing command: run -i reports the exit code.
 			pod = "failing-" + name
 			r = cli.RunStdin(t, "exit 3\n", "run", "-i", "--rm", "--image=busybox", "--restart=Never", pod, "-n", ns, onNode, "--", "sh")
