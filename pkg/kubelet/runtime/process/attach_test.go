@@ -217,3 +217,22 @@ func TestAttachLeaveStdinOpen(t *testing.T) {
 		t.Errorf("state %s", s.State)
 	}
 }
+
+// TestAttachAfterKubeletRestart: the shim holds the streams, so a runtime
+// that re-adopted a container (a restarted kubelet) attaches to it.
+func TestAttachAfterKubeletRestart(t *testing.T) {
+	state := t.TempDir()
+	r := newRuntime(t, Options{StateDir: state})
+	id := startWith(t, r, t.TempDir(), kruntime.ContainerConfig{Command: []string{"cat"}, Stdin: true, StdinOnce: true})
+	r.Close()
+	r2 := newRuntime(t, Options{StateDir: state})
+	defer r2.Close()
+	var stdout syncBuffer
+	if err := r2.Attach(t.Context(), id, kruntime.ExecStreams{Stdin: strings.NewReader("still here\n"), Stdout: &stdout}); err != nil {
+		t.Fatal(err)
+	}
+	if got := stdout.String(); got != "still here\n" {
+		t.Errorf("stdout %q", got)
+	}
+	waitExited(t, r2, id)
+}
