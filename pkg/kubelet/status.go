@@ -115,6 +115,7 @@ func buildPodStatus(in statusInput) corev1.PodStatus {
 			waiting++
 		}
 	}
+	st.EphemeralContainerStatuses = in.ephemeralContainerStatuses(initDone)
 	n := len(pod.Spec.Containers)
 	switch {
 	case in.deadlineExceeded:

@@ -208,6 +208,7 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 			for i := range pod.Spec.Containers {
 				s.syncContainer(ctx, &pod.Spec.Containers[i], pod.Spec.RestartPolicy)
 			}
+			s.syncEphemeralContainers(ctx)
 		}
 		if err := s.listContainers(ctx); err != nil {
 			return 0, false, err
@@ -452,11 +453,13 @@ func (s *podSync) startContainer(ctx context.Context, c *corev1.Container, attem
 		}
 		return out
 	}
+	s.warnPortConflicts(ctx, c)
 	id, err := kl.runtime.CreateContainer(ctx, s.st.sandboxID, kruntime.ContainerConfig{
 		Name: c.Name, Attempt: attempt, Image: c.Image,
 		Command: expandAll(c.Command), Args: expandAll(c.Args),
 		Env: env, WorkingDir: c.WorkingDir, Mounts: mounts,
 		LogPath: fmt.Sprintf("%s/%d.log", c.Name, attempt),
+		Stdin:   c.Stdin, StdinOnce: c.StdinOnce, TTY: c.TTY,
 	})
 	if err != nil {
 		var ce *kruntime.ContainerError

@@ -60,4 +60,15 @@ func TestCRIRuntime(t *testing.T) {
 			t.Errorf("node's container runtime %q", out)
 		}
 	})
+
+	t.Run("attach", func(t *testing.T) {
+		// CRI Attach: run -i --rm feeds the shell's stdin and gets its
+		// output back, then deletes the pod.
+		onNode := `--overrides={"apiVersion":"v1","spec":{"nodeName":"` + node + `"}}`
+		r := k.RunStdin(t, "x=cri; echo hello from $x\nexit 0\n",
+			"run", "-i", "--rm", "--image="+containerd.BusyboxImage, "--image-pull-policy=Never", "--restart=Never", "attached", "-n", ns, onNode, "--command", "--", "sh")
+		if r.ExitCode != 0 || !strings.Contains(r.Stdout, "hello from cri") || !strings.Contains(r.Stdout, `pod "attached" deleted`) {
+			t.Errorf("run -i --rm on the CRI runtime: %s", r)
+		}
+	})
 }

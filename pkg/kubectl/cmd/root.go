@@ -14,10 +14,12 @@ import (
 	"kubecore.io/kubecore/pkg/kubectl/cmd/apiresources"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/apiversions"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/apply"
+	"kubecore.io/kubecore/pkg/kubectl/cmd/attach"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/clusterinfo"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/completion"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/config"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/create"
+	"kubecore.io/kubecore/pkg/kubectl/cmd/debug"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/delete"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/describe"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/drain"
@@ -91,6 +93,8 @@ func NewKubectlCommand(streams cmdutil.IOStreams) *cobra.Command {
 		{"troubleshooting", "Troubleshooting and Debugging Commands:", []*cobra.Command{
 			describe.NewCommand(f, streams),
 			logs.NewCommand(f, streams),
+			attach.NewCommand(f, streams),
+			debug.NewCommand(f, streams),
 			explain.NewCommand(f, streams),
 			exec.NewCommand(f, streams),
 			portforward.NewCommand(f, streams),

@@ -9,6 +9,7 @@ import (
 
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
+	"kubecore.io/apimachinery/pkg/watch"
 	"kubecore.io/client/dynamic"
 )
 
@@ -180,4 +181,46 @@ func restarts(p *dynamic.Unstructured) int64 {
 		}
 	}
 	return most
+}
+
+// WaitForPod watches the pod ns/name until done says it is ready for
+// what the caller does next, and returns it; done's error ends the wait.
+func WaitForPod(ctx context.Context, f *Factory, ns, name string, done func(pod *dynamic.Unstructured) (bool, error)) (*dynamic.Unstructured, error) {
+	dyn, err := f.Dynamic()
+	if err != nil {
+		return nil, err
+	}
+	pods := dyn.Resource(PodsGVR).Namespace(ns)
+	pod, err := pods.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for {
+		if ok, err := done(pod); ok || err != nil {
+			return pod, err
+		}
+		w, err := pods.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name, ResourceVersion: pod.GetResourceVersion()})
+		if err != nil {
+			return nil, err
+		}
+		for ev := range w.ResultChan() {
+			obj, ok := ev.Object.(*dynamic.Unstructured)
+			if !ok {
+				continue
+			}
+			if ev.Type == watch.Deleted {
+				w.Stop()
+				return nil, fmt.Errorf("pod %s/%s was deleted", ns, name)
+			}
+			pod = obj
+			if ok, err := done(pod); ok || err != nil {
+				w.Stop()
+				return pod, err
+			}
+		}
+		w.Stop()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
 }

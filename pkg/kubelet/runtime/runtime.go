@@ -76,6 +76,18 @@ type PortForwarder interface {
 	PortForward(ctx context.Context, id string, port int32) (net.Conn, error)
 }
 
+// Attacher is a Runtime that attaches to the standard streams of a
+// running container's own process (kubectl attach).
+type Attacher interface {
+	// Attach copies the container's output (from now on) to the streams
+	// and the streams' Stdin to its standard input, until the container
+	// exits or ctx ends. Stdin is dropped for a container without stdin;
+	// the end of Stdin closes the container's stdin when it has stdinOnce
+	// (the attach goes on until the container exits), and ends the attach
+	// of a container without stdinOnce and without a terminal.
+	Attach(ctx context.Context, id string, streams ExecStreams) error
+}
+
 // ExecStreams are the standard streams of Exec; nil ones are not
 // attached. With TTY the command gets a terminal, whose output (stdout and
 // stderr merged) goes to Stdout, and Resize changes its size.
@@ -154,6 +166,10 @@ type ContainerConfig struct {
 	LogPath     string
 	Labels      map[string]string
 	Annotations map[string]string
+	// Stdin keeps the container's standard input open for attach;
+	// StdinOnce closes it when the first attached client ends its input.
+	// TTY gives the container a terminal.
+	Stdin, StdinOnce, TTY bool
 }
 
 // ContainerState is the life-cycle state of a container.

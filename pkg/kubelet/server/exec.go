@@ -35,16 +35,17 @@ const (
 	chanClose  = 255 // v5: [255, channel] closes a channel
 )
 
-// execOptions are the query parameters of /exec.
+// execOptions are the query parameters of /exec and /attach (which has
+// no command).
 type execOptions struct {
 	command                   []string
 	stdin, stdout, stderr, tt bool
 }
 
-func parseExecOptions(r *http.Request) (execOptions, error) {
+func parseExecOptions(r *http.Request, attach bool) (execOptions, error) {
 	q := r.URL.Query()
 	o := execOptions{command: q["command"]}
-	if len(o.command) == 0 {
+	if len(o.command) == 0 && !attach {
 		return o, fmt.Errorf("command is required")
 	}
 	var err error
@@ -111,8 +112,18 @@ func exitStatus(cmd []string, code int32, err error) metav1.Status {
 }
 
 func (s *Server) serveExec(w http.ResponseWriter, r *http.Request) {
+	s.serveStreams(w, r, false)
+}
+
+// serveAttach attaches to a container's own process, over the same
+// transports as exec.
+func (s *Server) serveAttach(w http.ResponseWriter, r *http.Request) {
+	s.serveStreams(w, r, true)
+}
+
+func (s *Server) serveStreams(w http.ResponseWriter, r *http.Request, attach bool) {
 	ns, pod, name := r.PathValue("namespace"), r.PathValue("pod"), r.PathValue("container")
-	o, err := parseExecOptions(r)
+	o, err := parseExecOptions(r, attach)
 	if err != nil {
 		httpError(w, http.StatusBadRequest, "%v", err)
 		return
@@ -127,31 +138,57 @@ func (s *Server) serveExec(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	x := &execution{host: s.cfg.Host, id: c.ID, opts: o, what: []any{"pod", ns + "/" + pod, "container", name}}
+	if attach {
+		a, ok := s.cfg.Host.Runtime().(kruntime.Attacher)
+		if !ok {
+			httpError(w, http.StatusBadRequest, "the %s runtime cannot attach to containers", s.cfg.Host.Runtime().Type())
+			return
+		}
+		x.attacher = a
+	}
 	switch {
 	case websocket.IsWebSocketUpgrade(r):
 		x.overWebSocket(w, r)
 	case isSPDYUpgrade(r):
 		x.overSPDY(w, r)
 	default:
-		httpError(w, http.StatusBadRequest, "exec needs a WebSocket (%s, %s) or SPDY/3.1 upgrade", ProtocolV5, ProtocolV4)
+		httpError(w, http.StatusBadRequest, "%s needs a WebSocket (%s, %s) or SPDY/3.1 upgrade", x.verb(), ProtocolV5, ProtocolV4)
 	}
 }
 
-// execution is one exec request, whichever transport carries its streams.
+// execution is one exec or attach request, whichever transport carries
+// its streams.
 type execution struct {
 	host Host
 	id   string
 	opts execOptions
 	what []any // pod and container, for logs
+	// attacher, when set, makes this an attach to the container's own
+	// process instead of an exec.
+	attacher kruntime.Attacher
 }
 
-// run runs the command attached to streams and returns the Status the
-// error channel carries; ok is false when the client went away first
-// (ctx ended), leaving nobody to tell.
+func (x *execution) verb() string {
+	if x.attacher != nil {
+		return "attach"
+	}
+	return "exec"
+}
+
+// run runs the command (or attaches) with streams and returns the Status
+// the error channel carries: an attach ends in Success when the container
+// exits. ok is false when the client went away first (ctx ended), leaving
+// nobody to tell.
 func (x *execution) run(ctx context.Context, streams kruntime.ExecStreams) (st metav1.Status, ok bool) {
-	code, err := x.host.Runtime().Exec(ctx, x.id, x.opts.command, streams)
+	var code int32
+	var err error
+	if x.attacher != nil {
+		err = x.attacher.Attach(ctx, x.id, streams)
+	} else {
+		code, err = x.host.Runtime().Exec(ctx, x.id, x.opts.command, streams)
+	}
 	if ctx.Err() != nil && err != nil {
-		klog.FromContext(ctx).V(4).Info("Exec client went away", x.what...)
+		klog.FromContext(ctx).V(4).Info("Stream client went away", append([]any{"verb", x.verb()}, x.what...)...)
 		return st, false
 	}
 	return exitStatus(x.opts.command, code, err), true

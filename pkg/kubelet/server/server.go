@@ -18,6 +18,11 @@
 //	/exec/{namespace}/{pod}/{uid}/{container})
 //	    command=ARG          repeated, the command and its arguments
 //	    stdin, stdout, stderr, tty = true|1  the streams to attach
+//	/attach/{namespace}/{pod}/{container}    (GET or POST; also with {uid})
+//	    stdin, stdout, stderr, tty           as exec, to the container's own
+//	                                         process: output from now on; the
+//	                                         error channel says Success when
+//	                                         the container exits
 //
 // Errors before any output are plain text with the status code: 400 for a
 // bad parameter, 404 for an unknown pod or container. Exec upgrades to a
@@ -154,6 +159,10 @@ func (s *Server) Handler() http.Handler {
 	for _, p := range []string{"/exec/{namespace}/{pod}/{container}", "/exec/{namespace}/{pod}/{uid}/{container}"} {
 		mux.HandleFunc("GET "+p, s.serveExec)
 		mux.HandleFunc("POST "+p, s.serveExec)
+	}
+	for _, p := range []string{"/attach/{namespace}/{pod}/{container}", "/attach/{namespace}/{pod}/{uid}/{container}"} {
+		mux.HandleFunc("GET "+p, s.serveAttach)
+		mux.HandleFunc("POST "+p, s.serveAttach)
 	}
 	for _, p := range []string{"/portForward/{namespace}/{pod}", "/portForward/{namespace}/{pod}/{uid}"} {
 		mux.HandleFunc("GET "+p, s.servePortForward)

@@ -30,6 +30,10 @@ var podUpdatableFields = []string{
 // ValidatePod checks a new pod.
 func ValidatePod(pod *corev1.Pod) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&pod.ObjectMeta, true, ValidatePodName, field.NewPath("metadata"))
+	if len(pod.Spec.EphemeralContainers) > 0 {
+		// Added later, through pods/ephemeralcontainers only.
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "ephemeralContainers"), "cannot be set on create"))
+	}
 	return append(errs, ValidatePodSpec(&pod.Spec, field.NewPath("spec"))...)
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/spf13/cobra"
@@ -28,13 +29,21 @@ type Options struct {
 	// merge (JSON merge patch), json (JSON patch) or strategic.
 	Overrides    string
 	OverrideType string
+	// Stdin, TTY, Attach and Remove run the pod attached, as -i, -t,
+	// --attach and --rm (see attach.go).
+	Stdin, TTY, Attach, Remove bool
+	LeaveStdinOpen             bool
+	Quiet                      bool
+	PodRunningTimeout          time.Duration
 
 	creator *generate.Creator
+	factory *cmdutil.Factory
+	streams cmdutil.IOStreams
 }
 
 // NewCommand returns the run command.
 func NewCommand(f *cmdutil.Factory, streams cmdutil.IOStreams) *cobra.Command {
-	o := &Options{Restart: "Always", creator: generate.NewCreator(f, streams, "created")}
+	o := &Options{Restart: "Always", creator: generate.NewCreator(f, streams, "created"), factory: f, streams: streams}
 	o.creator.WrapErrors = false
 	cmd := &cobra.Command{
 		Use:   "run NAME --image=image [--env=\"key=value\"] [--port=port] [--dry-run=server|client] [--command] -- [COMMAND] [args...]",
@@ -50,12 +59,18 @@ func NewCommand(f *cmdutil.Factory, streams cmdutil.IOStreams) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := o.validateAttach(); err != nil {
+				return err
+			}
 			pod, err := o.pod(name, rest)
 			if err != nil {
 				return err
 			}
 			if err := o.override(pod.obj); err != nil {
 				return err
+			}
+			if o.attached() {
+				return o.runAttached(cmd.Context(), pod.obj)
 			}
 			return o.creator.Create(cmd.Context(), "pods", pod.obj)
 		},
@@ -70,6 +85,13 @@ func NewCommand(f *cmdutil.Factory, streams cmdutil.IOStreams) *cobra.Command {
 	fs.BoolVar(&o.Command, "command", false, "If true and extra arguments are present, use them as the 'command' field in the container, rather than the 'args' field which is the default.")
 	fs.StringVar(&o.Overrides, "overrides", "", "An inline JSON override for the generated object. If this is non-empty, it is used to override the generated object. Requires that the object supply a valid apiVersion field.")
 	fs.StringVar(&o.OverrideType, "override-type", "merge", "The method used to override the generated object: json, merge, or strategic.")
+	fs.BoolVarP(&o.Stdin, "stdin", "i", false, "Keep stdin open on the container in the pod, even if nothing is attached.")
+	fs.BoolVarP(&o.TTY, "tty", "t", false, "Allocate a TTY for the container in the pod.")
+	fs.BoolVar(&o.Attach, "attach", false, "If true, wait for the Pod to start running, and then attach to the Pod as if 'kubectl attach ...' were called.  Default false, unless '-i/--stdin' is set, in which case the default is true. With '--restart=Never' the exit code of the container process is returned.")
+	fs.BoolVar(&o.Remove, "rm", false, "If true, delete the pod after it exits.  Only valid when attaching to the container, e.g. with '--attach' or with '-i/--stdin'.")
+	fs.BoolVar(&o.LeaveStdinOpen, "leave-stdin-open", false, "If the pod is started in interactive mode or with stdin, leave stdin open after the first attach completes. By default, stdin will be closed after the first attach completes.")
+	fs.BoolVarP(&o.Quiet, "quiet", "q", false, "If true, suppress prompt messages.")
+	fs.DurationVar(&o.PodRunningTimeout, "pod-running-timeout", time.Minute, "The length of time (like 5s, 2m, or 3h, higher than zero) to wait until at least one pod is running")
 	return cmd
 }
 
@@ -144,6 +166,13 @@ func (o *Options) pod(name string, rest []string) (podObject, error) {
 	}
 	if o.Port >= 0 {
 		c["ports"] = []any{map[string]any{"containerPort": o.Port}}
+	}
+	if o.Stdin {
+		c["stdin"] = true
+		c["stdinOnce"] = !o.LeaveStdinOpen
+	}
+	if o.TTY {
+		c["tty"] = true
 	}
 	if len(o.Env) > 0 {
 		var env []any

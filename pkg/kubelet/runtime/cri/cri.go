@@ -372,6 +372,9 @@ func (r *Runtime) CreateContainer(ctx context.Context, sandboxID string, cfg kru
 		Args:        cfg.Args,
 		WorkingDir:  cfg.WorkingDir,
 		LogPath:     cfg.LogPath,
+		Stdin:       cfg.Stdin,
+		StdinOnce:   cfg.StdinOnce,
+		Tty:         cfg.TTY,
 		Labels:      labels,
 		Annotations: cfg.Annotations,
 		Linux: &criapi.LinuxContainerConfig{
@@ -526,6 +529,25 @@ func (r *Runtime) ExecSync(ctx context.Context, id string, cmd []string, timeout
 		return kruntime.ExecResult{}, wrap("exec in container", id, err)
 	}
 	return kruntime.ExecResult{Stdout: resp.Stdout, Stderr: resp.Stderr, ExitCode: resp.ExitCode}, nil
+}
+
+var _ kruntime.Attacher = (*Runtime)(nil)
+
+// Attach asks the runtime for a streaming URL to the container's own
+// streams and copies them, as Exec does, until the container exits or ctx
+// ends.
+func (r *Runtime) Attach(ctx context.Context, id string, s kruntime.ExecStreams) error {
+	resp, err := r.rs.Attach(ctx, &criapi.AttachRequest{
+		ContainerId: id, Tty: s.TTY,
+		Stdin: s.Stdin != nil, Stdout: s.Stdout != nil, Stderr: s.Stderr != nil && !s.TTY,
+	})
+	if err != nil {
+		return wrap("attach to container", id, err)
+	}
+	if _, err := streamExec(ctx, resp.Url, s); err != nil {
+		return fmt.Errorf("attach to container %s: %w", id, err)
+	}
+	return nil
 }
 
 // Exec asks the runtime for a streaming URL and runs cmd through it,

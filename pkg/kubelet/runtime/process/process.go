@@ -466,7 +466,8 @@ func (r *Runtime) startShim(id string, cfg kruntime.ContainerConfig, logPath str
 	dir := r.containerDir(id)
 	spec := shimSpec{Argv: append(slices.Clone(cfg.Command), cfg.Args...), Env: environ(cfg.Env),
 		Dir: cfg.WorkingDir, LogPath: logPath, LogMaxSize: r.logMaxSize, LogMaxFiles: r.logMaxFiles,
-		ExitPath: filepath.Join(dir, "exit.json")}
+		ExitPath:     filepath.Join(dir, "exit.json"),
+		AttachSocket: r.attachSocketPath(id), Stdin: cfg.Stdin, StdinOnce: cfg.StdinOnce, TTY: cfg.TTY}
 	if len(cfg.Mounts) > 0 {
 		spec.Argv = append([]string{"unshare", "--mount", "--propagation", "private", "sh", "-c", mountScript(cfg.Mounts), "kubecore-mount"}, spec.Argv...)
 	}
@@ -687,6 +688,7 @@ func (r *Runtime) RemoveContainer(_ context.Context, id string) error {
 	if err := os.RemoveAll(r.containerDir(id)); err != nil {
 		return fmt.Errorf("remove container %s: %w", id, err)
 	}
+	_ = os.Remove(r.attachSocketPath(id)) // when outside the state dir
 	delete(r.containers, id)
 	return nil
 }

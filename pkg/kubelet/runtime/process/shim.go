@@ -73,6 +73,12 @@ type shimSpec struct {
 	LogMaxFiles int   `json:"logMaxFiles,omitempty"`
 	// ExitPath is where the shim writes the exit status.
 	ExitPath string `json:"exitPath"`
+	// AttachSocket, when set, is where the shim serves attach (see
+	// attach.go); Stdin, StdinOnce and TTY are the container's.
+	AttachSocket string `json:"attachSocket,omitempty"`
+	Stdin        bool   `json:"stdin,omitempty"`
+	StdinOnce    bool   `json:"stdinOnce,omitempty"`
+	TTY          bool   `json:"tty,omitempty"`
 }
 
 // exitStatus is exit.json.
@@ -130,8 +136,15 @@ func runShim(specPath string, report func(string, ...any)) error {
 	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
 	cmd.Env, cmd.Dir = spec.Env, spec.Dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var copies sync.WaitGroup
-	var pipes []*os.File
+	var attach *attachServer
+	if spec.AttachSocket != "" {
+		if attach, err = listenAttach(spec.AttachSocket, spec.StdinOnce); err != nil {
+			report("error %s\n", oneLine(err))
+			return err
+		}
+		defer attach.close()
+	}
+	var log *criLog
 	if spec.LogPath != "" {
 		f, err := openRotatingLog(spec.LogPath, spec.LogMaxSize, spec.LogMaxFiles)
 		if err != nil {
@@ -139,32 +152,86 @@ func runShim(specPath string, report func(string, ...any)) error {
 			return err
 		}
 		defer func() { _ = f.Close() }()
-		log := &criLog{w: f}
+		log = &criLog{w: f}
+	}
+	var copies sync.WaitGroup
+	// copyOutput copies one output stream to the log and attached clients.
+	copyOutput := func(r io.Reader, stream string, kind byte) {
+		copies.Go(func() {
+			if attach != nil {
+				r := io.TeeReader(r, attach.writer(kind))
+				if log == nil {
+					_, _ = io.Copy(io.Discard, r)
+					return
+				}
+				log.copyLines(r, stream)
+				return
+			}
+			log.copyLines(r, stream)
+		})
+	}
+	// The child's ends, closed here once it has them.
+	var childEnds []*os.File
+	fail := func(what string, err error) error {
+		for _, f := range childEnds {
+			_ = f.Close()
+		}
+		report("error %s: %s\n", what, oneLine(err))
+		return err
+	}
+	switch {
+	case spec.TTY && attach != nil:
+		master, slave, err := openPTY()
+		if err != nil {
+			return fail("terminal", err)
+		}
+		defer func() { _ = master.Close() }()
+		childEnds = append(childEnds, slave)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+		// The terminal becomes the controlling one of a new session.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+		attach.tty = master
+		if spec.Stdin {
+			attach.stdin = master
+		}
+		// Reading the master fails (EIO) once every holder of the
+		// terminal has closed it.
+		copyOutput(master, "stdout", frameStdout)
+	case log != nil || attach != nil:
 		for _, stream := range []string{"stdout", "stderr"} {
 			pr, pw, err := os.Pipe()
 			if err != nil {
-				report("error log pipe: %s\n", oneLine(err))
-				return err
+				return fail("output pipe", err)
 			}
+			kind := frameStdout
 			if stream == "stdout" {
 				cmd.Stdout = pw
 			} else {
-				cmd.Stderr = pw
+				cmd.Stderr, kind = pw, frameStderr
 			}
-			pipes = append(pipes, pw)
-			copies.Go(func() {
-				log.copyLines(pr, stream)
-				_ = pr.Close()
-			})
+			childEnds = append(childEnds, pw)
+			defer func() { _ = pr.Close() }()
+			copyOutput(pr, stream, kind)
+		}
+		if spec.Stdin && attach != nil {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				return fail("input pipe", err)
+			}
+			cmd.Stdin, attach.stdin = pr, pw
+			childEnds = append(childEnds, pr)
 		}
 	}
 	err = cmd.Start()
-	for _, pw := range pipes {
-		_ = pw.Close()
+	for _, f := range childEnds {
+		_ = f.Close()
 	}
 	if err != nil {
 		report("error %s\n", oneLine(err))
 		return err
+	}
+	if attach != nil {
+		go attach.serve()
 	}
 	pid := cmd.Process.Pid
 	start, _ := procStartTime(pid)

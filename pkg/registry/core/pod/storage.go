@@ -27,10 +27,13 @@ type Storage struct {
 	Status   *strategy.StatusREST
 	Binding  *BindingREST
 	Eviction *EvictionREST
+	// EphemeralContainers adds ephemeral containers to running pods.
+	EphemeralContainers *strategy.StatusREST
 	// Log, Exec and PortForward proxy to the pod's kubelet; nil without
 	// one.
 	Log         *LogREST
 	Exec        *StreamREST
+	Attach      *StreamREST
 	PortForward *StreamREST
 	// Proxy reaches the pod's IP.
 	Proxy *ProxyREST
@@ -59,10 +62,13 @@ func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, kubele
 		Binding:  &BindingREST{store: store},
 		Eviction: &EvictionREST{store: store, disruptions: disruptions},
 		Proxy:    NewProxyREST(store),
+
+		EphemeralContainers: NewEphemeralContainersREST(store),
 	}
 	if kubelets != nil {
 		st.Log = &LogREST{pods: store, kubelet: kubelets}
 		st.Exec = NewExecREST(store, kubelets, store.Admission)
+		st.Attach = NewAttachREST(store, kubelets, store.Admission)
 		st.PortForward = NewPortForwardREST(store, kubelets, store.Admission)
 	}
 	return st, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -172,3 +173,19 @@ func newKubeletProxy(loc *url.URL, rt http.RoundTripper, pod *corev1.Pod, contai
 type kubeletRefusal struct{ err error }
 
 func (k *kubeletRefusal) Error() string { return k.err.Error() }
+
+// NewAttachREST serves pods/attach: the standard streams of a container's
+// own process, through the kubelet's /attach.
+func NewAttachREST(pods rest.Getter, kubelets KubeletConnectionGetter, admission rest.Admission) *StreamREST {
+	return &StreamREST{pods: pods, kubelet: kubelets, admission: admission, stream: streamKind{
+		subresource: "attach", kind: "PodAttachOptions", kubeletPath: "attach", request: attachRequest,
+	}}
+}
+
+// attachRequest reads the PodAttachOptions of a query: an exec's without
+// a command.
+func attachRequest(pod *corev1.Pod, query url.Values) (string, url.Values, error) {
+	q := maps.Clone(query)
+	delete(q, "command")
+	return execRequest(pod, q)
+}

@@ -27,11 +27,18 @@ var (
 
 // NewStatusREST serves main's objects with only status writable.
 func NewStatusREST(main *generic.Store, status rest.UpdateStrategy) *StatusREST {
+	return NewSubresourceREST(main, "status", status)
+}
+
+// NewSubresourceREST serves main's whole objects at the subresource sub
+// (pods/ephemeralcontainers, say) with only what strategy takes from an
+// update writable, as a /status is served.
+func NewSubresourceREST(main *generic.Store, sub string, strategy rest.UpdateStrategy) *StatusREST {
 	s := *main
-	s.CreateStrategy, s.DeleteStrategy, s.UpdateStrategy = nil, nil, status
+	s.CreateStrategy, s.DeleteStrategy, s.UpdateStrategy = nil, nil, strategy
 	s.DestroyFunc = nil
-	s.Subresource = "status"
-	s.FieldManager = subresourceFieldManager(main.FieldManager, "status", status)
+	s.Subresource = sub
+	s.FieldManager = subresourceFieldManager(main.FieldManager, sub, strategy)
 	return &StatusREST{store: &s}
 }
 
