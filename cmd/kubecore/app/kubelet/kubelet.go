@@ -137,6 +137,10 @@ type Options struct {
 	// ClusterCIDR is the pods' range of the whole cluster; traffic from
 	// it to outside it is masqueraded (bridge pod network).
 	ClusterCIDR string
+	// CNIConfDir, with the CRI runtime, is where the CNI configuration
+	// of the pod network (bridge, host-local from the Node's podCIDR,
+	// portmap, loopback) is written for containerd; empty writes none.
+	CNIConfDir string
 
 	// ShimCommand runs the process runtime's shim (process.RunShim with
 	// its spec appended); `<this binary> kubelet process-shim` when empty.
@@ -298,6 +302,8 @@ type Config struct {
 	server    *server.Config
 	// network is the bridge pod network, nil with the host's.
 	network *network.Network
+	// cniConfDir is Options.CNIConfDir with the CRI runtime.
+	cniConfDir string
 }
 
 // Complete validates o, loads the kubeconfig, picks the node name and IP
@@ -344,7 +350,7 @@ func (o *Options) Complete() (Config, error) {
 	taints, _ := parseTaints(o.RegisterWithTaints)
 	var rt kruntime.Runtime
 	var podNet *network.Network
-	podNetwork := ""
+	podNetwork, cniConfDir := "", ""
 	switch o.Runtime {
 	case RuntimeProcess:
 		shim := o.ShimCommand
@@ -392,6 +398,7 @@ func (o *Options) Complete() (Config, error) {
 			return Config{}, err
 		}
 		rt = crt
+		cniConfDir = o.CNIConfDir
 	case RuntimeFake:
 		rt = fake.New(ip, nil)
 	}
@@ -408,7 +415,7 @@ func (o *Options) Complete() (Config, error) {
 		FileCheckFrequency: o.FileCheckFrequency, HTTPCheckFrequency: o.HTTPCheckFrequency,
 		NodeStatusUpdateFrequency: o.NodeStatusUpdateFrequency, LeaseDurationSeconds: o.NodeLeaseDurationSeconds,
 		PodNetwork: podNetwork,
-	}, server: srv, network: podNet}, nil
+	}, server: srv, network: podNet, cniConfDir: cniConfDir}, nil
 }
 
 // podNetworkMode resolves --pod-network for the process runtime: auto is
@@ -553,10 +560,20 @@ func (c Config) Run(ctx context.Context) error {
 
 // runNetwork runs the pod network's Node watch beside the kubelet.
 func (c Config) runNetwork(ctx context.Context, g *errgroup.Group) {
-	if c.network == nil || c.completed.Client == nil {
+	if c.completed.Client == nil {
 		return
 	}
-	g.Go(func() error { return c.network.Run(ctx, c.completed.Client, c.completed.NodeName) })
+	if c.network != nil {
+		g.Go(func() error { return c.network.Run(ctx, c.completed.Client, c.completed.NodeName) })
+	}
+	if c.cniConfDir != "" {
+		g.Go(func() error {
+			if err := network.RunCNI(ctx, c.completed.Client, c.completed.NodeName, c.cniConfDir); err != nil && ctx.Err() == nil {
+				return err
+			}
+			return nil
+		})
+	}
 }
 
 // lateHost is the kubelet as the server's host, set before serving.
@@ -601,6 +618,7 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&o.CgroupRoot, "cgroup-root", o.CgroupRoot, "Cgroup the pods' cgroups are made under, with --runtime cri (default: /kubepods)")
 	fs.StringVar(&o.NodeIP, "node-ip", o.NodeIP, "The node's InternalIP, also the pods' IP (default: the address of the default route)")
 	AddPodNetworkFlags(fs, o)
+	fs.StringVar(&o.CNIConfDir, "cni-conf-dir", o.CNIConfDir, "With --runtime cri: directory (containerd's, such as /etc/cni/net.d) to write the pod network's CNI configuration into once the Node has a podCIDR; empty writes none")
 	fs.StringSliceVar(&o.NodeLabels, "node-labels", o.NodeLabels, "Labels to add to the Node, key=value,...")
 	fs.StringSliceVar(&o.RegisterWithTaints, "register-with-taints", o.RegisterWithTaints, "Taints of the Node when registered, key=value:Effect,...")
 	fs.Int32Var(&o.MaxPods, "max-pods", o.MaxPods, "Pods the node accepts (its pods capacity)")
