@@ -55,6 +55,8 @@ type Options struct {
 	ClusterSigningDuration time.Duration
 	// AllocateNodeCIDRs runs the nodeipam controller, which gives each
 	// Node a NodeCIDRMaskSize range of ClusterCIDR as its spec.podCIDR.
+	// It is on by default (Kubernetes' is off, kubeadm and k3s turn it
+	// on): kubelets running as root wait for a pod CIDR to network pods.
 	AllocateNodeCIDRs bool
 	ClusterCIDR       string
 	NodeCIDRMaskSize  int
@@ -83,6 +85,7 @@ func NewOptions() *Options {
 		NodeEvictionRate:       0.1,
 		LocalPathDir:           localpath.DefaultDir,
 		ClusterSigningDuration: certificates.DefaultSigningDuration,
+		AllocateNodeCIDRs:      true,
 		ClusterCIDR:            nodeipam.DefaultClusterCIDR,
 		NodeCIDRMaskSize:       nodeipam.DefaultNodeCIDRMaskSize,
 	}
