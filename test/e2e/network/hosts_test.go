@@ -22,6 +22,9 @@ type hosts struct {
 	bridge string
 	names  []string
 	ips    []string
+	// gateway is the bridge's address in the test's own namespace:
+	// outside the cluster, and with no route to the pods.
+	gateway string
 }
 
 func ipCmd(t *testing.T, args ...string) string {
@@ -71,7 +74,7 @@ func newHosts(t *testing.T, n int) *hosts {
 	removeLeftovers(t)
 	pid := os.Getpid()
 	subnet := fmt.Sprintf("100.%d.%d", 64+(pid/256)%64, pid%256)
-	h := &hosts{bridge: fmt.Sprintf("kcnb%d", pid)}
+	h := &hosts{bridge: fmt.Sprintf("kcnb%d", pid), gateway: subnet + ".254"}
 	ipCmd(t, "link", "add", h.bridge, "type", "bridge")
 	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", h.bridge).Run() })
 	ipCmd(t, "addr", "add", subnet+".254/24", "dev", h.bridge)

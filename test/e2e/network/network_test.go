@@ -2,6 +2,8 @@ package network
 
 import (
 	"fmt"
+	"io"
+	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -221,6 +223,30 @@ func TestPodNetwork(t *testing.T) {
 	c.reach("web-c", ipA, "web-a")
 	if r := c.podRoutes(0); !strings.Contains(r, cidrs[c.n1].String()+" via "+c.hosts.ips[1]) {
 		t.Fatalf("host 0's routes to other nodes' pods:\n%s", r)
+	}
+
+	// Leaving the cluster CIDR, a pod's traffic is masqueraded: the test's
+	// namespace has no route back to the pods, and sees host 0's address.
+	ln, err := net.Listen("tcp", net.JoinHostPort(c.hosts.gateway, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ln.Close() }()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			host, _, _ := net.SplitHostPort(conn.RemoteAddr().String())
+			_, _ = io.WriteString(conn, host+"\n")
+			_ = conn.Close()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	r := k.Run(t, "exec", "web-a", "--", "busybox", "nc", "-w", "5", c.hosts.gateway, port)
+	if got := strings.TrimSpace(r.Stdout); r.ExitCode != 0 || got != c.hosts.ips[0] {
+		t.Errorf("pod web-a to %s:%s outside the cluster was seen from %q, want host 0's %s (masquerade): %s", c.hosts.gateway, port, got, c.hosts.ips[0], r.String())
 	}
 
 	// A kubelet restart keeps web-c, its IP and its reachability.
