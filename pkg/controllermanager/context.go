@@ -5,6 +5,7 @@ package controllermanager
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"time"
 
 	corev1 "kubecore.io/api/core/v1"
@@ -56,6 +57,15 @@ type ControllerContext struct {
 	// ClusterSigning is the CA the csrsigning controller issues kubelet
 	// client certificates with.
 	ClusterSigning ClusterSigning
+	// NodeIPAM is the range the nodeipam controller cuts the nodes' pod
+	// CIDRs from.
+	NodeIPAM NodeIPAM
+}
+
+// NodeIPAM is --cluster-cidr and --node-cidr-mask-size.
+type NodeIPAM struct {
+	ClusterCIDR      netip.Prefix
+	NodeCIDRMaskSize int
 }
 
 // ClusterSigning names the CA files of the csrsigning controller and the

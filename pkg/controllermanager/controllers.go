@@ -11,6 +11,7 @@ import (
 	"kubecore.io/kubecore/pkg/controller/job"
 	"kubecore.io/kubecore/pkg/controller/localpath"
 	"kubecore.io/kubecore/pkg/controller/namespace"
+	"kubecore.io/kubecore/pkg/controller/nodeipam"
 	"kubecore.io/kubecore/pkg/controller/nodelifecycle"
 	"kubecore.io/kubecore/pkg/controller/replicaset"
 	"kubecore.io/kubecore/pkg/controller/resourcequota"
@@ -63,6 +64,13 @@ func Controllers() map[string]InitFunc {
 				Recorder:               cc.Recorder("node-controller"),
 				NodeMonitorGracePeriod: cc.NodeMonitorGracePeriod,
 				EvictionRate:           cc.NodeEvictionRate,
+			})
+		}),
+		nodeipam.Name: start(nodeipam.Name, func(cl Clients, cc ControllerContext) (*nodeipam.Controller, error) {
+			return nodeipam.New(cl, cc.InformerFactory, nodeipam.Options{
+				Recorder:         cc.Recorder("node-controller"),
+				ClusterCIDR:      cc.NodeIPAM.ClusterCIDR,
+				NodeCIDRMaskSize: cc.NodeIPAM.NodeCIDRMaskSize,
 			})
 		}),
 		localpath.Name: start(localpath.Name, func(cl Clients, cc ControllerContext) (*localpath.Provisioner, error) {

@@ -63,6 +63,8 @@ type Config struct {
 	LocalPathDir string
 	// ClusterSigning is handed to the csrsigning controller.
 	ClusterSigning ClusterSigning
+	// NodeIPAM is handed to the nodeipam controller.
+	NodeIPAM NodeIPAM
 	// Started, when set, is called with the names of the controllers once
 	// they are built and their informers started.
 	Started func(names []string)
@@ -194,6 +196,7 @@ func (c Config) runControllers(ctx context.Context, client *typed.Clientset, tab
 		NodeEvictionRate:       c.NodeEvictionRate,
 		LocalPathDir:           c.LocalPathDir,
 		ClusterSigning:         c.ClusterSigning,
+		NodeIPAM:               c.NodeIPAM,
 	}
 	runs := make([]RunFunc, len(names))
 	for i, name := range names {

@@ -32,6 +32,7 @@ const (
 	eventFailedMount            = "FailedMount"
 	eventFailedCreatePodSandBox = "FailedCreatePodSandBox"
 	eventSandboxChanged         = "SandboxChanged"
+	eventHostNetwork            = "HostNetwork"
 
 	eventStarting = "Starting"
 )

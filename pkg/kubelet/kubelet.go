@@ -38,6 +38,10 @@ type Config struct {
 	RootDir string
 	// NodeIP is the node's InternalIP and, with host networking, the pods'.
 	NodeIP string
+	// PodNetwork, when set, is the Node's AnnotationPodNetwork:
+	// PodNetworkBridge or PodNetworkHost (then each pod that is not
+	// hostNetwork gets an Event saying it shares the node's network).
+	PodNetwork string
 	// NodeLabels are added to the well-known labels of the Node.
 	NodeLabels map[string]string
 	// RegisterWithTaints are the Node's taints when it is registered.

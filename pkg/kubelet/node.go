@@ -400,6 +400,35 @@ func (kl *Kubelet) nodeLabels() map[string]string {
 	return l
 }
 
+// AnnotationPodNetwork on a Node says how its pods are networked:
+// PodNetworkBridge (a network namespace and address per pod) or
+// PodNetworkHost (pods share the node's network and address).
+const AnnotationPodNetwork = "kubecore.io/pod-network"
+
+// The values of AnnotationPodNetwork (Config.PodNetwork).
+const (
+	PodNetworkBridge = "bridge"
+	PodNetworkHost   = "host"
+)
+
+// nodeAnnotations are the annotations the kubelet keeps on its Node.
+func (kl *Kubelet) nodeAnnotations() map[string]string {
+	if kl.cfg.PodNetwork == "" {
+		return nil
+	}
+	return map[string]string{AnnotationPodNetwork: kl.cfg.PodNetwork}
+}
+
+// networkEvent tells a pod that asked for its own network it shares the
+// node's, when the kubelet gives pods no network of their own.
+func (kl *Kubelet) networkEvent(ctx context.Context, pod *corev1.Pod) {
+	if kl.cfg.PodNetwork != PodNetworkHost || pod.Spec.HostNetwork {
+		return
+	}
+	kl.events.pod(ctx, pod, corev1.EventTypeNormal, eventHostNetwork,
+		"Pod runs on the node's network (node IP %s, ports shared with other pods): the kubelet's pod network is off (--pod-network=host, or not root)", kl.cfg.NodeIP)
+}
+
 // registerNode creates the kubelet's Node, or, when it exists already
 // (a restart), brings its labels and status up to date. It retries with
 // back-off until it succeeds or ctx ends.
@@ -427,7 +456,7 @@ func (kl *Kubelet) tryRegisterNode(ctx context.Context) (*corev1.Node, error) {
 	want := kl.currentConditions(ctx)
 	now := kl.clock.Now()
 	node := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: kl.cfg.NodeName, Labels: kl.nodeLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: kl.cfg.NodeName, Labels: kl.nodeLabels(), Annotations: kl.nodeAnnotations()},
 		Spec:       corev1.NodeSpec{Taints: kl.cfg.RegisterWithTaints},
 	}
 	kl.setNodeStatus(ctx, node, want, now)
@@ -451,6 +480,14 @@ func (kl *Kubelet) tryRegisterNode(ctx context.Context) (*corev1.Node, error) {
 	for k, v := range kl.nodeLabels() {
 		if existing.Labels[k] != v {
 			existing.Labels[k], changed = v, true
+		}
+	}
+	for k, v := range kl.nodeAnnotations() {
+		if existing.Annotations[k] != v {
+			if existing.Annotations == nil {
+				existing.Annotations = map[string]string{}
+			}
+			existing.Annotations[k], changed = v, true
 		}
 	}
 	if changed {

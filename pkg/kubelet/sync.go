@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -37,6 +38,8 @@ const (
 // podState is what a pod's worker remembers between syncs.
 type podState struct {
 	sandboxID string
+	// podIP is the ready sandbox's address (the pod IP), once known.
+	podIP string
 	// adoptChecked: the runtime was searched for a sandbox to adopt.
 	adoptChecked bool
 	startTime    time.Time
@@ -196,6 +199,9 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 	if err != nil {
 		return 0, false, err
 	}
+	if sandboxReady && st.podIP != "" {
+		s.ips.podIP = st.podIP
+	}
 	if err := s.listContainers(ctx); err != nil {
 		return 0, false, err
 	}
@@ -248,6 +254,7 @@ func (kl *Kubelet) ensureSandbox(ctx context.Context, st *podState, pod *corev1.
 		s, err := kl.runtime.PodSandboxStatus(ctx, st.sandboxID)
 		switch {
 		case err == nil && s.State == kruntime.SandboxReady:
+			st.podIP = s.IP
 			return true, nil
 		case err == nil || errors.Is(err, kruntime.ErrNotFound):
 			if !create {
@@ -257,7 +264,7 @@ func (kl *Kubelet) ensureSandbox(ctx context.Context, st *podState, pod *corev1.
 			kl.events.pod(ctx, pod, corev1.EventTypeNormal, eventSandboxChanged, "Pod sandbox changed, it will be killed and re-created.")
 			_ = kl.runtime.StopPodSandbox(ctx, st.sandboxID)
 			_ = kl.runtime.RemovePodSandbox(ctx, st.sandboxID)
-			st.sandboxID = ""
+			st.sandboxID, st.podIP = "", ""
 		default:
 			return false, fmt.Errorf("sandbox status: %w", err)
 		}
@@ -268,12 +275,17 @@ func (kl *Kubelet) ensureSandbox(ctx context.Context, st *podState, pod *corev1.
 	id, err := kl.runtime.RunPodSandbox(ctx, kruntime.PodSandboxConfig{
 		UID: string(pod.UID), Namespace: pod.Namespace, Name: pod.Name,
 		LogDirectory: kl.podLogDir(pod), Labels: pod.Labels, Annotations: pod.Annotations,
+		HostNetwork: pod.Spec.HostNetwork,
 	})
 	if err != nil {
 		kl.events.pod(ctx, pod, corev1.EventTypeWarning, eventFailedCreatePodSandBox, "Failed to create pod sandbox: %v", err)
 		return false, fmt.Errorf("run pod sandbox: %w", err)
 	}
 	st.sandboxID = id
+	if s, err := kl.runtime.PodSandboxStatus(ctx, id); err == nil {
+		st.podIP = s.IP
+	}
+	kl.networkEvent(ctx, pod)
 	return true, nil
 }
 
@@ -552,7 +564,7 @@ func (kl *Kubelet) terminatePod(ctx context.Context, st *podState, pod *corev1.P
 		}
 		status := buildPodStatus(statusInput{
 			pod: pod, now: kl.clock.Now(), runtimeType: kl.runtime.Type(),
-			hostIP: kl.cfg.NodeIP, podIP: kl.cfg.NodeIP, startTime: start,
+			hostIP: kl.cfg.NodeIP, podIP: cmp.Or(st.podIP, kl.cfg.NodeIP), startTime: start,
 			records: recs, waiting: st.waiting, probes: kl.probes, terminating: true,
 		})
 		if err := kl.setStatus(ctx, pod, status); err != nil {

@@ -118,6 +118,8 @@ type PodSandboxConfig struct {
 	LogDirectory string
 	Labels       map[string]string
 	Annotations  map[string]string
+	// HostNetwork: the pod uses the node's network namespace and address.
+	HostNetwork bool `json:",omitempty"`
 }
 
 // SandboxState is whether a sandbox can hold running containers.
@@ -137,6 +139,9 @@ type PodSandboxStatus struct {
 	CreatedAt time.Time
 	// IP is the sandbox's address; the node's for host-network runtimes.
 	IP string
+	// NetNS is the path of the sandbox's own network namespace, empty
+	// when it uses the host's.
+	NetNS string `json:",omitempty"`
 }
 
 // KeyValue is one environment variable.

@@ -183,7 +183,10 @@ func (s *APIServer) Start() error {
 		"-v", strconv.Itoa(s.LogLevel),
 	}
 	if sub == SubcommandAllInOne {
-		args = append(args, "--kubelet-port", "0")
+		// Pods share the host's network: the tests run many clusters on
+		// one machine at once, which cannot share one pod bridge. The
+		// pod network's tests (test/e2e/network) override it.
+		args = append(args, "--kubelet-port", "0", "--pod-network", "host")
 	} else {
 		// No controller runs beside a bare API server to clear the
 		// protection finalizers and the not-ready taint of new objects:

@@ -34,13 +34,20 @@ type Options struct {
 	// next start to re-adopt; otherwise they are stopped with their grace
 	// periods.
 	KeepPods bool
+	// AllocateNodeCIDRs and NodeCIDRMaskSize are the node IPAM's, as the
+	// controller-manager's flags (allocation is on); its cluster CIDR is
+	// the kubelet's.
+	AllocateNodeCIDRs bool
+	NodeCIDRMaskSize  int
 	// Out receives the ready lines (stdout).
 	Out io.Writer
 }
 
 // NewOptions returns the defaults: the API server's, on its usual port.
 func NewOptions() *Options {
-	return &Options{APIServer: apiserver.NewOptions(), Kubelet: kubelet.NewOptions(), Out: os.Stdout}
+	cm := controllermanager.NewOptions()
+	return &Options{APIServer: apiserver.NewOptions(), Kubelet: kubelet.NewOptions(), Out: os.Stdout,
+		AllocateNodeCIDRs: true, NodeCIDRMaskSize: cm.NodeCIDRMaskSize}
 }
 
 // Validate returns every problem with the options.
@@ -48,7 +55,7 @@ func (o *Options) Validate() []error {
 	errs := o.APIServer.Validate()
 	// The other components' own checks, with what all-in-one fills in.
 	errs = append(errs, o.kubeletOptions(o.APIServer.DataDir, "-").Validate()...)
-	errs = append(errs, controllerManagerOptions("-", o.APIServer.DataDir).Validate()...)
+	errs = append(errs, o.controllerManagerOptions("-", o.APIServer.DataDir).Validate()...)
 	errs = append(errs, schedulerOptions("-").Validate()...)
 	return errs
 }
@@ -66,12 +73,13 @@ func (o *Options) kubeletOptions(dataDir, kubeconfig string) *kubelet.Options {
 // controllerManagerOptions are the controller-manager's as all-in-one runs
 // it: alone, so without leader election, and signing kubelet certificates
 // with the cluster CA of the data dir.
-func controllerManagerOptions(kubeconfig, dataDir string) *controllermanager.Options {
+func (a *Options) controllerManagerOptions(kubeconfig, dataDir string) *controllermanager.Options {
 	o := controllermanager.NewOptions()
 	o.Kubeconfig = kubeconfig
 	o.LeaderElect = false // the only one: nobody to elect against
 	pkiDir := filepath.Join(dataDir, "pki")
 	o.ClusterSigningCertFile, o.ClusterSigningKeyFile = pki.CACertPath(pkiDir), pki.CAKeyPath(pkiDir)
+	o.AllocateNodeCIDRs, o.ClusterCIDR, o.NodeCIDRMaskSize = a.AllocateNodeCIDRs, a.Kubelet.ClusterCIDR, a.NodeCIDRMaskSize
 	return o
 }
 
@@ -141,7 +149,7 @@ func (o *Options) Complete() (Config, error) {
 	}
 	components := []component{
 		{name: "controller-manager", user: "system:kube-controller-manager", complete: func(kubeconfig string) (runner, error) {
-			return controllerManagerOptions(kubeconfig, dir).Complete()
+			return o.controllerManagerOptions(kubeconfig, dir).Complete()
 		}},
 		{name: "scheduler", user: "system:kube-scheduler", complete: func(kubeconfig string) (runner, error) {
 			return schedulerOptions(kubeconfig).Complete()
@@ -266,6 +274,9 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&k.NodeIP, "node-ip", k.NodeIP, "The node's InternalIP, also the pods' IP (default: the address of the default route)")
 	kubelet.AddImageEntrypointsFlag(fs, k)
 	fs.BoolVar(&o.KeepPods, "keep-pods", o.KeepPods, "Leave the pods running on exit, for the next start to re-adopt (default: stop them with their grace periods)")
+	fs.BoolVar(&o.AllocateNodeCIDRs, "allocate-node-cidrs", o.AllocateNodeCIDRs, "Give every Node a pod CIDR (spec.podCIDR) cut from --cluster-cidr")
+	kubelet.AddPodNetworkFlags(fs, k)
+	fs.IntVar(&o.NodeCIDRMaskSize, "node-cidr-mask-size", o.NodeCIDRMaskSize, "Prefix length of each Node's pod CIDR")
 	fs.Int32Var(&k.Port, "kubelet-port", k.Port, "HTTPS port of the kubelet's logs and exec server, on every interface as in Kubernetes; callers need a certificate of the cluster CA (0 picks a free one)")
 	return cmd
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"kubecore.io/kubecore/cmd/kubecore/app/options"
 	"kubecore.io/kubecore/pkg/controller/certificates"
 	"kubecore.io/kubecore/pkg/controller/localpath"
+	"kubecore.io/kubecore/pkg/controller/nodeipam"
 	"kubecore.io/kubecore/pkg/controllermanager"
 )
 
@@ -51,6 +53,13 @@ type Options struct {
 	ClusterSigningCertFile string
 	ClusterSigningKeyFile  string
 	ClusterSigningDuration time.Duration
+	// AllocateNodeCIDRs runs the nodeipam controller, which gives each
+	// Node a NodeCIDRMaskSize range of ClusterCIDR as its spec.podCIDR.
+	// It is on by default (Kubernetes' is off, kubeadm and k3s turn it
+	// on): kubelets running as root wait for a pod CIDR to network pods.
+	AllocateNodeCIDRs bool
+	ClusterCIDR       string
+	NodeCIDRMaskSize  int
 
 	// Table is the controllers known; nil means controllermanager.Controllers().
 	Table map[string]controllermanager.InitFunc
@@ -76,6 +85,9 @@ func NewOptions() *Options {
 		NodeEvictionRate:       0.1,
 		LocalPathDir:           localpath.DefaultDir,
 		ClusterSigningDuration: certificates.DefaultSigningDuration,
+		AllocateNodeCIDRs:      true,
+		ClusterCIDR:            nodeipam.DefaultClusterCIDR,
+		NodeCIDRMaskSize:       nodeipam.DefaultNodeCIDRMaskSize,
 	}
 }
 
@@ -119,10 +131,28 @@ func (o *Options) Validate() []error {
 	if o.ClusterSigningDuration <= 0 {
 		errs = append(errs, fmt.Errorf("--cluster-signing-duration %s must be positive", o.ClusterSigningDuration))
 	}
+	if o.AllocateNodeCIDRs {
+		if _, err := o.nodeIPAM(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if o.NodeEvictionRate <= 0 {
 		errs = append(errs, fmt.Errorf("--node-eviction-rate %v must be positive", o.NodeEvictionRate))
 	}
 	return errs
+}
+
+// nodeIPAM parses --cluster-cidr and checks --node-cidr-mask-size.
+func (o *Options) nodeIPAM() (controllermanager.NodeIPAM, error) {
+	p, err := netip.ParsePrefix(o.ClusterCIDR)
+	if err != nil {
+		return controllermanager.NodeIPAM{}, fmt.Errorf("--cluster-cidr %q: %w", o.ClusterCIDR, err)
+	}
+	ipam := controllermanager.NodeIPAM{ClusterCIDR: p, NodeCIDRMaskSize: o.NodeCIDRMaskSize}
+	if err := (nodeipam.Options{ClusterCIDR: p, NodeCIDRMaskSize: o.NodeCIDRMaskSize}).Validate(); err != nil {
+		return controllermanager.NodeIPAM{}, fmt.Errorf("--cluster-cidr %s, --node-cidr-mask-size %d: %w", o.ClusterCIDR, o.NodeCIDRMaskSize, err)
+	}
+	return ipam, nil
 }
 
 // Config is the completed options; only Complete makes one.
@@ -158,6 +188,15 @@ func (o *Options) Complete() (Config, error) {
 		// later, once this replica leads); a bad pair fails here first.
 		return Config{}, fmt.Errorf("--cluster-signing-cert-file: %w", err)
 	}
+	var ipam controllermanager.NodeIPAM
+	if !o.AllocateNodeCIDRs {
+		controllers = append(controllers, "-"+nodeipam.Name)
+	} else {
+		var err error
+		if ipam, err = o.nodeIPAM(); err != nil {
+			return Config{}, err
+		}
+	}
 	le := o.LeaderElection
 	if err := le.Complete(); err != nil {
 		return Config{}, err
@@ -184,6 +223,7 @@ func (o *Options) Complete() (Config, error) {
 		ClusterSigning: controllermanager.ClusterSigning{
 			CertFile: o.ClusterSigningCertFile, KeyFile: o.ClusterSigningKeyFile, Duration: o.ClusterSigningDuration,
 		},
+		NodeIPAM: ipam,
 	}}, nil
 }
 
@@ -232,6 +272,9 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&o.ClusterSigningCertFile, "cluster-signing-cert-file", o.ClusterSigningCertFile, "PEM CA certificate the csrsigning controller issues kubelet client certificates with (without it, csrsigning is off)")
 	fs.StringVar(&o.ClusterSigningKeyFile, "cluster-signing-key-file", o.ClusterSigningKeyFile, "PEM key of --cluster-signing-cert-file")
 	fs.DurationVar(&o.ClusterSigningDuration, "cluster-signing-duration", o.ClusterSigningDuration, "Longest validity of the certificates csrsigning issues")
+	fs.BoolVar(&o.AllocateNodeCIDRs, "allocate-node-cidrs", o.AllocateNodeCIDRs, "Give every Node a pod CIDR (spec.podCIDR) cut from --cluster-cidr")
+	fs.StringVar(&o.ClusterCIDR, "cluster-cidr", o.ClusterCIDR, "The pods' address range, from which --allocate-node-cidrs gives each Node a range")
+	fs.IntVar(&o.NodeCIDRMaskSize, "node-cidr-mask-size", o.NodeCIDRMaskSize, "Prefix length of each Node's pod CIDR")
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/sync/errgroup"
+	"k8s.io/klog/v2"
 
 	corev1 "kubecore.io/api/core/v1"
 	"kubecore.io/apimachinery/pkg/api/resource"
@@ -29,6 +31,7 @@ import (
 
 	"kubecore.io/kubecore/cmd/kubecore/app/options"
 	"kubecore.io/kubecore/pkg/kubelet"
+	"kubecore.io/kubecore/pkg/kubelet/network"
 	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
 	"kubecore.io/kubecore/pkg/kubelet/runtime/cri"
 	"kubecore.io/kubecore/pkg/kubelet/runtime/fake"
@@ -126,6 +129,19 @@ type Options struct {
 	// line win over it (see LoadConfigFile).
 	ConfigFile string
 
+	// PodNetwork is the process runtime's pod networking: PodNetworkAuto
+	// (a network namespace and address per pod when the kubelet runs as
+	// root, else the host's network), PodNetworkBridge (required) or
+	// PodNetworkHost (pods share the host's network and address).
+	PodNetwork string
+	// ClusterCIDR is the pods' range of the whole cluster; traffic from
+	// it to outside it is masqueraded (bridge pod network).
+	ClusterCIDR string
+	// CNIConfDir, with the CRI runtime, is where the CNI configuration
+	// of the pod network (bridge, host-local from the Node's podCIDR,
+	// portmap, loopback) is written for containerd; empty writes none.
+	CNIConfDir string
+
 	// ShimCommand runs the process runtime's shim (process.RunShim with
 	// its spec appended); `<this binary> kubelet process-shim` when empty.
 	// A test binary running a kubelet sets it to itself.
@@ -137,8 +153,19 @@ func NewOptions() *Options {
 	return &Options{Runtime: RuntimeProcess, ContainerRuntimeEndpoint: DefaultContainerRuntimeEndpoint, MaxPods: 110, Address: "0.0.0.0", Port: 10250, QPS: 50, Burst: 100, ContentType: options.DefaultContentType,
 		FileCheckFrequency: 5 * time.Second, HTTPCheckFrequency: 20 * time.Second,
 		NodeStatusUpdateFrequency: 10 * time.Second, NodeLeaseDurationSeconds: 40,
-		ContainerLogMaxSize: "10Mi", ContainerLogMaxFiles: 5}
+		ContainerLogMaxSize: "10Mi", ContainerLogMaxFiles: 5,
+		PodNetwork: PodNetworkAuto, ClusterCIDR: DefaultClusterCIDR}
 }
+
+// The values of --pod-network.
+const (
+	PodNetworkAuto   = "auto"
+	PodNetworkBridge = kubelet.PodNetworkBridge
+	PodNetworkHost   = kubelet.PodNetworkHost
+)
+
+// DefaultClusterCIDR is the controller-manager's default --cluster-cidr.
+const DefaultClusterCIDR = "10.244.0.0/16"
 
 // Validate returns every problem with the options.
 func (o *Options) Validate() []error {
@@ -201,6 +228,14 @@ func (o *Options) Validate() []error {
 	}
 	if _, err := o.containerLogMaxSize(); err != nil {
 		errs = append(errs, err)
+	}
+	switch o.PodNetwork {
+	case PodNetworkAuto, PodNetworkBridge, PodNetworkHost:
+	default:
+		errs = append(errs, fmt.Errorf("--pod-network %q is not one of auto, bridge, host", o.PodNetwork))
+	}
+	if p, err := netip.ParsePrefix(o.ClusterCIDR); err != nil || !p.Addr().Is4() {
+		errs = append(errs, fmt.Errorf("--cluster-cidr %q is not an IPv4 CIDR", o.ClusterCIDR))
 	}
 	if o.ContainerLogMaxFiles < 2 {
 		errs = append(errs, fmt.Errorf("--container-log-max-files %d must be at least 2", o.ContainerLogMaxFiles))
@@ -265,6 +300,10 @@ func parseTaints(entries []string) ([]corev1.Taint, error) {
 type Config struct {
 	completed *kubelet.Config
 	server    *server.Config
+	// network is the bridge pod network, nil with the host's.
+	network *network.Network
+	// cniConfDir is Options.CNIConfDir with the CRI runtime.
+	cniConfDir string
 }
 
 // Complete validates o, loads the kubeconfig, picks the node name and IP
@@ -310,6 +349,8 @@ func (o *Options) Complete() (Config, error) {
 	labels, _ := parseLabels(o.NodeLabels)
 	taints, _ := parseTaints(o.RegisterWithTaints)
 	var rt kruntime.Runtime
+	var podNet *network.Network
+	podNetwork, cniConfDir := "", ""
 	switch o.Runtime {
 	case RuntimeProcess:
 		shim := o.ShimCommand
@@ -329,9 +370,22 @@ func (o *Options) Complete() (Config, error) {
 		// Containers outlive the kubelet: a restarted one re-adopts them
 		// from the runtime's state files.
 		logMax, _ := o.containerLogMaxSize()
+		mode, err := o.podNetworkMode()
+		if err != nil {
+			return Config{}, err
+		}
+		podNetwork = mode
+		var pn process.PodNetwork
+		if mode == PodNetworkBridge {
+			cidr, _ := netip.ParsePrefix(o.ClusterCIDR)
+			if podNet, err = network.New(network.Options{Dir: filepath.Join(root, "network"), ClusterCIDR: cidr}); err != nil {
+				return Config{}, err
+			}
+			pn = podNet
+		}
 		prt, err := process.New(process.Options{HostIP: ip, StateDir: filepath.Join(root, "runtime", "process"), ShimCommand: shim,
 			ContainerLogMaxSize: logMax, ContainerLogMaxFiles: int(o.ContainerLogMaxFiles),
-			Entrypoints: entrypoints, Builtins: map[string][]string{"pause": pause}})
+			Entrypoints: entrypoints, Builtins: map[string][]string{"pause": pause}, Network: pn})
 		if err != nil {
 			return Config{}, err
 		}
@@ -344,6 +398,7 @@ func (o *Options) Complete() (Config, error) {
 			return Config{}, err
 		}
 		rt = crt
+		cniConfDir = o.CNIConfDir
 	case RuntimeFake:
 		rt = fake.New(ip, nil)
 	}
@@ -359,7 +414,27 @@ func (o *Options) Complete() (Config, error) {
 		StaticPodPath:  o.StaticPodPath, StaticPodURL: o.StaticPodURL,
 		FileCheckFrequency: o.FileCheckFrequency, HTTPCheckFrequency: o.HTTPCheckFrequency,
 		NodeStatusUpdateFrequency: o.NodeStatusUpdateFrequency, LeaseDurationSeconds: o.NodeLeaseDurationSeconds,
-	}, server: srv}, nil
+		PodNetwork: podNetwork,
+	}, server: srv, network: podNet, cniConfDir: cniConfDir}, nil
+}
+
+// podNetworkMode resolves --pod-network for the process runtime: auto is
+// bridge when this kubelet can make network namespaces (root), else host.
+func (o *Options) podNetworkMode() (string, error) {
+	switch o.PodNetwork {
+	case PodNetworkHost:
+		return PodNetworkHost, nil
+	case PodNetworkBridge:
+		if err := network.Supported(); err != nil {
+			return "", fmt.Errorf("--pod-network=bridge: %w", err)
+		}
+		return PodNetworkBridge, nil
+	}
+	if err := network.Supported(); err != nil {
+		klog.InfoS("Pods share the host's network: the pod network needs root, ip and nsenter", "reason", err.Error())
+		return PodNetworkHost, nil
+	}
+	return PodNetworkBridge, nil
 }
 
 // serverConfig loads the certificates of the kubelet server; its Host is
@@ -455,7 +530,10 @@ func (c Config) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		return kl.Run(ctx)
+		g, ctx := errgroup.WithContext(ctx)
+		g.Go(func() error { return kl.Run(ctx) })
+		c.runNetwork(ctx, g)
+		return g.Wait()
 	}
 	// The server listens first, so that the Node reports its real port
 	// (--port 0 picks a free one); it serves once the kubelet exists.
@@ -476,7 +554,26 @@ func (c Config) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Serve(ctx) })
 	g.Go(func() error { return kl.Run(ctx) })
+	c.runNetwork(ctx, g)
 	return g.Wait()
+}
+
+// runNetwork runs the pod network's Node watch beside the kubelet.
+func (c Config) runNetwork(ctx context.Context, g *errgroup.Group) {
+	if c.completed.Client == nil {
+		return
+	}
+	if c.network != nil {
+		g.Go(func() error { return c.network.Run(ctx, c.completed.Client, c.completed.NodeName) })
+	}
+	if c.cniConfDir != "" {
+		g.Go(func() error {
+			if err := network.RunCNI(ctx, c.completed.Client, c.completed.NodeName, c.cniConfDir); err != nil && ctx.Err() == nil {
+				return err
+			}
+			return nil
+		})
+	}
 }
 
 // lateHost is the kubelet as the server's host, set before serving.
@@ -520,6 +617,8 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&o.ContainerRuntimeEndpoint, "container-runtime-endpoint", o.ContainerRuntimeEndpoint, "Socket of the CRI runtime, with --runtime cri")
 	fs.StringVar(&o.CgroupRoot, "cgroup-root", o.CgroupRoot, "Cgroup the pods' cgroups are made under, with --runtime cri (default: /kubepods)")
 	fs.StringVar(&o.NodeIP, "node-ip", o.NodeIP, "The node's InternalIP, also the pods' IP (default: the address of the default route)")
+	AddPodNetworkFlags(fs, o)
+	fs.StringVar(&o.CNIConfDir, "cni-conf-dir", o.CNIConfDir, "With --runtime cri: directory (containerd's, such as /etc/cni/net.d) to write the pod network's CNI configuration into once the Node has a podCIDR; empty writes none")
 	fs.StringSliceVar(&o.NodeLabels, "node-labels", o.NodeLabels, "Labels to add to the Node, key=value,...")
 	fs.StringSliceVar(&o.RegisterWithTaints, "register-with-taints", o.RegisterWithTaints, "Taints of the Node when registered, key=value:Effect,...")
 	fs.Int32Var(&o.MaxPods, "max-pods", o.MaxPods, "Pods the node accepts (its pods capacity)")
@@ -542,6 +641,14 @@ func NewCommand() *cobra.Command {
 	fs.Int32Var(&o.ContainerLogMaxFiles, "container-log-max-files", o.ContainerLogMaxFiles, "Log files kept per container, the live one included (at least 2)")
 	AddImageEntrypointsFlag(fs, o)
 	return cmd
+}
+
+// AddPodNetworkFlags adds --pod-network and --cluster-cidr (the kubelet's
+// and all-in-one's).
+func AddPodNetworkFlags(fs *pflag.FlagSet, o *Options) {
+	fs.StringVar(&o.PodNetwork, "pod-network", o.PodNetwork,
+		"Pod networking of the process runtime: auto (a network namespace and IP per pod from the Node's podCIDR when root, else the host's network), bridge, or host (pods share the node's network and IP)")
+	fs.StringVar(&o.ClusterCIDR, "cluster-cidr", o.ClusterCIDR, "The pods' address range of the whole cluster: pod traffic leaving it is masqueraded")
 }
 
 // AddImageEntrypointsFlag adds --image-entrypoints (also all-in-one's).

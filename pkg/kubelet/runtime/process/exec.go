@@ -32,11 +32,22 @@ func (r *Runtime) execCommand(ctx context.Context, id string, cmd []string) (*ex
 		return nil, fmt.Errorf("exec in container %s: not running", id)
 	}
 	cfg, pid := c.cfg, c.status.PID
+	ownNet := false
+	if s, ok := r.sandboxes[c.status.SandboxID]; ok {
+		ownNet = s.NetNS != ""
+	}
 	r.mu.Unlock()
 
 	argv := cmd
+	var enter []string
 	if len(cfg.Mounts) > 0 {
-		argv = append([]string{"nsenter", "--target", strconv.Itoa(pid), "--mount", "--"}, cmd...)
+		enter = append(enter, "--mount")
+	}
+	if ownNet {
+		enter = append(enter, "--net")
+	}
+	if len(enter) > 0 {
+		argv = append(append(append([]string{"nsenter", "--target", strconv.Itoa(pid)}, enter...), "--"), cmd...)
 	}
 	x := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	x.Env = environ(cfg.Env)

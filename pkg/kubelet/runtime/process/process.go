@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,6 +25,7 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	"kubecore.io/apimachinery/pkg/version"
 
+	"kubecore.io/kubecore/pkg/kubelet/network"
 	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
 )
 
@@ -67,7 +69,25 @@ type Options struct {
 	// Builtins run programs images name that the host lacks, by base
 	// name: {"pause": [kubecore, kubelet, process-pause]}.
 	Builtins map[string][]string
+	// Network, when set, gives every sandbox that is not HostNetwork a
+	// network namespace and address of its own, in which all its
+	// containers run (through nsenter); without it pods share the
+	// host's network and HostIP.
+	Network PodNetwork
 }
+
+// PodNetwork makes and removes sandboxes' network namespaces;
+// *network.Network satisfies it.
+type PodNetwork interface {
+	SetUpPod(ctx context.Context, sandboxID string) (network.Pod, error)
+	TearDownPod(ctx context.Context, sandboxID string) error
+}
+
+var _ PodNetwork = (*network.Network)(nil)
+
+// networkSetUpTimeout bounds how long a sandbox waits for the pod network
+// (the node's pod CIDR) before its creation fails and is retried.
+const networkSetUpTimeout = 30 * time.Second
 
 // Runtime runs containers as host process groups, each under a shim (see
 // shim.go). Its state lives in files under Options.StateDir:
@@ -92,6 +112,7 @@ type Runtime struct {
 	logMaxFiles int
 	entrypoints *Entrypoints
 	builtins    map[string][]string
+	network     PodNetwork
 	bootID      string
 	stop        chan struct{} // closed by Close
 
@@ -137,7 +158,7 @@ func New(o Options) (*Runtime, error) {
 	r := &Runtime{
 		hostIP: o.HostIP, root: root, stateDir: o.StateDir, shim: slices.Clone(o.ShimCommand),
 		logMaxSize: o.ContainerLogMaxSize, logMaxFiles: o.ContainerLogMaxFiles,
-		entrypoints: o.Entrypoints, builtins: o.Builtins,
+		entrypoints: o.Entrypoints, builtins: o.Builtins, network: o.Network,
 		bootID: bootID(), stop: make(chan struct{}),
 		sandboxes:  kruntime.Sandboxes{},
 		containers: map[string]*container{},
@@ -268,18 +289,31 @@ func (r *Runtime) newID() string {
 	return fmt.Sprintf("%x%04x", b, r.next&0xffff)
 }
 
-// RunPodSandbox records a sandbox and makes its log directory.
-func (r *Runtime) RunPodSandbox(_ context.Context, cfg kruntime.PodSandboxConfig) (string, error) {
+// RunPodSandbox records a sandbox and makes its log directory, and its
+// network namespace with the pod network.
+func (r *Runtime) RunPodSandbox(ctx context.Context, cfg kruntime.PodSandboxConfig) (string, error) {
 	if cfg.LogDirectory != "" {
 		if err := os.MkdirAll(cfg.LogDirectory, 0o755); err != nil {
 			return "", fmt.Errorf("sandbox log directory: %w", err)
 		}
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	id := r.newID()
+	r.mu.Unlock()
 	s := &kruntime.PodSandboxStatus{ID: id, Config: cfg, State: kruntime.SandboxReady, CreatedAt: time.Now(), IP: r.hostIP}
+	if r.network != nil && !cfg.HostNetwork {
+		nctx, cancel := context.WithTimeout(ctx, networkSetUpTimeout)
+		p, err := r.network.SetUpPod(nctx, id)
+		cancel()
+		if err != nil {
+			return "", err
+		}
+		s.IP, s.NetNS = p.IP, p.NetNS
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if err := r.saveSandbox(s); err != nil {
+		r.tearDown(ctx, s)
 		return "", err
 	}
 	r.sandboxes[id] = s
@@ -305,15 +339,29 @@ func (r *Runtime) StopPodSandbox(ctx context.Context, id string) error {
 			ids = append(ids, cid)
 		}
 	}
+	netns := s.NetNS
 	r.mu.Unlock()
 	for _, cid := range ids {
 		errs = append(errs, r.StopContainer(ctx, cid, 0))
 	}
+	if netns != "" && r.network != nil {
+		errs = append(errs, r.network.TearDownPod(ctx, id))
+	}
 	return errors.Join(errs...)
 }
 
+// tearDown removes a sandbox's network namespace, logging a failure.
+func (r *Runtime) tearDown(ctx context.Context, s *kruntime.PodSandboxStatus) {
+	if s.NetNS == "" || r.network == nil {
+		return
+	}
+	if err := r.network.TearDownPod(ctx, s.ID); err != nil {
+		klog.ErrorS(err, "Failed to remove a sandbox's network", "sandbox", s.ID)
+	}
+}
+
 // RemovePodSandbox forgets a stopped sandbox and its containers.
-func (r *Runtime) RemovePodSandbox(_ context.Context, id string) error {
+func (r *Runtime) RemovePodSandbox(ctx context.Context, id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, ok := r.sandboxes[id]
@@ -334,6 +382,12 @@ func (r *Runtime) RemovePodSandbox(_ context.Context, id string) error {
 				return fmt.Errorf("remove container %s: %w", cid, err)
 			}
 			delete(r.containers, cid)
+		}
+	}
+	if s.NetNS != "" && r.network != nil {
+		// Stopping tore it down; this is for a stop that failed half way.
+		if err := r.network.TearDownPod(ctx, id); err != nil {
+			return fmt.Errorf("remove sandbox %s: %w", id, err)
 		}
 	}
 	if err := os.Remove(filepath.Join(r.stateDir, "sandboxes", id+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -434,11 +488,15 @@ func (r *Runtime) StartContainer(_ context.Context, id string) error {
 		return fmt.Errorf("start container %s: state is %s, not created", id, c.status.State)
 	}
 	cfg, logPath := c.cfg, c.status.LogPath
+	var netns string
+	if s, ok := r.sandboxes[c.status.SandboxID]; ok {
+		netns = s.NetNS
+	}
 	r.mu.Unlock()
 
 	// Taken before the command starts, so never after its exit.
 	now := time.Now()
-	shim, pid, pidStart, err := r.startShim(id, cfg, logPath)
+	shim, pid, pidStart, err := r.startShim(id, cfg, logPath, netns)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err != nil {
@@ -461,8 +519,10 @@ func (r *Runtime) StartContainer(_ context.Context, id string) error {
 }
 
 // startShim writes the container's spec and starts its shim, which
-// reports the command's PID and start time, or why it did not start.
-func (r *Runtime) startShim(id string, cfg kruntime.ContainerConfig, logPath string) (*exec.Cmd, int, uint64, error) {
+// reports the command's PID and start time, or why it did not start. With
+// netns the command runs in that network namespace: nsenter enters it and
+// execs the command, whose PID it keeps.
+func (r *Runtime) startShim(id string, cfg kruntime.ContainerConfig, logPath, netns string) (*exec.Cmd, int, uint64, error) {
 	dir := r.containerDir(id)
 	spec := shimSpec{Argv: append(slices.Clone(cfg.Command), cfg.Args...), Env: environ(cfg.Env),
 		Dir: cfg.WorkingDir, LogPath: logPath, LogMaxSize: r.logMaxSize, LogMaxFiles: r.logMaxFiles,
@@ -470,6 +530,9 @@ func (r *Runtime) startShim(id string, cfg kruntime.ContainerConfig, logPath str
 		AttachSocket: r.attachSocketPath(id), Stdin: cfg.Stdin, StdinOnce: cfg.StdinOnce, TTY: cfg.TTY}
 	if len(cfg.Mounts) > 0 {
 		spec.Argv = append([]string{"unshare", "--mount", "--propagation", "private", "sh", "-c", mountScript(cfg.Mounts), "kubecore-mount"}, spec.Argv...)
+	}
+	if netns != "" {
+		spec.Argv = append([]string{"nsenter", "--net=" + netns, "--"}, spec.Argv...)
 	}
 	if spec.Dir == "" {
 		spec.Dir = "/"
@@ -733,8 +796,9 @@ func (r *Runtime) ExecSync(ctx context.Context, id string, cmd []string, timeout
 
 var _ kruntime.PortForwarder = (*Runtime)(nil)
 
-// PortForward implements kruntime.PortForwarder: pods share the host's
-// network.
+// PortForward implements kruntime.PortForwarder: the pod's address when
+// it has a network of its own, the host's loopback when it shares the
+// host's network.
 func (r *Runtime) PortForward(ctx context.Context, id string, port int32) (net.Conn, error) {
 	s, err := r.PodSandboxStatus(ctx, id)
 	if err != nil {
@@ -742,6 +806,14 @@ func (r *Runtime) PortForward(ctx context.Context, id string, port int32) (net.C
 	}
 	if s.State != kruntime.SandboxReady {
 		return nil, fmt.Errorf("sandbox %s is not ready", id)
+	}
+	if s.NetNS != "" {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(s.IP, strconv.Itoa(int(port))))
+		if err != nil {
+			return nil, fmt.Errorf("port forward to pod %s port %d: %w", s.IP, port, err)
+		}
+		return c, nil
 	}
 	return kruntime.DialHostNetwork(ctx, port)
 }

@@ -1,0 +1,109 @@
+package network
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	corev1 "kubecore.io/api/core/v1"
+	"kubecore.io/apimachinery/pkg/labels"
+	"kubecore.io/client/informers"
+	"kubecore.io/client/tools/cache"
+	"kubecore.io/client/typed"
+)
+
+// resyncPeriod is how often the routes are made again without a change
+// of the Nodes, repairing what someone else removed.
+const resyncPeriod = time.Minute
+
+// Run keeps the network in step with the Nodes until ctx ends: the bridge
+// once the Node named node has a pod CIDR, and a route to every other
+// Node's pod CIDR through its InternalIP (changed with the Node, removed
+// when it goes). It removes the masquerade table when it returns.
+func (n *Network) Run(ctx context.Context, client *typed.Clientset, node string) error {
+	logger := klog.FromContext(ctx)
+	factory := informers.NewSharedInformerFactory(client)
+	nodes, err := informers.Nodes(factory)
+	if err != nil {
+		return fmt.Errorf("pod network: node informer: %w", err)
+	}
+	changed := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Node]{
+		AddFunc:    func(*corev1.Node, bool) { poke() },
+		UpdateFunc: func(_, _ *corev1.Node) { poke() },
+		DeleteFunc: func(*corev1.Node) { poke() },
+	}); err != nil {
+		return fmt.Errorf("pod network: node informer: %w", err)
+	}
+	factory.Start(ctx)
+	defer factory.Shutdown()
+	defer func() {
+		if err := n.Close(); err != nil {
+			logger.Error(err, "Failed to remove the pod network's masquerade table")
+		}
+	}()
+	lister := nodes.Lister()
+	t := time.NewTicker(resyncPeriod)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+		case <-t.C:
+		}
+		if !nodes.HasSynced() {
+			continue
+		}
+		all, err := lister.List(labels.Everything())
+		if err != nil {
+			logger.Error(err, "Failed to list Nodes for the pod network")
+			continue
+		}
+		own, routes := Routes(all, node)
+		if own.IsValid() {
+			if err := n.SetPodCIDR(ctx, own); err != nil {
+				logger.Error(err, "Failed to set up the pod network's bridge", "podCIDR", own)
+			}
+		}
+		if err := n.SyncRoutes(ctx, routes); err != nil {
+			logger.Error(err, "Failed to sync the routes to other nodes' pods")
+		}
+	}
+}
+
+// Routes returns the pod CIDR of the Node named self and the routes to
+// the other Nodes' pod CIDRs (IPv4) through their InternalIP.
+func Routes(nodes []*corev1.Node, self string) (netip.Prefix, []Route) {
+	var own netip.Prefix
+	var routes []Route
+	for _, nd := range nodes {
+		cidr, err := netip.ParsePrefix(nd.Spec.PodCIDR)
+		if err != nil || !cidr.Addr().Is4() {
+			continue
+		}
+		if nd.Name == self {
+			own = cidr
+			continue
+		}
+		for _, a := range nd.Status.Addresses {
+			if a.Type != corev1.NodeInternalIP {
+				continue
+			}
+			if ip, err := netip.ParseAddr(a.Address); err == nil && ip.Is4() {
+				routes = append(routes, Route{Dst: cidr.Masked(), Via: ip})
+				break
+			}
+		}
+	}
+	return own, routes
+}
