@@ -3,8 +3,10 @@ package kubelet
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -176,4 +178,29 @@ func ResolvConf(c kruntime.DNSConfig) []byte {
 		fmt.Fprintf(&b, "options %s\n", strings.Join(c.Options, " "))
 	}
 	return b.Bytes()
+}
+
+// resolvConfName is the pod's resolv.conf under its directory: the CRI
+// runtime gets the same content as the sandbox's DNS config; a runtime
+// with per-pod mount namespaces bind-mounts this file on /etc/resolv.conf.
+const resolvConfName = "resolv.conf"
+
+// writeResolvConf computes the pod's DNS config, records the warnings as
+// events and writes the pod's resolv.conf file.
+func (kl *Kubelet) writeResolvConf(ctx context.Context, pod *corev1.Pod) (*kruntime.DNSConfig, error) {
+	c, warnings, err := kl.cfg.DNS.PodDNS(pod)
+	if err != nil {
+		return nil, fmt.Errorf("pod DNS config: %w", err)
+	}
+	for _, w := range warnings {
+		kl.events.pod(ctx, pod, corev1.EventTypeWarning, eventDNSConfigForming, "%s", w)
+	}
+	dir := kl.podDir(string(pod.UID))
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("pod directory: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, resolvConfName), ResolvConf(c), 0o644); err != nil {
+		return nil, fmt.Errorf("write pod resolv.conf: %w", err)
+	}
+	return &c, nil
 }

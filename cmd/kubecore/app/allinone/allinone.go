@@ -265,6 +265,7 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&k.Runtime, "runtime", k.Runtime, "The kubelet's container runtime: process (host processes) or fake (no processes)")
 	fs.StringVar(&k.NodeIP, "node-ip", k.NodeIP, "The node's InternalIP, also the pods' IP (default: the address of the default route)")
 	kubelet.AddImageEntrypointsFlag(fs, k)
+	kubelet.AddNetworkFlags(fs, k)
 	fs.BoolVar(&o.KeepPods, "keep-pods", o.KeepPods, "Leave the pods running on exit, for the next start to re-adopt (default: stop them with their grace periods)")
 	fs.Int32Var(&k.Port, "kubelet-port", k.Port, "HTTPS port of the kubelet's logs and exec server, on every interface as in Kubernetes; callers need a certificate of the cluster CA (0 picks a free one)")
 	return cmd
