@@ -60,8 +60,15 @@ func (p Publisher) Publish(ctx context.Context) error {
 	if p.ServiceIP != "" {
 		svc.Spec.ClusterIPs = []string{p.ServiceIP}
 	}
-	if _, err := p.Client.CoreV1().Services(ServiceNamespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create service %s/%s: %w", ServiceNamespace, ServiceName, err)
+	// Get first: creating it again would fail on the allocated IP before
+	// the name.
+	services := p.Client.CoreV1().Services(ServiceNamespace)
+	if _, err := services.Get(ctx, ServiceName, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		if _, err := services.Create(ctx, svc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create service %s/%s: %w", ServiceNamespace, ServiceName, err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("get service %s/%s: %w", ServiceNamespace, ServiceName, err)
 	}
 	addrType := discoveryv1.AddressTypeIPv4
 	if ip.Is6() && !ip.Is4In6() {
