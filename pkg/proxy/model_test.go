@@ -43,7 +43,9 @@ func TestBuildServicePorts(t *testing.T) {
 		svc("web", "10.96.0.10"),
 		svc("rolling", "10.96.0.11"),
 		svc("headless", corev1.ClusterIPNone),
-		svc("ext", "", func(s *corev1.Service) { s.Spec.Type, s.Spec.ExternalName, s.Spec.ClusterIPs = corev1.ServiceTypeExternalName, "example.com", nil }),
+		svc("ext", "", func(s *corev1.Service) {
+			s.Spec.Type, s.Spec.ExternalName, s.Spec.ClusterIPs = corev1.ServiceTypeExternalName, "example.com", nil
+		}),
 		svc("np", "10.96.0.12", func(s *corev1.Service) {
 			s.Spec.Type, s.Spec.Ports[0].NodePort = corev1.ServiceTypeNodePort, 30001
 			s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal

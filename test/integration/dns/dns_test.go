@@ -120,7 +120,7 @@ func TestClusterDNS(t *testing.T) {
 	slice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "db-1", Labels: map[string]string{discoveryv1.LabelServiceName: "db"}},
 		AddressType: discoveryv1.AddressTypeIPv4,
 		Ports:       []discoveryv1.EndpointPort{{Name: &pname, Protocol: &tcp, Port: &port}},
-		Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.1.0.1"}, Hostname: new("db-0"), Conditions: discoveryv1.EndpointConditions{Ready: &ready}}}}
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"10.1.0.1"}, Hostname: new("db-0"), Conditions: discoveryv1.EndpointConditions{Ready: &ready}}}}
 	slice, err = cs.DiscoveryV1().EndpointSlices(ns).Create(ctx, slice, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
