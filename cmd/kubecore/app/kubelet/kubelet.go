@@ -336,7 +336,7 @@ func (o *Options) Complete() (Config, error) {
 	}
 	ip := o.NodeIP
 	if ip == "" {
-		ip = defaultNodeIP()
+		ip = DefaultNodeIP()
 	}
 	root, err := filepath.Abs(o.RootDir)
 	if err != nil {
@@ -478,9 +478,9 @@ func NodeName(flag string) (string, error) {
 	return name, nil
 }
 
-// defaultNodeIP is the source address of the default route, else the
+// DefaultNodeIP is the source address of the default route, else the
 // first global unicast address of an interface, else the loopback.
-func defaultNodeIP() string {
+func DefaultNodeIP() string {
 	// Connecting a UDP socket sends nothing; it only picks the route.
 	if c, err := net.Dial("udp", "192.0.2.1:9"); err == nil {
 		defer func() { _ = c.Close() }()
