@@ -625,8 +625,8 @@ func AddNetworkFlags(fs *pflag.FlagSet, o *Options) {
 	fs.StringSliceVar(&o.ClusterDNS, "cluster-dns", o.ClusterDNS, "Cluster DNS server addresses written into pods' resolv.conf for dnsPolicy ClusterFirst (default with --run-cluster-dns: "+dns.DefaultServiceIP+")")
 	fs.StringVar(&o.ClusterDomain, "cluster-domain", o.ClusterDomain, "The cluster's DNS domain, searched by pods")
 	fs.StringVar(&o.ResolvConf, "resolv-conf", o.ResolvConf, "The node's resolv.conf: pods with dnsPolicy Default get it, and the cluster DNS forwards other names to its servers")
-	fs.BoolVar(&o.RunServiceProxy, "run-service-proxy", o.RunServiceProxy, "Run the nftables service proxy in this process (root), as `kubecore proxy` does")
-	fs.BoolVar(&o.RunClusterDNS, "run-cluster-dns", o.RunClusterDNS, "Serve cluster DNS on the node IP in this process and publish it as an endpoint of kube-system/kube-dns, as `kubecore dns` does")
+	fs.BoolVar(&o.RunServiceProxy, "run-service-proxy", o.RunServiceProxy, "Run the nftables service proxy in this process (root), as kubecore proxy does")
+	fs.BoolVar(&o.RunClusterDNS, "run-cluster-dns", o.RunClusterDNS, "Serve cluster DNS on the node IP in this process and publish it as an endpoint of kube-system/kube-dns, as kubecore dns does")
 }
 
 // AddImageEntrypointsFlag adds --image-entrypoints (also all-in-one's).
