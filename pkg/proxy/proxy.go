@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -110,6 +112,11 @@ func (p *Proxy) Run(ctx context.Context) error {
 		return p.Cleanup()
 	}
 	logger.Info("Service proxy started", "table", TableName, "families", p.cfg.Families)
+	if p.cfg.NetNSFd == 0 {
+		if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_forward"); err == nil && strings.TrimSpace(string(b)) != "1" {
+			logger.Info("Warning: net.ipv4.ip_forward is 0: node ports and external IPs cannot reach endpoints on other nodes; set it to 1")
+		}
+	}
 	defer func() {
 		if err := p.Cleanup(); err != nil {
 			logger.Error(err, "Failed to delete the proxy's table")
