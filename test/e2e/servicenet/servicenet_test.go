@@ -146,65 +146,76 @@ func inNS(ns string, args ...string) (string, error) {
 	return string(out), err
 }
 
-// lookup asks server for name's A records from namespace ns (through the
-// proxy there when server is a cluster IP), on a thread moved into it.
-func lookup(ns, server, name string) (string, error) {
-	fd, err := unix.Open("/var/run/netns/"+ns, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+// inNetns runs f on a thread moved into namespace ns and moved back
+// after. A thread is never left to die: processes started with a
+// parent-death signal would get it when their starting thread exits.
+func inNetns(ns string, f func()) error {
+	target, err := unix.Open("/var/run/netns/"+ns, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return "", err
+		return err
 	}
-	defer func() { _ = unix.Close(fd) }()
-	type result struct {
-		out string
-		err error
-	}
-	done := make(chan result)
+	defer func() { _ = unix.Close(target) }()
+	done := make(chan error)
 	go func() {
-		runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
-		if err := unix.Setns(fd, unix.CLONE_NEWNET); err != nil {
-			done <- result{err: err}
+		runtime.LockOSThread()
+		home, err := unix.Open(fmt.Sprintf("/proc/self/task/%d/ns/net", unix.Gettid()), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			runtime.UnlockOSThread()
+			done <- err
 			return
 		}
+		defer func() { _ = unix.Close(home) }()
+		if err := unix.Setns(target, unix.CLONE_NEWNET); err != nil {
+			runtime.UnlockOSThread()
+			done <- err
+			return
+		}
+		f()
+		if err := unix.Setns(home, unix.CLONE_NEWNET); err == nil {
+			runtime.UnlockOSThread()
+		} // else: stays locked, and the thread ends with the goroutine
+		done <- nil
+	}()
+	return <-done
+}
+
+// lookup asks server for name's A records from namespace ns (through the
+// proxy there when server is a cluster IP).
+func lookup(ns, server, name string) (string, error) {
+	var out []string
+	var qerr error
+	if err := inNetns(ns, func() {
 		m := new(mdns.Msg)
 		m.SetQuestion(mdns.Fqdn(name), mdns.TypeA)
 		r, _, err := (&mdns.Client{Timeout: 2 * time.Second}).Exchange(m, server)
 		if err != nil {
-			done <- result{err: err}
+			qerr = err
 			return
 		}
-		var out []string
 		for _, rr := range r.Answer {
 			if a, ok := rr.(*mdns.A); ok {
 				out = append(out, a.A.String())
 			}
 		}
-		done <- result{out: strings.Join(out, ",")}
-	}()
-	res := <-done
-	return res.out, res.err
+	}); err != nil {
+		return "", err
+	}
+	return strings.Join(out, ","), qerr
 }
 
-// dial connects to addr from namespace ns, on a thread moved into it.
+// dial connects to addr from namespace ns.
 func dial(ns, addr string) error {
-	fd, err := unix.Open("/var/run/netns/"+ns, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = unix.Close(fd) }()
-	done := make(chan error)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
-		if err := unix.Setns(fd, unix.CLONE_NEWNET); err != nil {
-			done <- err
-			return
-		}
+	var derr error
+	if err := inNetns(ns, func() {
 		c, err := net.DialTimeout("tcp", addr, 2*time.Second)
 		if err == nil {
 			_ = c.Close()
 		}
-		done <- err
-	}()
-	return <-done
+		derr = err
+	}); err != nil {
+		return err
+	}
+	return derr
 }
 
 // tableExists reports whether the proxy's table is in namespace ns.
@@ -252,7 +263,7 @@ func TestServicesAcrossHosts(t *testing.T) {
 			t.Logf("all-in-one log:\n%s", server.tail())
 		}
 	}()
-	waitFor(t, 60*time.Second, "all-in-one ready", func() error {
+	waitFor(t, 120*time.Second, "all-in-one ready", func() error {
 		if server.logHas("kubecore is ready") {
 			return nil
 		}
@@ -280,7 +291,7 @@ func TestServicesAcrossHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	waitFor(t, 60*time.Second, "two nodes ready", func() error {
+	waitFor(t, 120*time.Second, "two nodes ready", func() error {
 		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return err
@@ -327,7 +338,7 @@ func TestServicesAcrossHosts(t *testing.T) {
 	// From node1, by name: the cluster DNS (on node0, through node1's
 	// proxy) gives the cluster IP, which node1's proxy sends to node0.
 	fqdn := "web." + ns + ".svc.cluster.local"
-	waitFor(t, 60*time.Second, "DNS from node1", func() error {
+	waitFor(t, 120*time.Second, "DNS from node1", func() error {
 		got, err := lookup(names[1], "10.96.0.10:53", fqdn)
 		if err != nil || got != svc.Spec.ClusterIP {
 			return fmt.Errorf("lookup %s: %q %v", fqdn, got, err)
@@ -341,7 +352,7 @@ func TestServicesAcrossHosts(t *testing.T) {
 		}
 		return nil
 	}
-	waitFor(t, 60*time.Second, "web by cluster IP from node1", func() error {
+	waitFor(t, 120*time.Second, "web by cluster IP from node1", func() error {
 		return get(names[1], "http://"+net.JoinHostPort(svc.Spec.ClusterIP, "80")+"/")
 	})
 	// The node port on node1's address, from the machine outside.
@@ -354,7 +365,24 @@ func TestServicesAcrossHosts(t *testing.T) {
 		return nil
 	})
 
-	// Scaled to 0: connections are refused at once on node1.
+	// A headless Service over the same pods: its name gives the pods'
+	// addresses (host network here: node0's).
+	if _, err := cs.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web-h"},
+		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: labels,
+			Ports: []corev1.ServicePort{{Name: "http", Port: 8080}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	headless := "web-h." + ns + ".svc.cluster.local"
+	waitFor(t, 120*time.Second, "headless name from node1", func() error {
+		got, err := lookup(names[1], "10.96.0.10:53", headless)
+		if err != nil || got != ips[0] {
+			return fmt.Errorf("lookup %s: %q %v", headless, got, err)
+		}
+		return nil
+	})
+
+	// Scaled to 0: the headless name has no address left, and
+	// connections to the cluster IP are refused at once on node1.
 	zero := int32(0)
 	d, err := cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
 	if err != nil {
@@ -364,7 +392,14 @@ func TestServicesAcrossHosts(t *testing.T) {
 	if _, err := cs.AppsV1().Deployments(ns).Update(ctx, d, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 60*time.Second, "connection refused without endpoints", func() error {
+	waitFor(t, 120*time.Second, "headless name without endpoints", func() error {
+		got, err := lookup(names[1], "10.96.0.10:53", headless)
+		if err != nil || got != "" {
+			return fmt.Errorf("lookup %s: %q %v", headless, got, err)
+		}
+		return nil
+	})
+	waitFor(t, 120*time.Second, "connection refused without endpoints", func() error {
 		err := dial(names[1], net.JoinHostPort(svc.Spec.ClusterIP, "80"))
 		if errors.Is(err, syscall.ECONNREFUSED) {
 			return nil
