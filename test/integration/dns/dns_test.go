@@ -155,17 +155,52 @@ func TestClusterDNS(t *testing.T) {
 		t.Errorf("slices after unpublish: %d, %v", len(list.Items), err)
 	}
 
-	// Figure: p99 of 1,000 queries of a service name over UDP.
-	var lat []time.Duration
-	name := "db." + ns + ".svc.cluster.local."
-	for range 1000 {
-		t0 := time.Now()
-		if _, err := answers(addr, "udp", name, mdns.TypeA); err != nil {
-			t.Fatal(err)
-		}
-		lat = append(lat, time.Since(t0))
+}
+
+// BenchmarkDNSQuery prints the p99 latency of 1,000 A queries of a
+// service name over UDP, against a server fed by a real API server.
+func BenchmarkDNSQuery(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := framework.StartAPIServer(b, framework.APIServerOptions{Etcd: testEtcd})
+	cs := s.Clientset(b)
+	ns := s.CreateNamespace(b, "dnsbench")
+	factory := informers.NewSharedInformerFactory(cs)
+	store, err := dns.NewInformerStore(factory)
+	if err != nil {
+		b.Fatal(err)
 	}
-	slices.Sort(lat)
-	p99 := lat[len(lat)*99/100-1]
-	figure.Print("cluster DNS: service A query p99 over 1,000 queries (UDP)", figure.Milliseconds(p99), "ms", "< 5 ms", p99 < 5*time.Millisecond)
+	srv, err := dns.Listen(dns.Config{Store: store, Addr: "127.0.0.1:0"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	factory.Start(ctx)
+	defer factory.Shutdown()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx) }()
+	defer func() { cancel(); <-done }()
+	addr := srv.Addr()
+	svc, err := cs.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "db"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "pg", Port: 5432}}}}, metav1.CreateOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	name := "db." + ns + ".svc.cluster.local."
+	framework.WaitFor(b, timeout, name, func() (bool, error) {
+		got, err := answers(addr, "udp", name, mdns.TypeA)
+		return err == nil && got == svc.Spec.ClusterIP, err
+	})
+	for range b.N {
+		var lat []time.Duration
+		for range 1000 {
+			t0 := time.Now()
+			if _, err := answers(addr, "udp", name, mdns.TypeA); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		slices.Sort(lat)
+		p99 := lat[len(lat)*99/100-1]
+		figure.Print("cluster DNS: service A query p99 over 1,000 queries (UDP)", figure.Milliseconds(p99), "ms", "< 5 ms", p99 < 5*time.Millisecond)
+	}
 }

@@ -23,7 +23,7 @@ type host struct {
 	fd   int
 }
 
-func newHost(t *testing.T, addrs ...string) *host {
+func newHost(t testing.TB, addrs ...string) *host {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Fatalf("the proxy test makes network namespaces and programs nftables: it needs root (uid %d)", os.Geteuid())
@@ -70,7 +70,7 @@ func (h *host) do(f func()) error {
 }
 
 // serve answers every connection to addr with reply.
-func (h *host) serve(t *testing.T, addr, reply string) {
+func (h *host) serve(t testing.TB, addr, reply string) {
 	t.Helper()
 	var l net.Listener
 	var lerr error
@@ -138,7 +138,7 @@ func (h *host) dialMany(addr string, n int) (time.Duration, error) {
 
 // listing is the kubecore-proxy table as the kernel holds it, without
 // handles; "" when there is none.
-func (h *host) listing(t *testing.T) string {
+func (h *host) listing(t testing.TB) string {
 	t.Helper()
 	c, err := nftables.New(nftables.WithNetNSFd(h.fd))
 	if err != nil {

@@ -26,7 +26,7 @@ const timeout = 30 * time.Second
 
 // runProxy runs a proxy for node n1 in h until the returned stop is
 // called; stop waits for it to delete its table.
-func runProxy(t *testing.T, cs *typed.Clientset, h *host) (*proxy.Proxy, func()) {
+func runProxy(t testing.TB, cs *typed.Clientset, h *host) (*proxy.Proxy, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	factory := informers.NewSharedInformerFactory(cs)
@@ -65,7 +65,7 @@ func endpointSlice(name, svc string, port int32, ips ...string) *discoveryv1.End
 }
 
 // waitReply polls addr until a connection returns want.
-func waitReply(t *testing.T, h *host, addr, want string) time.Duration {
+func waitReply(t testing.TB, h *host, addr, want string) time.Duration {
 	t.Helper()
 	start := time.Now()
 	framework.WaitFor(t, timeout, addr+" answers "+want, func() (bool, error) {
@@ -83,7 +83,20 @@ func waitReply(t *testing.T, h *host, addr, want string) time.Duration {
 	return time.Since(start)
 }
 
-func TestServiceProxy(t *testing.T) {
+func TestServiceProxy(t *testing.T) { serviceProxyScenario(t, false) }
+
+// BenchmarkServiceProxy prints the figures of the scenario: Service create
+// to first connection, endpoint change to first connection to it, and the
+// connection rate through a cluster IP against direct.
+func BenchmarkServiceProxy(b *testing.B) {
+	for range b.N {
+		serviceProxyScenario(b, true)
+	}
+}
+
+// serviceProxyScenario drives a proxy in a network namespace through
+// Service and EndpointSlice changes and checks every connection.
+func serviceProxyScenario(t testing.TB, printFigures bool) {
 	ctx := context.Background()
 	h := newHost(t, "10.0.0.1", "10.0.0.2")
 	h.serve(t, "10.0.0.1:8080", "a")
@@ -160,10 +173,12 @@ func TestServiceProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	viaRate, directRate := float64(n)/via.Seconds(), float64(n)/direct.Seconds()
-	figure.Print("service proxy: Service create to first connection through it", figure.Milliseconds(createToConn), "ms", "< 1000 ms", createToConn < time.Second)
-	figure.Print("service proxy: endpoint added to first connection to it", figure.Milliseconds(scaleUp), "ms", "< 1000 ms", scaleUp < time.Second)
-	figure.Print("service proxy: connections/s through a cluster IP", viaRate, "/s", "> 50% of direct", viaRate > directRate/2)
-	figure.Print("service proxy: connections/s direct to the endpoint", directRate, "/s", "reference", true)
+	if printFigures {
+		figure.Print("service proxy: Service create to first connection through it", figure.Milliseconds(createToConn), "ms", "< 1000 ms", createToConn < time.Second)
+		figure.Print("service proxy: endpoint added to first connection to it", figure.Milliseconds(scaleUp), "ms", "< 1000 ms", scaleUp < time.Second)
+		figure.Print("service proxy: connections/s through a cluster IP", viaRate, "/s", "> 50% of direct", viaRate > directRate/2)
+		figure.Print("service proxy: connections/s direct to the endpoint", directRate, "/s", "reference", true)
+	}
 
 	// A restart writes identical rules, and stopping leaves nothing.
 	before := h.listing(t)
