@@ -70,8 +70,8 @@ func (d DNSConfigurer) hostDNS() (kruntime.DNSConfig, error) {
 	return c, nil
 }
 
-// PodDNS returns the resolv.conf of pod, and warnings (limits applied,
-// fallbacks) for the pod's events.
+// PodDNS returns the resolv.conf of pod, and warnings (limits applied)
+// for the pod's events.
 func (d DNSConfigurer) PodDNS(pod *corev1.Pod) (kruntime.DNSConfig, []string, error) {
 	var warnings []string
 	policy := pod.Spec.DNSPolicy
@@ -80,7 +80,8 @@ func (d DNSConfigurer) PodDNS(pod *corev1.Pod) (kruntime.DNSConfig, []string, er
 	}
 	clusterFirst := policy == corev1.DNSClusterFirstWithHostNet || (policy == corev1.DNSClusterFirst && !pod.Spec.HostNetwork)
 	if clusterFirst && len(d.ClusterDNS) == 0 {
-		warnings = append(warnings, fmt.Sprintf("pod has dnsPolicy %s but the kubelet has no --cluster-dns: using the node's resolv.conf (Default)", policy))
+		// Without --cluster-dns ClusterFirst means Default; no event, as
+		// every pod of such a kubelet would get one.
 		clusterFirst = false
 		policy = corev1.DNSDefault
 	}

@@ -39,7 +39,7 @@ func TestPodDNS(t *testing.T) {
 		{"ClusterFirst with host network acts as Default", pod(corev1.DNSClusterFirst, true, nil), d, hostConf, 0},
 		{"ClusterFirstWithHostNet", pod(corev1.DNSClusterFirstWithHostNet, true, nil), d, clusterFirst, 0},
 		{"Default", pod(corev1.DNSDefault, false, nil), d, hostConf, 0},
-		{"ClusterFirst without cluster DNS falls back", pod(corev1.DNSClusterFirst, false, nil), DNSConfigurer{ClusterDomain: "cluster.local", HostResolvConf: host}, hostConf, 1},
+		{"ClusterFirst without cluster DNS falls back", pod(corev1.DNSClusterFirst, false, nil), DNSConfigurer{ClusterDomain: "cluster.local", HostResolvConf: host}, hostConf, 0},
 		{"None with dnsConfig", pod(corev1.DNSNone, false, &corev1.PodDNSConfig{Nameservers: []string{"1.1.1.1"}, Searches: []string{"a.example"},
 			Options: []corev1.PodDNSConfigOption{{Name: "ndots", Value: new("2")}, {Name: "rotate"}}}), d,
 			"nameserver 1.1.1.1\nsearch a.example\noptions ndots:2 rotate\n", 0},
