@@ -31,6 +31,7 @@ const (
 
 	eventFailedMount            = "FailedMount"
 	eventFailedCreatePodSandBox = "FailedCreatePodSandBox"
+	eventDNSConfigForming       = "DNSConfigForming"
 	eventSandboxChanged         = "SandboxChanged"
 	eventHostNetwork            = "HostNetwork"
 

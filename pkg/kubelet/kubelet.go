@@ -69,6 +69,9 @@ type Config struct {
 	// StopPodsOnExit stops every sandbox when Run returns; a runtime that
 	// cannot re-adopt its containers after a restart needs it.
 	StopPodsOnExit bool
+	// DNS makes each pod's resolv.conf (--cluster-dns, --cluster-domain,
+	// --resolv-conf).
+	DNS DNSConfigurer
 	// StaticPodPath is a directory of pod manifests, read every
 	// FileCheckFrequency (5 s); StaticPodURL serves a pod or a PodList,
 	// read every HTTPCheckFrequency (20 s).

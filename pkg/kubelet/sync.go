@@ -272,10 +272,16 @@ func (kl *Kubelet) ensureSandbox(ctx context.Context, st *podState, pod *corev1.
 	if !create {
 		return false, nil
 	}
+	dns, err := kl.writeResolvConf(ctx, pod)
+	if err != nil {
+		kl.events.pod(ctx, pod, corev1.EventTypeWarning, eventFailedCreatePodSandBox, "Failed to create pod sandbox: %v", err)
+		return false, err
+	}
 	id, err := kl.runtime.RunPodSandbox(ctx, kruntime.PodSandboxConfig{
 		UID: string(pod.UID), Namespace: pod.Namespace, Name: pod.Name,
 		LogDirectory: kl.podLogDir(pod), Labels: pod.Labels, Annotations: pod.Annotations,
 		HostNetwork: pod.Spec.HostNetwork,
+		DNS: dns,
 	})
 	if err != nil {
 		kl.events.pod(ctx, pod, corev1.EventTypeWarning, eventFailedCreatePodSandBox, "Failed to create pod sandbox: %v", err)

@@ -18,10 +18,12 @@ import (
 	"kubecore.io/kubecore/cmd/kubecore/app/apiserver"
 	"kubecore.io/kubecore/cmd/kubecore/app/certs"
 	"kubecore.io/kubecore/cmd/kubecore/app/controllermanager"
+	"kubecore.io/kubecore/cmd/kubecore/app/dns"
 	"kubecore.io/kubecore/cmd/kubecore/app/etcd"
 	"kubecore.io/kubecore/cmd/kubecore/app/hollownodes"
 	"kubecore.io/kubecore/cmd/kubecore/app/kubectl"
 	"kubecore.io/kubecore/cmd/kubecore/app/kubelet"
+	"kubecore.io/kubecore/cmd/kubecore/app/proxy"
 	"kubecore.io/kubecore/cmd/kubecore/app/scheduler"
 	"kubecore.io/kubecore/cmd/kubecore/app/token"
 	"kubecore.io/kubecore/cmd/kubecore/app/version"
@@ -74,6 +76,8 @@ func NewKubecoreCommand() *cobra.Command {
 		scheduler.NewCommand(),
 		controllermanager.NewCommand(),
 		kubelet.NewCommand(),
+		proxy.NewCommand(),
+		dns.NewCommand(),
 		hollownodes.NewCommand(),
 	} {
 		c.GroupID = "components"

@@ -16,6 +16,8 @@ const (
 	NodesGroup             = "system:nodes"
 	SchedulerUser          = "system:kube-scheduler"
 	ControllerManagerUser  = "system:kube-controller-manager"
+	ProxyUser              = "system:kube-proxy"
+	DNSUser                = "system:kube-dns"
 	ServiceAccountsGroup   = "system:serviceaccounts"
 	BootstrappersGroup     = "system:bootstrappers"
 	AnonymousUser          = "system:anonymous"
@@ -153,6 +155,17 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rule([]string{"create", "patch", "update"}, "events.k8s.io", "events"),
 			rule(readVerbs(), "node.k8s.io", "runtimeclasses"),
 			rule([]string{"create", "get", "update", "patch", "delete"}, "coordination.k8s.io", "leases")),
+		// The service proxy and the cluster DNS, as `kubecore proxy` and
+		// `kubecore dns` (and all-in-one) run them under their own users.
+		role(ProxyUser,
+			rule(readVerbs(), "", "services", "nodes"),
+			rule(readVerbs(), "discovery.k8s.io", "endpointslices"),
+			rule([]string{"create", "patch", "update"}, "", "events"),
+			rule([]string{"create", "patch", "update"}, "events.k8s.io", "events")),
+		role(DNSUser,
+			rule(readVerbs(), "", "namespaces"),
+			rule(append(readVerbs(), "create"), "", "services"),
+			rule(append(readVerbs(), "create", "update", "delete"), "discovery.k8s.io", "endpointslices")),
 		role("system:node-bootstrapper",
 			rule([]string{"create", "get", "list", "watch"}, "certificates.k8s.io", "certificatesigningrequests")),
 		// The CSR approver approves a kubelet's client certificate request
@@ -249,6 +262,8 @@ func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
 		binding("system:service-account-issuer-discovery", "system:service-account-issuer-discovery", group(ServiceAccountsGroup)),
 		binding(SchedulerUser, SchedulerUser, user(SchedulerUser)),
 		binding(ControllerManagerUser, ControllerManagerUser, user(ControllerManagerUser)),
+		binding(ProxyUser, ProxyUser, user(ProxyUser)),
+		binding(DNSUser, DNSUser, user(DNSUser)),
 		binding(DisruptionControllerRole, DisruptionControllerRole, rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: metav1.NamespaceSystem, Name: "disruption-controller"}),
 		// Holders of bootstrap tokens may request a node client certificate,
 		// which the approver approves; nodes renew theirs.

@@ -120,6 +120,14 @@ type PodSandboxConfig struct {
 	Annotations  map[string]string
 	// HostNetwork: the pod uses the node's network namespace and address.
 	HostNetwork bool `json:",omitempty"`
+	// DNS is the pod's resolv.conf content (see kubelet.DNSConfigurer);
+	// runtimes with their own network namespace give it to the pod.
+	DNS *DNSConfig
+}
+
+// DNSConfig is a resolv.conf: name servers, search domains and options.
+type DNSConfig struct {
+	Servers, Searches, Options []string
 }
 
 // SandboxState is whether a sandbox can hold running containers.

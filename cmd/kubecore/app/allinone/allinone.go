@@ -19,8 +19,12 @@ import (
 
 	"kubecore.io/kubecore/cmd/kubecore/app/apiserver"
 	"kubecore.io/kubecore/cmd/kubecore/app/controllermanager"
+	dnsapp "kubecore.io/kubecore/cmd/kubecore/app/dns"
 	"kubecore.io/kubecore/cmd/kubecore/app/kubelet"
+	proxyapp "kubecore.io/kubecore/cmd/kubecore/app/proxy"
 	"kubecore.io/kubecore/cmd/kubecore/app/scheduler"
+	"kubecore.io/kubecore/pkg/auth/bootstrappolicy"
+	"kubecore.io/kubecore/pkg/dns"
 	"kubecore.io/kubecore/pkg/pki"
 )
 
@@ -67,7 +71,44 @@ func (o *Options) kubeletOptions(dataDir, kubeconfig string) *kubelet.Options {
 	k.Kubeconfig = kubeconfig
 	k.RootDir = filepath.Join(dataDir, "kubelet")
 	k.StopPodsOnExit = !o.KeepPods
+	// The proxy and the DNS run beside it with users of their own (see
+	// networkComponents); pods get the DNS's address.
+	if k.RunClusterDNS && len(k.ClusterDNS) == 0 {
+		k.ClusterDNS = []string{dns.DefaultServiceIP}
+	}
+	k.RunServiceProxy, k.RunClusterDNS = false, false
 	return &k
+}
+
+// networkComponents are the service proxy and the cluster DNS when the
+// kubelet flags ask for them: in the one process, each under its own
+// user (system:kube-proxy, system:kube-dns), since a node may not write
+// the kube-dns Service.
+func (o *Options) networkComponents(node string) []component {
+	k := o.Kubelet
+	var out []component
+	if k.RunServiceProxy {
+		out = append(out, component{name: "proxy", user: bootstrappolicy.ProxyUser, complete: func(kubeconfig string) (runner, error) {
+			po := proxyapp.NewOptions()
+			po.Kubeconfig, po.HostnameOverride = kubeconfig, node
+			return po.Complete()
+		}})
+	}
+	if k.RunClusterDNS {
+		out = append(out, component{name: "dns", user: bootstrappolicy.DNSUser, complete: func(kubeconfig string) (runner, error) {
+			do := dnsapp.NewOptions()
+			do.Kubeconfig, do.NodeName, do.NodeIP = kubeconfig, node, k.NodeIP
+			if do.NodeIP == "" {
+				do.NodeIP = kubelet.DefaultNodeIP()
+			}
+			do.ClusterDomain, do.ResolvConf = k.ClusterDomain, k.ResolvConf
+			if len(k.ClusterDNS) > 0 {
+				do.ClusterDNS = k.ClusterDNS[0]
+			}
+			return do.Complete()
+		}})
+	}
+	return out
 }
 
 // controllerManagerOptions are the controller-manager's as all-in-one runs
@@ -114,6 +155,8 @@ var (
 	_ runner = controllermanager.Config{}
 	_ runner = scheduler.Config{}
 	_ runner = kubelet.Config{}
+	_ runner = proxyapp.Config{}
+	_ runner = dnsapp.Config{}
 )
 
 // component is one client of the API server that all-in-one runs: its
@@ -160,6 +203,7 @@ func (o *Options) Complete() (Config, error) {
 			return k.Complete()
 		}},
 	}
+	components = append(components, o.networkComponents(node)...)
 	return Config{completed: &completedConfig{
 		apiserver: ac, dataDir: dir, bind: o.APIServer.BindAddress, components: components, out: out,
 	}}, nil
@@ -273,6 +317,7 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&k.Runtime, "runtime", k.Runtime, "The kubelet's container runtime: process (host processes) or fake (no processes)")
 	fs.StringVar(&k.NodeIP, "node-ip", k.NodeIP, "The node's InternalIP, also the pods' IP (default: the address of the default route)")
 	kubelet.AddImageEntrypointsFlag(fs, k)
+	kubelet.AddNetworkFlags(fs, k)
 	fs.BoolVar(&o.KeepPods, "keep-pods", o.KeepPods, "Leave the pods running on exit, for the next start to re-adopt (default: stop them with their grace periods)")
 	fs.BoolVar(&o.AllocateNodeCIDRs, "allocate-node-cidrs", o.AllocateNodeCIDRs, "Give every Node a pod CIDR (spec.podCIDR) cut from --cluster-cidr")
 	kubelet.AddPodNetworkFlags(fs, k)

@@ -32,6 +32,9 @@ type kubeletConfiguration struct {
 	ContainerRuntimeEndpoint  string   `json:"containerRuntimeEndpoint"`
 	ContainerLogMaxSize       string   `json:"containerLogMaxSize"`
 	ContainerLogMaxFiles      *int32   `json:"containerLogMaxFiles"`
+	ClusterDNS                []string `json:"clusterDNS"`
+	ClusterDomain             string   `json:"clusterDomain"`
+	ResolvConf                *string  `json:"resolvConf"`
 	RegisterWithTaints        []struct {
 		Key    string `json:"key"`
 		Value  string `json:"value"`
@@ -103,6 +106,13 @@ func (o *Options) LoadConfigFile(path string, changed func(flag string) bool) er
 	str("container-log-max-size", &o.ContainerLogMaxSize, c.ContainerLogMaxSize)
 	i32("container-log-max-files", &o.ContainerLogMaxFiles, c.ContainerLogMaxFiles)
 	str("kube-api-content-type", &o.ContentType, c.ContentType)
+	str("cluster-domain", &o.ClusterDomain, c.ClusterDomain)
+	if len(c.ClusterDNS) > 0 && !changed("cluster-dns") {
+		o.ClusterDNS = c.ClusterDNS
+	}
+	if c.ResolvConf != nil && !changed("resolv-conf") {
+		o.ResolvConf = *c.ResolvConf
+	}
 	if c.KubeAPIQPS != nil && !changed("kube-api-qps") {
 		o.QPS = *c.KubeAPIQPS
 	}

@@ -29,7 +29,10 @@ import (
 	"kubecore.io/client/tools/clientcmd"
 	"kubecore.io/client/typed"
 
+	dnsapp "kubecore.io/kubecore/cmd/kubecore/app/dns"
 	"kubecore.io/kubecore/cmd/kubecore/app/options"
+	proxyapp "kubecore.io/kubecore/cmd/kubecore/app/proxy"
+	"kubecore.io/kubecore/pkg/dns"
 	"kubecore.io/kubecore/pkg/kubelet"
 	"kubecore.io/kubecore/pkg/kubelet/network"
 	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
@@ -108,6 +111,20 @@ type Options struct {
 	// process.LoadEntrypoints); the well-known images need none.
 	ImageEntrypoints string
 
+	// ClusterDNS are the cluster DNS servers written into pods'
+	// resolv.conf; ClusterDomain is the cluster's DNS domain; ResolvConf
+	// is the node's resolv.conf, the base of dnsPolicy Default and the
+	// upstreams of the in-process DNS ("" for none).
+	ClusterDNS    []string
+	ClusterDomain string
+	ResolvConf    string
+	// RunServiceProxy runs the service proxy (nftables, root) in the
+	// kubelet process; RunClusterDNS runs the cluster DNS on the node IP
+	// and publishes it as an endpoint of kube-system/kube-dns, whose IP
+	// becomes the default --cluster-dns.
+	RunServiceProxy bool
+	RunClusterDNS   bool
+
 	// RESTConfig, when set, is used instead of Kubeconfig (all-in-one).
 	RESTConfig *rest.Config
 	// StopPodsOnExit stops every pod, each with its grace period, when the
@@ -154,7 +171,8 @@ func NewOptions() *Options {
 		FileCheckFrequency: 5 * time.Second, HTTPCheckFrequency: 20 * time.Second,
 		NodeStatusUpdateFrequency: 10 * time.Second, NodeLeaseDurationSeconds: 40,
 		ContainerLogMaxSize: "10Mi", ContainerLogMaxFiles: 5,
-		PodNetwork: PodNetworkAuto, ClusterCIDR: DefaultClusterCIDR}
+		PodNetwork: PodNetworkAuto, ClusterCIDR: DefaultClusterCIDR,
+		ClusterDomain: dns.DefaultDomain, ResolvConf: "/etc/resolv.conf"}
 }
 
 // The values of --pod-network.
@@ -237,6 +255,20 @@ func (o *Options) Validate() []error {
 	if p, err := netip.ParsePrefix(o.ClusterCIDR); err != nil || !p.Addr().Is4() {
 		errs = append(errs, fmt.Errorf("--cluster-cidr %q is not an IPv4 CIDR", o.ClusterCIDR))
 	}
+	for _, ip := range o.ClusterDNS {
+		if net.ParseIP(ip) == nil {
+			errs = append(errs, fmt.Errorf("--cluster-dns %q is not an IP address", ip))
+		}
+	}
+	if msgs := validation.IsDNS1123Subdomain(o.ClusterDomain); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("--cluster-domain %q: %s", o.ClusterDomain, strings.Join(msgs, ", ")))
+	}
+	if (o.RunServiceProxy || o.RunClusterDNS) && o.Kubeconfig == "" && o.RESTConfig == nil && !o.joining() {
+		errs = append(errs, errors.New("--run-service-proxy and --run-cluster-dns need an API server (--kubeconfig)"))
+	}
+	if o.RunServiceProxy && os.Geteuid() != 0 {
+		errs = append(errs, errors.New("--run-service-proxy programs nftables and needs root"))
+	}
 	if o.ContainerLogMaxFiles < 2 {
 		errs = append(errs, fmt.Errorf("--container-log-max-files %d must be at least 2", o.ContainerLogMaxFiles))
 	}
@@ -304,6 +336,9 @@ type Config struct {
 	network *network.Network
 	// cniConfDir is Options.CNIConfDir with the CRI runtime.
 	cniConfDir string
+	// proxy and dns, when set, run beside the kubelet.
+	proxy *proxyapp.Config
+	dns   *dnsapp.Config
 }
 
 // Complete validates o, loads the kubeconfig, picks the node name and IP
@@ -340,7 +375,7 @@ func (o *Options) Complete() (Config, error) {
 	}
 	ip := o.NodeIP
 	if ip == "" {
-		ip = defaultNodeIP()
+		ip = DefaultNodeIP()
 	}
 	root, err := filepath.Abs(o.RootDir)
 	if err != nil {
@@ -406,7 +441,33 @@ func (o *Options) Complete() (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	return Config{completed: &kubelet.Config{
+	clusterDNS := o.ClusterDNS
+	var proxyCfg *proxyapp.Config
+	var dnsCfg *dnsapp.Config
+	if o.RunServiceProxy {
+		po := proxyapp.NewOptions()
+		po.RESTConfig, po.HostnameOverride = rc, name
+		pc, err := po.Complete()
+		if err != nil {
+			return Config{}, fmt.Errorf("service proxy: %w", err)
+		}
+		proxyCfg = &pc
+	}
+	if o.RunClusterDNS {
+		if len(clusterDNS) == 0 {
+			clusterDNS = []string{dns.DefaultServiceIP}
+		}
+		do := dnsapp.NewOptions()
+		do.RESTConfig, do.NodeName, do.NodeIP = rc, name, ip
+		do.ClusterDomain, do.ClusterDNS, do.ResolvConf = o.ClusterDomain, clusterDNS[0], o.ResolvConf
+		dc, err := do.Complete()
+		if err != nil {
+			return Config{}, fmt.Errorf("cluster DNS: %w", err)
+		}
+		dnsCfg = &dc
+	}
+	return Config{proxy: proxyCfg, dns: dnsCfg, completed: &kubelet.Config{
+		DNS:      kubelet.DNSConfigurer{ClusterDNS: clusterDNS, ClusterDomain: o.ClusterDomain, HostResolvConf: o.ResolvConf},
 		NodeName: name, Hostname: o.HostnameOverride, Client: cs, Runtime: rt, RootDir: root, NodeIP: ip,
 		NodeLabels: labels, RegisterWithTaints: taints, MaxPods: o.MaxPods,
 		KubeletPort:    o.Port,
@@ -492,9 +553,9 @@ func NodeName(flag string) (string, error) {
 	return name, nil
 }
 
-// defaultNodeIP is the source address of the default route, else the
+// DefaultNodeIP is the source address of the default route, else the
 // first global unicast address of an interface, else the loopback.
-func defaultNodeIP() string {
+func DefaultNodeIP() string {
 	// Connecting a UDP socket sends nothing; it only picks the route.
 	if c, err := net.Dial("udp", "192.0.2.1:9"); err == nil {
 		defer func() { _ = c.Close() }()
@@ -525,6 +586,19 @@ func (c Config) Run(ctx context.Context) error {
 	if c.completed == nil {
 		return errors.New("kubelet config was not completed")
 	}
+	g, ctx := errgroup.WithContext(ctx)
+	if c.proxy != nil {
+		g.Go(func() error { return c.proxy.Run(ctx) })
+	}
+	if c.dns != nil {
+		g.Go(func() error { return c.dns.Run(ctx) })
+	}
+	g.Go(func() error { return c.runKubelet(ctx) })
+	return g.Wait()
+}
+
+// runKubelet runs the node agent and its server.
+func (c Config) runKubelet(ctx context.Context) error {
 	if c.server == nil {
 		kl, err := c.Kubelet()
 		if err != nil {
@@ -640,6 +714,7 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&o.ContainerLogMaxSize, "container-log-max-size", o.ContainerLogMaxSize, "Size at which a container's log file is rotated (process runtime)")
 	fs.Int32Var(&o.ContainerLogMaxFiles, "container-log-max-files", o.ContainerLogMaxFiles, "Log files kept per container, the live one included (at least 2)")
 	AddImageEntrypointsFlag(fs, o)
+	AddNetworkFlags(fs, o)
 	return cmd
 }
 
@@ -649,6 +724,16 @@ func AddPodNetworkFlags(fs *pflag.FlagSet, o *Options) {
 	fs.StringVar(&o.PodNetwork, "pod-network", o.PodNetwork,
 		"Pod networking of the process runtime: auto (a network namespace and IP per pod from the Node's podCIDR when root, else the host's network), bridge, or host (pods share the node's network and IP)")
 	fs.StringVar(&o.ClusterCIDR, "cluster-cidr", o.ClusterCIDR, "The pods' address range of the whole cluster: pod traffic leaving it is masqueraded")
+}
+
+// AddNetworkFlags adds the DNS and service proxy flags (also
+// all-in-one's).
+func AddNetworkFlags(fs *pflag.FlagSet, o *Options) {
+	fs.StringSliceVar(&o.ClusterDNS, "cluster-dns", o.ClusterDNS, "Cluster DNS server addresses written into pods' resolv.conf for dnsPolicy ClusterFirst (default with --run-cluster-dns: "+dns.DefaultServiceIP+")")
+	fs.StringVar(&o.ClusterDomain, "cluster-domain", o.ClusterDomain, "The cluster's DNS domain, searched by pods")
+	fs.StringVar(&o.ResolvConf, "resolv-conf", o.ResolvConf, "The node's resolv.conf: pods with dnsPolicy Default get it, and the cluster DNS forwards other names to its servers")
+	fs.BoolVar(&o.RunServiceProxy, "run-service-proxy", o.RunServiceProxy, "Run the nftables service proxy in this process (root), as kubecore proxy does")
+	fs.BoolVar(&o.RunClusterDNS, "run-cluster-dns", o.RunClusterDNS, "Serve cluster DNS on the node IP in this process and publish it as an endpoint of kube-system/kube-dns, as kubecore dns does")
 }
 
 // AddImageEntrypointsFlag adds --image-entrypoints (also all-in-one's).

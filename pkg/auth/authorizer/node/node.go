@@ -106,7 +106,8 @@ func (z *Authorizer) Authorize(ctx context.Context, a authorizer.Attributes) (au
 			return decision(ok), "", err
 		}
 		return deny("no relationship found between node '%s' and this object", node)
-	case "/services", "/endpoints", "/namespaces":
+	case "/services", "/endpoints", "/namespaces", "discovery.k8s.io/endpointslices":
+		// Endpoint slices too: a kubelet may run the service proxy.
 		if isRead(r.Verb) {
 			return authorizer.Allow, "", nil
 		}

@@ -94,6 +94,8 @@ func TestAuthorize(t *testing.T) {
 		{"another lease", kubelet, res("update", "coordination.k8s.io", "leases", "", LeaseNamespace, "n2"), authorizer.Deny},
 		{"create a CSR", kubelet, res("create", "certificates.k8s.io", "certificatesigningrequests", "", "", ""), authorizer.Allow},
 		{"CSR subresources are RBAC's", kubelet, res("create", "certificates.k8s.io", "certificatesigningrequests", "nodeclient", "", ""), authorizer.NoOpinion},
+		{"watch endpoint slices (the proxy in a kubelet)", kubelet, res("watch", "discovery.k8s.io", "endpointslices", "", "", ""), authorizer.Allow},
+		{"endpoint slice writes are RBAC's", kubelet, res("create", "discovery.k8s.io", "endpointslices", "", "ns", ""), authorizer.NoOpinion},
 		{"deployments are not its business", kubelet, res("list", "apps", "deployments", "", "", ""), authorizer.NoOpinion},
 		{"not a node", &apirequest.UserInfo{Name: "system:node:n1", Groups: []string{"system:authenticated"}}, res("patch", "", "nodes", "", "", "n1"), authorizer.NoOpinion},
 	}

@@ -182,6 +182,7 @@ func (r *Runtime) sandboxConfig(cfg kruntime.PodSandboxConfig) *criapi.PodSandbo
 		LogDirectory: cfg.LogDirectory,
 		Labels:       labels,
 		Annotations:  annotations,
+		DnsConfig:    dnsConfig(cfg.DNS),
 		Linux: &criapi.LinuxPodSandboxConfig{
 			CgroupParent:    r.opts.CgroupRoot + "/pod" + cfg.UID,
 			SecurityContext: &criapi.LinuxSandboxSecurityContext{NamespaceOptions: hostNetwork()},
@@ -580,4 +581,13 @@ func (r *Runtime) PortForward(ctx context.Context, id string, port int32) (net.C
 		return nil, fmt.Errorf("sandbox %s is not ready", id)
 	}
 	return kruntime.DialHostNetwork(ctx, port)
+}
+
+// dnsConfig is the sandbox's resolv.conf for the CRI runtime, which
+// writes it into the sandbox.
+func dnsConfig(c *kruntime.DNSConfig) *criapi.DNSConfig {
+	if c == nil {
+		return nil
+	}
+	return &criapi.DNSConfig{Servers: c.Servers, Searches: c.Searches, Options: c.Options}
 }

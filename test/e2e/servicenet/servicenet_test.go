@@ -1,0 +1,418 @@
+package servicenet
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/nftables"
+	mdns "github.com/miekg/dns"
+	"golang.org/x/sys/unix"
+
+	appsv1 "kubecore.io/api/apps/v1"
+	corev1 "kubecore.io/api/core/v1"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/util/intstr"
+	"kubecore.io/client/tools/clientcmd"
+	"kubecore.io/client/typed"
+
+	"kubecore.io/kubecore/pkg/proxy"
+	"kubecore.io/kubecore/test/e2e/framework"
+)
+
+const apiPort = "16443"
+
+func run(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// hosts makes n network namespaces on a bridge with a /24 of 198.18.0.0/15
+// picked from the PID; the test reaches them from the bridge address.
+func hosts(t *testing.T, n int) (names, ips []string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Fatalf("the servicenet test makes network namespaces and programs nftables: it needs root")
+	}
+	pid := os.Getpid()
+	subnet := fmt.Sprintf("198.%d.%d", 18+(pid%512)/256, pid%256)
+	br := fmt.Sprintf("kcsb%d", pid)
+	run(t, "ip", "link", "add", br, "type", "bridge")
+	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", br).Run() })
+	run(t, "ip", "addr", "add", subnet+".254/24", "dev", br)
+	run(t, "ip", "link", "set", br, "up")
+	for i := range n {
+		ns, veth, ip := fmt.Sprintf("kcs%d-%d", pid, i), fmt.Sprintf("kcsv%dh%d", pid, i), fmt.Sprintf("%s.%d", subnet, i+1)
+		run(t, "ip", "netns", "add", ns)
+		t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", ns).Run() })
+		run(t, "ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns)
+		run(t, "ip", "link", "set", veth, "master", br, "up")
+		run(t, "ip", "-n", ns, "addr", "add", ip+"/24", "dev", "eth0")
+		run(t, "ip", "-n", ns, "link", "set", "eth0", "up")
+		run(t, "ip", "-n", ns, "link", "set", "lo", "up")
+		run(t, "ip", "-n", ns, "route", "add", "default", "via", subnet+".254")
+		// A node forwards: node port traffic to another node's endpoint.
+		run(t, "ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ip_forward=1")
+		names, ips = append(names, ns), append(ips, ip)
+	}
+	return names, ips
+}
+
+// proc is a kubecore process in a host namespace, stopped by PID at the end.
+type proc struct {
+	cmd  *exec.Cmd
+	log  string
+	done chan struct{}
+}
+
+func start(t *testing.T, bin, ns, logPath string, args ...string) *proc {
+	t.Helper()
+	f, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("ip", append([]string{"netns", "exec", ns, bin}, args...)...)
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{cmd: cmd, log: logPath, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); _ = f.Close(); close(p.done) }()
+	t.Cleanup(func() { p.stop(t) })
+	return p
+}
+
+func (p *proc) stop(t *testing.T) {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = syscall.Kill(p.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		_ = syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+	}
+}
+
+func (p *proc) logHas(s string) bool {
+	b, _ := os.ReadFile(p.log)
+	return bytes.Contains(b, []byte(s))
+}
+
+func (p *proc) tail() string {
+	b, _ := os.ReadFile(p.log)
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}
+
+func waitFor(t *testing.T, d time.Duration, what string, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		err := f()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %v", what, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// inNS runs a command in a host namespace.
+func inNS(ns string, args ...string) (string, error) {
+	out, err := exec.Command("ip", append([]string{"netns", "exec", ns}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+// inNetns runs f on a thread moved into namespace ns and moved back
+// after. A thread is never left to die: processes started with a
+// parent-death signal would get it when their starting thread exits.
+func inNetns(ns string, f func()) error {
+	target, err := unix.Open("/var/run/netns/"+ns, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = unix.Close(target) }()
+	done := make(chan error)
+	go func() {
+		runtime.LockOSThread()
+		home, err := unix.Open(fmt.Sprintf("/proc/self/task/%d/ns/net", unix.Gettid()), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			runtime.UnlockOSThread()
+			done <- err
+			return
+		}
+		defer func() { _ = unix.Close(home) }()
+		if err := unix.Setns(target, unix.CLONE_NEWNET); err != nil {
+			runtime.UnlockOSThread()
+			done <- err
+			return
+		}
+		f()
+		if err := unix.Setns(home, unix.CLONE_NEWNET); err == nil {
+			runtime.UnlockOSThread()
+		} // else: stays locked, and the thread ends with the goroutine
+		done <- nil
+	}()
+	return <-done
+}
+
+// lookup asks server for name's A records from namespace ns (through the
+// proxy there when server is a cluster IP).
+func lookup(ns, server, name string) (string, error) {
+	var out []string
+	var qerr error
+	if err := inNetns(ns, func() {
+		m := new(mdns.Msg)
+		m.SetQuestion(mdns.Fqdn(name), mdns.TypeA)
+		r, _, err := (&mdns.Client{Timeout: 2 * time.Second}).Exchange(m, server)
+		if err != nil {
+			qerr = err
+			return
+		}
+		for _, rr := range r.Answer {
+			if a, ok := rr.(*mdns.A); ok {
+				out = append(out, a.A.String())
+			}
+		}
+	}); err != nil {
+		return "", err
+	}
+	return strings.Join(out, ","), qerr
+}
+
+// dial connects to addr from namespace ns.
+func dial(ns, addr string) error {
+	var derr error
+	if err := inNetns(ns, func() {
+		c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+		if err == nil {
+			_ = c.Close()
+		}
+		derr = err
+	}); err != nil {
+		return err
+	}
+	return derr
+}
+
+// tableExists reports whether the proxy's table is in namespace ns.
+func tableExists(t *testing.T, ns string) bool {
+	fd, err := unix.Open("/var/run/netns/"+ns, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = unix.Close(fd) }()
+	c, err := nftables.New(nftables.WithNetNSFd(fd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := c.ListTables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tb := range tables {
+		if tb.Name == proxy.TableName {
+			return true
+		}
+	}
+	return false
+}
+
+func intOrPort(p int32) intstr.IntOrString { return intstr.FromInt32(p) }
+
+func TestServicesAcrossHosts(t *testing.T) {
+	bin, err := framework.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	names, ips := hosts(t, 2)
+	resolv := filepath.Join(dir, "resolv.conf")
+	if err := os.WriteFile(resolv, []byte("nameserver 192.0.2.53\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	server := start(t, bin, names[0], filepath.Join(dir, "allinone.log"), "all-in-one", "-v", "2",
+		"--data-dir", data, "--bind-address", ips[0], "--secure-port", apiPort, "--kubelet-port", "0",
+		"--node-name", "node0", "--node-ip", ips[0], "--run-service-proxy", "--run-cluster-dns", "--resolv-conf", resolv)
+	defer func() {
+		if t.Failed() {
+			t.Logf("all-in-one log:\n%s", server.tail())
+		}
+	}()
+	waitFor(t, 120*time.Second, "all-in-one ready", func() error {
+		if server.logHas("kubecore is ready") {
+			return nil
+		}
+		return errors.New("not ready")
+	})
+	url := "https://" + ips[0] + ":" + apiPort
+	admin := filepath.Join(dir, "admin.kubeconfig")
+	run(t, bin, "certs", "kubeconfig", "--data-dir", data, "--user", "e2e-admin", "--groups", "system:masters", "--server", url, "--out", admin)
+	node1 := filepath.Join(dir, "node1.kubeconfig")
+	run(t, bin, "certs", "kubeconfig", "--data-dir", data, "--user", "system:node:node1", "--groups", "system:nodes", "--server", url, "--out", node1)
+	kubelet := start(t, bin, names[1], filepath.Join(dir, "kubelet1.log"), "kubelet", "-v", "2",
+		"--kubeconfig", node1, "--node-name", "node1", "--node-ip", ips[1], "--address", ips[1], "--port", "0", "--read-only-port", "0",
+		"--runtime", "process", "--root-dir", filepath.Join(dir, "kubelet1"), "--run-service-proxy", "--cluster-dns", "10.96.0.10", "--resolv-conf", resolv)
+	defer func() {
+		if t.Failed() {
+			t.Logf("kubelet1 log:\n%s", kubelet.tail())
+		}
+	}()
+	rc, err := clientcmd.BuildConfigFromFlags("", admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := typed.NewForConfig(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	waitFor(t, 120*time.Second, "two nodes ready", func() error {
+		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		ready := 0
+		for _, n := range nodes.Items {
+			for _, c := range n.Status.Conditions {
+				if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+					ready++
+				}
+			}
+		}
+		if ready != 2 {
+			return fmt.Errorf("%d nodes ready", ready)
+		}
+		return nil
+	})
+
+	// A Deployment on node0 behind a NodePort Service.
+	ns := "svcnet"
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]string{"app": "web"}
+	one := int32(1)
+	if _, err := cs.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: appsv1.DeploymentSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{
+				NodeSelector: map[string]string{"kubernetes.io/hostname": "node0"},
+				Containers: []corev1.Container{{Name: "web", Image: "python",
+					Command: []string{"python3", "-m", "http.server", "8080", "--bind", ips[0]},
+					Ports:   []corev1.ContainerPort{{ContainerPort: 8080}},
+					ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intOrPort(8080)}},
+						PeriodSeconds: 1}}}}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := cs.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, Selector: labels,
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intOrPort(8080)}}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// From node1, by name: the cluster DNS (on node0, through node1's
+	// proxy) gives the cluster IP, which node1's proxy sends to node0.
+	fqdn := "web." + ns + ".svc.cluster.local"
+	waitFor(t, 120*time.Second, "DNS from node1", func() error {
+		got, err := lookup(names[1], "10.96.0.10:53", fqdn)
+		if err != nil || got != svc.Spec.ClusterIP {
+			return fmt.Errorf("lookup %s: %q %v", fqdn, got, err)
+		}
+		return nil
+	})
+	get := func(ns, url string) error {
+		out, err := inNS(ns, "curl", "-sS", "-m", "2", "-o", "/dev/null", "-w", "%{http_code}", url)
+		if err != nil || out != "200" {
+			return fmt.Errorf("GET %s: %q %v", url, out, err)
+		}
+		return nil
+	}
+	waitFor(t, 120*time.Second, "web by cluster IP from node1", func() error {
+		return get(names[1], "http://"+net.JoinHostPort(svc.Spec.ClusterIP, "80")+"/")
+	})
+	// The node port on node1's address, from the machine outside.
+	nodePort := fmt.Sprint(svc.Spec.Ports[0].NodePort)
+	waitFor(t, 30*time.Second, "node port on node1 from the host", func() error {
+		out, err := exec.Command("curl", "-sS", "-m", "2", "-o", "/dev/null", "-w", "%{http_code}", "http://"+net.JoinHostPort(ips[1], nodePort)+"/").CombinedOutput()
+		if err != nil || string(out) != "200" {
+			return fmt.Errorf("%q %v", out, err)
+		}
+		return nil
+	})
+
+	// A headless Service over the same pods: its name gives the pods'
+	// addresses (host network here: node0's).
+	if _, err := cs.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web-h"},
+		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: labels,
+			Ports: []corev1.ServicePort{{Name: "http", Port: 8080}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	headless := "web-h." + ns + ".svc.cluster.local"
+	waitFor(t, 120*time.Second, "headless name from node1", func() error {
+		got, err := lookup(names[1], "10.96.0.10:53", headless)
+		if err != nil || got != ips[0] {
+			return fmt.Errorf("lookup %s: %q %v", headless, got, err)
+		}
+		return nil
+	})
+
+	// Scaled to 0: the headless name has no address left, and
+	// connections to the cluster IP are refused at once on node1.
+	zero := int32(0)
+	d, err := cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Spec.Replicas = &zero
+	if _, err := cs.AppsV1().Deployments(ns).Update(ctx, d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 120*time.Second, "headless name without endpoints", func() error {
+		got, err := lookup(names[1], "10.96.0.10:53", headless)
+		if err != nil || got != "" {
+			return fmt.Errorf("lookup %s: %q %v", headless, got, err)
+		}
+		return nil
+	})
+	waitFor(t, 120*time.Second, "connection refused without endpoints", func() error {
+		err := dial(names[1], net.JoinHostPort(svc.Spec.ClusterIP, "80"))
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return nil
+		}
+		return fmt.Errorf("dial: %v, want connection refused", err)
+	})
+
+	// Stopping the kubelet deletes its proxy's table.
+	if !tableExists(t, names[1]) {
+		t.Fatal("no proxy table on node1 while its kubelet runs")
+	}
+	kubelet.stop(t)
+	if tableExists(t, names[1]) {
+		t.Error("the proxy table is left on node1 after its kubelet stopped")
+	}
+}
