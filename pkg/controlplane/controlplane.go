@@ -178,8 +178,8 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		return nil, fmt.Errorf("build the schemas of server-side apply: %w", err)
 	}
 	objects := &objectReader{}
-	hooks := &webhookObjects{}
 	webhookClients := &webhook.Clients{}
+	hooks := &webhookObjects{clients: webhookClients}
 	webhooks, err := admissionwebhook.New(admissionwebhook.Config{Source: hooks, Namespaces: hooks, Locator: hooks, Clients: webhookClients, Equivalents: hooks.equivalents})
 	if err != nil {
 		return nil, fmt.Errorf("build the admission webhooks: %w", err)

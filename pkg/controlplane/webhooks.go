@@ -21,6 +21,7 @@ type webhookObjects struct {
 	validating cached[*admissionregistrationv1.ValidatingWebhookConfiguration]
 	namespaces cached[*corev1.Namespace]
 	resolver   webhook.Resolver
+	clients    *webhook.Clients
 	// served maps a built-in group/resource to its served versions.
 	served map[schema.GroupResource][]string
 }
