@@ -33,7 +33,7 @@ type backend struct {
 
 type answerFunc func(w http.ResponseWriter, r *http.Request, req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse
 
-func newBackend(t *testing.T, answer answerFunc, names ...string) *backend {
+func newBackend(t testing.TB, answer answerFunc, names ...string) *backend {
 	b := &backend{}
 	b.Server = webhooktest.NewServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var review admissionv1.AdmissionReview
@@ -72,7 +72,7 @@ func allow(http.ResponseWriter, *http.Request, *admissionv1.AdmissionRequest) *a
 
 // client makes raw requests as the admin.
 type client struct {
-	t    *testing.T
+	t    testing.TB
 	s    *framework.APIServer
 	http *http.Client
 }

@@ -266,6 +266,49 @@ func TestAdmissionWebhooks(t *testing.T) {
 		}
 	})
 
+	t.Run("custom resources", func(t *testing.T) {
+		t.Parallel()
+		c := srv.sub(t)
+		ns := c.s.CreateNamespace(t, "custom")
+		const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+		c.mustDo(http.MethodPost, crdPath, map[string]any{
+			"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+			"metadata": map[string]any{"name": "widgets.wh.example.com"},
+			"spec": map[string]any{"group": "wh.example.com", "scope": "Namespaced",
+				"names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+				"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true, "schema": map[string]any{"openAPIV3Schema": map[string]any{
+					"type": "object", "properties": map[string]any{"spec": map[string]any{"type": "object", "properties": map[string]any{
+						"size": map[string]any{"type": "integer"}, "color": map[string]any{"type": "string"}}}}}}}}},
+		}, http.StatusCreated)
+		t.Cleanup(func() { c.do(http.MethodDelete, crdPath+"/widgets.wh.example.com", nil) })
+		widgets := "/apis/wh.example.com/v1/namespaces/" + ns + "/widgets"
+		framework.WaitUntil(t, time.Minute, "widgets served", func() bool { return c.do(http.MethodGet, widgets, nil).code == http.StatusOK })
+
+		b := newBackend(t, func(_ http.ResponseWriter, _ *http.Request, req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+			if req.Kind != (admissionv1.GroupVersionKind{Group: "wh.example.com", Version: "v1", Kind: "Widget"}) {
+				return &admissionv1.AdmissionResponse{Allowed: false, Result: &metav1.Status{Message: "unexpected kind " + req.Kind.Kind}}
+			}
+			return &admissionv1.AdmissionResponse{Allowed: true, PatchType: ptr(admissionv1.PatchTypeJSONPatch),
+				Patch: []byte(`[{"op":"add","path":"/spec/color","value":"blue"}]`)}
+		})
+		c.mutating("custom", admissionregistrationv1.MutatingWebhook{Name: "widgets.example.com", ClientConfig: urlConfig(b, ""), ObjectSelector: selectLabel("custom"),
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"wh.example.com"}, APIVersions: []string{"*"}, Resources: []string{"widgets"}},
+			}}})
+		widget := map[string]any{"apiVersion": "wh.example.com/v1", "kind": "Widget",
+			"metadata": map[string]any{"name": "w", "labels": map[string]any{"webhook-test": "custom"}}, "spec": map[string]any{"size": 3}}
+		before := b.hits.Load()
+		framework.WaitUntil(t, 30*time.Second, "the webhook to be called", func() bool {
+			c.do(http.MethodPost, widgets+"?dryRun=All", widget)
+			return b.hits.Load() > before
+		})
+		r := c.mustDo(http.MethodPost, widgets, widget, http.StatusCreated)
+		if !strings.Contains(string(r.body), `"color":"blue"`) || !strings.Contains(string(r.body), `"size":3`) {
+			t.Errorf("custom resource not patched: %s", r.body)
+		}
+	})
+
 	t.Run("dry run sent to a webhook without side effects on dry run", func(t *testing.T) {
 		t.Parallel()
 		c := srv.sub(t)
