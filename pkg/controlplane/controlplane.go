@@ -180,7 +180,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	objects := &objectReader{}
 	webhookClients := &webhook.Clients{}
 	hooks := &webhookObjects{clients: webhookClients}
-	webhooks, err := admissionwebhook.New(admissionwebhook.Config{Source: hooks, Namespaces: hooks, Locator: hooks, Clients: webhookClients, Equivalents: hooks.equivalents})
+	webhooks, err := admissionwebhook.New(admissionwebhook.Config{Source: hooks, Namespaces: hooks, Locator: hooks, Clients: webhookClients, Equivalents: hooks.equivalents, Default: scheme.Default})
 	if err != nil {
 		return nil, fmt.Errorf("build the admission webhooks: %w", err)
 	}

@@ -31,6 +31,9 @@ type Config struct {
 	// Equivalents, when set, says which other versions serve a resource
 	// (matchPolicy Equivalent).
 	Equivalents matching.Equivalents
+	// Default, when set, applies the defaults of the object's type again
+	// after a webhook's patch, as decoding a request does.
+	Default func(runtime.Object)
 }
 
 // Plugins are the mutating and the validating webhook plugins, which take
@@ -204,6 +207,9 @@ func (p *Mutating) admitOne(ctx context.Context, h *hook, a *rest.Attributes) (b
 	changed, err := applyPatch(a.Object, inv.request.Object.Raw, resp.Patch)
 	if err != nil {
 		return false, apierrors.NewInternalError(fmt.Errorf("admission webhook %q: %w", h.name, err))
+	}
+	if changed && p.d.Default != nil {
+		p.d.Default(a.Object)
 	}
 	return changed, nil
 }

@@ -14,6 +14,7 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime"
 
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/webhook"
@@ -86,7 +87,13 @@ func podAttributes(dryRun bool) *rest.Attributes {
 
 func newPlugins(t *testing.T, src Source) Plugins {
 	t.Helper()
-	p, err := New(Config{Source: src, Namespaces: noNamespaces{}, Locator: urlLocator{}, Clients: &webhook.Clients{}})
+	// The defaults of the type are applied again after a patch.
+	def := func(obj runtime.Object) {
+		if pod, ok := obj.(*corev1.Pod); ok && pod.Spec.RestartPolicy == "" {
+			pod.Spec.RestartPolicy = corev1.RestartPolicyAlways
+		}
+	}
+	p, err := New(Config{Source: src, Namespaces: noNamespaces{}, Locator: urlLocator{}, Clients: &webhook.Clients{}, Default: def})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +130,7 @@ func TestReinvocationAndPatchInPlace(t *testing.T) {
 	if a.Object != pod {
 		t.Error("the object was replaced, not patched in place")
 	}
-	if pod.Labels["seen"] != "yes" || pod.Annotations["second"] != "yes" || pod.Kind != "" {
+	if pod.Labels["seen"] != "yes" || pod.Annotations["second"] != "yes" || pod.Kind != "" || pod.Spec.RestartPolicy != corev1.RestartPolicyAlways {
 		t.Errorf("pod after admission: %+v", pod.ObjectMeta)
 	}
 	if firstCalls.Load() != 2 || secondCalls.Load() != 1 {
