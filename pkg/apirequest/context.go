@@ -15,6 +15,7 @@ const (
 	warningKey
 	subpathKey
 	userAgentKey
+	auditAnnotationsKey
 )
 
 // UserInfo is the authenticated identity of a request.
@@ -120,4 +121,21 @@ func WithUserAgent(ctx context.Context, userAgent string) context.Context {
 func UserAgentValue(ctx context.Context) string {
 	ua, _ := ctx.Value(userAgentKey).(string)
 	return ua
+}
+
+// AuditAnnotator records annotations of a request's audit events.
+type AuditAnnotator func(key, value string)
+
+// WithAuditAnnotator returns ctx carrying an annotator for audit events.
+func WithAuditAnnotator(ctx context.Context, a AuditAnnotator) context.Context {
+	return context.WithValue(ctx, auditAnnotationsKey, a)
+}
+
+// AddAuditAnnotation annotates the request's audit events (admission
+// webhooks' auditAnnotations), if the request is audited; the first value
+// of a key is kept.
+func AddAuditAnnotation(ctx context.Context, key, value string) {
+	if a, ok := ctx.Value(auditAnnotationsKey).(AuditAnnotator); ok && a != nil {
+		a(key, value)
+	}
 }

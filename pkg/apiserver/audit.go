@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -42,6 +43,9 @@ type AuditEvent struct {
 	ResponseStatus           *AuditResponseStatus `json:"responseStatus,omitempty"`
 	RequestReceivedTimestamp metav1.MicroTime     `json:"requestReceivedTimestamp"`
 	StageTimestamp           metav1.MicroTime     `json:"stageTimestamp"`
+	// Annotations are what the request's handling added
+	// (apirequest.AddAuditAnnotation), such as admission webhooks'.
+	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
 // AuditUser is an authentication.k8s.io/v1 UserInfo.
@@ -123,7 +127,7 @@ func (s *Server) withAudit(h http.Handler) http.Handler {
 				panic(p)
 			}
 		}()
-		h.ServeHTTP(aw, r)
+		h.ServeHTTP(aw, r.WithContext(apirequest.WithAuditAnnotator(r.Context(), a.annotate)))
 	})
 }
 
@@ -133,6 +137,23 @@ type auditRequest struct {
 	r        *http.Request
 	id       string
 	received time.Time
+
+	mu          sync.Mutex
+	annotations map[string]string
+}
+
+// annotate adds an annotation to the request's later events; the first
+// value of a key stays.
+func (a *auditRequest) annotate(key, value string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.annotations[key]; ok {
+		return
+	}
+	if a.annotations == nil {
+		a.annotations = map[string]string{}
+	}
+	a.annotations[key] = value
 }
 
 // emit hands the sink an event of stage with the response code so far
@@ -155,6 +176,11 @@ func (a *auditRequest) emit(stage string, code int) {
 		RequestReceivedTimestamp: metav1.NewMicroTime(a.received),
 		StageTimestamp:           metav1.NowMicro(),
 	}
+	a.mu.Lock()
+	if len(a.annotations) > 0 {
+		ev.Annotations = maps.Clone(a.annotations)
+	}
+	a.mu.Unlock()
 	if info, ok := apirequest.RequestInfoFrom(a.r.Context()); ok {
 		ev.Verb = info.Verb
 		if info.IsResourceRequest {

@@ -109,8 +109,9 @@ func (d *dispatcher) match(ctx context.Context, h *hook, a *rest.Attributes) (*i
 	return &invocation{hook: h, request: req}, nil
 }
 
-// record passes a response's warnings to the client and logs its audit
-// annotations, each key prefixed with the webhook's name. It runs on the
+// record passes a response's warnings to the client and its audit
+// annotations to the request's audit events, each key prefixed with the
+// webhook's name. It runs on the
 // request's goroutine (warnings go to its headers).
 func record(ctx context.Context, h *hook, resp *admissionv1.AdmissionResponse) {
 	if resp == nil {
@@ -120,7 +121,7 @@ func record(ctx context.Context, h *hook, resp *admissionv1.AdmissionResponse) {
 		apirequest.AddWarning(ctx, warning(w))
 	}
 	for k, v := range resp.AuditAnnotations {
-		klog.FromContext(ctx).V(2).Info("Admission webhook audit annotation", "key", h.name+"/"+k, "value", v)
+		apirequest.AddAuditAnnotation(ctx, h.name+"/"+k, v)
 	}
 }
 

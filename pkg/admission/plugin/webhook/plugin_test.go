@@ -16,6 +16,7 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 
+	"kubecore.io/kubecore/pkg/apirequest"
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/webhook"
 	"kubecore.io/kubecore/pkg/webhook/webhooktest"
@@ -152,7 +153,7 @@ func TestReinvocationAndPatchInPlace(t *testing.T) {
 func TestDryRunAndFailures(t *testing.T) {
 	var calls atomic.Int32
 	s := server(t, &calls, func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
-		return &admissionv1.AdmissionResponse{Allowed: true}
+		return &admissionv1.AdmissionResponse{Allowed: true, AuditAnnotations: map[string]string{"decision": "fine"}, Warnings: []string{"mind\nthe gap"}}
 	})
 	hook := admissionregistrationv1.ValidatingWebhook{Name: "v.example.com", Rules: allPods, AdmissionReviewVersions: []string{"v1"},
 		SideEffects: ptr(admissionregistrationv1.SideEffectClassSome), ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr(s.URL), CABundle: s.CABundle}}
@@ -163,8 +164,15 @@ func TestDryRunAndFailures(t *testing.T) {
 	if !apierrors.IsBadRequest(err) || err.Error() != `admission webhook "v.example.com" does not support dry run` || calls.Load() != 0 {
 		t.Errorf("dry run with side effects: %v (calls %d)", err, calls.Load())
 	}
-	if err := p.Validating.Validate(context.Background(), podAttributes(false)); err != nil || calls.Load() != 1 {
+	annotations := map[string]string{}
+	var warnings []string
+	ctx := apirequest.WithAuditAnnotator(context.Background(), func(k, v string) { annotations[k] = v })
+	ctx = apirequest.WithWarningRecorder(ctx, func(w string) { warnings = append(warnings, w) })
+	if err := p.Validating.Validate(ctx, podAttributes(false)); err != nil || calls.Load() != 1 {
 		t.Errorf("a write: %v (calls %d)", err, calls.Load())
+	}
+	if annotations["v.example.com/decision"] != "fine" || len(warnings) != 1 || warnings[0] != "mind the gap" {
+		t.Errorf("audit annotations %v, warnings %q", annotations, warnings)
 	}
 
 	// A matchCondition that does not compile fails per failurePolicy.
