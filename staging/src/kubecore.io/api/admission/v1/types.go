@@ -100,7 +100,7 @@ type AdmissionResponse struct {
 	PatchType *PatchType `json:"patchType,omitempty" protobuf:"bytes,5,opt,name=patchType"`
 	// AuditAnnotations go to the audit event, each key prefixed with the
 	// webhook's name.
-	AuditAnnotations map[string]string `json:"auditAnnotations,omitempty" protobuf:"bytes,6,opt,name=auditAnnotations"`
+	AuditAnnotations map[string]string `json:"auditAnnotations,omitempty" protobuf:"bytes,6,rep,name=auditAnnotations"`
 	// Warnings go back to the client as Warning headers.
 	// +listType=atomic
 	Warnings []string `json:"warnings,omitempty" protobuf:"bytes,7,rep,name=warnings"`

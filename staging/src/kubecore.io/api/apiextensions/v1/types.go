@@ -87,7 +87,7 @@ type CustomResourceConversion struct {
 // WebhookConversion is where a conversion webhook is and what it speaks.
 type WebhookConversion struct {
 	// ClientConfig says how to reach the webhook.
-	ClientConfig *WebhookClientConfig `json:"clientConfig,omitempty" protobuf:"bytes,2,name=clientConfig"`
+	ClientConfig *WebhookClientConfig `json:"clientConfig,omitempty" protobuf:"bytes,2,opt,name=clientConfig"`
 	// ConversionReviewVersions are the ConversionReview versions the
 	// webhook accepts, preferred first; the API server sends the first it
 	// knows (v1).
