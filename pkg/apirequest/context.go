@@ -123,20 +123,19 @@ func UserAgentValue(ctx context.Context) string {
 	return ua
 }
 
-// AuditAnnotator records the annotations admission adds to a request's
-// audit event (pod-security.kubernetes.io/audit-violations, ...); adding a
-// key again replaces its value.
+// AuditAnnotator records annotations of a request's audit events.
 type AuditAnnotator func(key, value string)
 
-// WithAuditAnnotator returns ctx carrying a recorder of audit annotations.
-func WithAuditAnnotator(ctx context.Context, rec AuditAnnotator) context.Context {
-	return context.WithValue(ctx, auditAnnotationsKey, rec)
+// WithAuditAnnotator returns ctx carrying an annotator for audit events.
+func WithAuditAnnotator(ctx context.Context, a AuditAnnotator) context.Context {
+	return context.WithValue(ctx, auditAnnotationsKey, a)
 }
 
-// AddAuditAnnotation records an annotation on the request's audit event,
-// if the request is audited.
+// AddAuditAnnotation annotates the request's audit events (admission
+// webhooks' auditAnnotations), if the request is audited; the first value
+// of a key is kept.
 func AddAuditAnnotation(ctx context.Context, key, value string) {
-	if rec, ok := ctx.Value(auditAnnotationsKey).(AuditAnnotator); ok && rec != nil {
-		rec(key, value)
+	if a, ok := ctx.Value(auditAnnotationsKey).(AuditAnnotator); ok && a != nil {
+		a(key, value)
 	}
 }

@@ -43,7 +43,8 @@ type AuditEvent struct {
 	ResponseStatus           *AuditResponseStatus `json:"responseStatus,omitempty"`
 	RequestReceivedTimestamp metav1.MicroTime     `json:"requestReceivedTimestamp"`
 	StageTimestamp           metav1.MicroTime     `json:"stageTimestamp"`
-	// Annotations are those admission added (apirequest.AddAuditAnnotation).
+	// Annotations are what the request's handling added
+	// (apirequest.AddAuditAnnotation), such as admission webhooks'.
 	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
@@ -128,7 +129,7 @@ func (s *Server) withAudit(h http.Handler) http.Handler {
 				panic(p)
 			}
 		}()
-		h.ServeHTTP(aw, r)
+		h.ServeHTTP(aw, r.WithContext(apirequest.WithAuditAnnotator(r.Context(), a.annotate)))
 	})
 }
 
@@ -143,10 +144,14 @@ type auditRequest struct {
 	annotations map[string]string
 }
 
-// annotate records an audit annotation of the request.
+// annotate adds an annotation to the request's later events; the first
+// value of a key stays.
 func (a *auditRequest) annotate(key, value string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if _, ok := a.annotations[key]; ok {
+		return
+	}
 	if a.annotations == nil {
 		a.annotations = map[string]string{}
 	}
@@ -173,6 +178,11 @@ func (a *auditRequest) emit(stage string, code int) {
 		RequestReceivedTimestamp: metav1.NewMicroTime(a.received),
 		StageTimestamp:           metav1.NowMicro(),
 	}
+	a.mu.Lock()
+	if len(a.annotations) > 0 {
+		ev.Annotations = maps.Clone(a.annotations)
+	}
+	a.mu.Unlock()
 	if info, ok := apirequest.RequestInfoFrom(a.r.Context()); ok {
 		ev.Verb = info.Verb
 		if info.IsResourceRequest {

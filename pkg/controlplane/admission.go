@@ -14,6 +14,7 @@ import (
 	"kubecore.io/kubecore/pkg/admission/plugin/serviceaccount"
 	"kubecore.io/kubecore/pkg/admission/plugin/storageobjectinuseprotection"
 	"kubecore.io/kubecore/pkg/admission/plugin/taintnodesbycondition"
+	admissionwebhook "kubecore.io/kubecore/pkg/admission/plugin/webhook"
 )
 
 // newAdmission assembles the admission chain every Store's writes pass,
@@ -22,13 +23,17 @@ import (
 // DefaultStorageClass new claims, NodeRestriction validates what kubelets
 // write, PersistentVolumeClaimResize refuses growing claims of classes
 // that do not allow it, and ResourceQuota comes last, charging quotas only
-// for writes every other plugin let through. The plugins read the objects
-// through the watch cache. TaintNodesByCondition taints new nodes
-// not-ready, StorageObjectInUseProtection puts the protection finalizers
-// on new claims and volumes, and PodSecurity applies the namespaces' Pod
-// Security Standards. The plugins named in disabled (by their Kubernetes
-// names) are left out, as --disable-admission-plugins does.
-func newAdmission(objects *objectReader, disabled []string) admission.Chain {
+// for writes every other plugin let through. TaintNodesByCondition taints
+// new nodes not-ready, StorageObjectInUseProtection puts the protection
+// finalizers on new claims and volumes, and PodSecurity applies the
+// namespaces' Pod Security Standards. The admission webhooks come after the
+// built-in plugins of each phase, as in Kubernetes: the mutating ones after
+// the built-in mutations, the validating ones (the Chain's Validate runs
+// after the strategy's schema validation) after the built-in validations,
+// both before ResourceQuota. The plugins read the objects through the watch
+// cache. The plugins named in disabled (by their Kubernetes names) are left
+// out, as --disable-admission-plugins does.
+func newAdmission(objects *objectReader, webhooks admissionwebhook.Plugins, disabled []string) admission.Chain {
 	return withoutPlugins(admission.Chain{
 		limitranger.New(objects),
 		priority.New(objects),
@@ -39,6 +44,8 @@ func newAdmission(objects *objectReader, disabled []string) admission.Chain {
 		taintnodesbycondition.Plugin{},
 		&podsecurity.Plugin{Objects: objects},
 		&persistentvolumeclaimresize.Plugin{Classes: objects},
+		webhooks.Mutating,
+		webhooks.Validating,
 		resourcequota.New(objects),
 	}, disabled)
 }

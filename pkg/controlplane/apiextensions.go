@@ -8,6 +8,7 @@ import (
 	apiextensionsv1 "kubecore.io/api/apiextensions/v1"
 
 	apiextensionscontroller "kubecore.io/kubecore/pkg/apiextensions/controller"
+	"kubecore.io/kubecore/pkg/apiextensions/customresource"
 	"kubecore.io/kubecore/pkg/apiextensions/registry/customresourcedefinition"
 	"kubecore.io/kubecore/pkg/apiserver"
 	"kubecore.io/kubecore/pkg/registry/generic"
@@ -31,7 +32,7 @@ func (in *Instance) newAPIExtensions(opts generic.StoreOptions) (apiserver.APIGr
 	}
 	in.destroy = append(in.destroy, crds.CustomResourceDefinition.Destroy)
 	groups := apiserver.NewDynamicGroups()
-	in.extensions = &apiExtensions{groups: groups, controller: apiextensionscontroller.New(crds, groups, opts)}
+	in.extensions = &apiExtensions{groups: groups, controller: apiextensionscontroller.New(crds, groups, opts, &customresource.ConversionWebhooks{Locator: in.webhookObjects, Clients: in.webhookObjects.clients})}
 	return apiserver.APIGroupInfo{
 		GroupVersion: apiextensionsv1.SchemeGroupVersion,
 		Storage: map[string]rest.Storage{

@@ -27,6 +27,7 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
+	admissionwebhook "kubecore.io/kubecore/pkg/admission/plugin/webhook"
 	admissionregistrationdefaults "kubecore.io/kubecore/pkg/apis/admissionregistration/v1"
 	apiextensionsdefaults "kubecore.io/kubecore/pkg/apis/apiextensions/v1"
 	apiregistrationdefaults "kubecore.io/kubecore/pkg/apis/apiregistration/v1"
@@ -55,6 +56,7 @@ import (
 	rbacregistry "kubecore.io/kubecore/pkg/registry/rbac"
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/storage"
+	"kubecore.io/kubecore/pkg/webhook"
 )
 
 // Config is what the control plane's storage needs.
@@ -140,6 +142,7 @@ type Instance struct {
 	advertise           Endpoint
 	leases              apiServerLeases
 	objects             *objectReader
+	webhookObjects      *webhookObjects
 	admission           rest.Admission
 	serviceAccountKey   *ecdsa.PrivateKey
 	destroy             []func()
@@ -183,7 +186,13 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		return nil, fmt.Errorf("build the schemas of server-side apply: %w", err)
 	}
 	objects := &objectReader{}
-	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: objects, admission: newAdmission(objects, cfg.DisableAdmissionPlugins), advertise: cfg.Advertise, clusterCA: cfg.ClusterCA, frontProxyCA: cfg.FrontProxyCA, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
+	webhookClients := &webhook.Clients{}
+	hooks := &webhookObjects{clients: webhookClients}
+	webhooks, err := admissionwebhook.New(admissionwebhook.Config{Source: hooks, Namespaces: hooks, Locator: hooks, Clients: webhookClients, Equivalents: hooks.equivalents, Default: scheme.Default})
+	if err != nil {
+		return nil, fmt.Errorf("build the admission webhooks: %w", err)
+	}
+	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: objects, webhookObjects: hooks, destroy: []func(){webhookClients.Close}, admission: newAdmission(objects, webhooks, cfg.DisableAdmissionPlugins), advertise: cfg.Advertise, clusterCA: cfg.ClusterCA, frontProxyCA: cfg.FrontProxyCA, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
 	opts := generic.StoreOptions{
 		Client:            cfg.EtcdClient,
 		Prefix:            cfg.Prefix,
@@ -225,6 +234,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		return nil, err
 	}
 	in.Groups = append(in.Groups, extensions)
+	in.noteServedVersions()
 	return in, nil
 }
 

@@ -36,6 +36,7 @@ import (
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/registry/scheduling"
 	storageregistry "kubecore.io/kubecore/pkg/registry/storage"
+	"kubecore.io/kubecore/pkg/webhook"
 )
 
 // storageProvider builds the storage of one API group version: each group
@@ -102,7 +103,7 @@ func (in *Instance) groups(cfg Config) []groupStorage {
 		{provider(networking.Provider()), in.builtNetworking},
 		{provider(discovery.Provider()), func(rs strategy.Resources) { in.endpointSlices = storeOf(rs, "endpointslices") }},
 		{provider(node.Provider()), nil},
-		{provider(admissionregistration.Provider()), nil},
+		{provider(admissionregistration.Provider()), in.builtAdmissionRegistration},
 		{provider(flowcontrol.Provider()), in.builtFlowControl},
 		{provider(resourceregistry.Provider()), nil},
 		{provider(storageregistry.Provider()), func(rs strategy.Resources) {
@@ -127,6 +128,8 @@ func (in *Instance) builtCore(rs strategy.Resources) {
 	in.objects.quotas = cached[*corev1.ResourceQuota]{storeOf(rs, "resourcequotas")}
 	in.objects.limitRanges = cached[*corev1.LimitRange]{storeOf(rs, "limitranges")}
 	in.objects.namespaces = cached[*corev1.Namespace]{in.namespaces.Store}
+	in.webhookObjects.namespaces = cached[*corev1.Namespace]{in.namespaces.Store}
+	in.webhookObjects.resolver = webhook.Resolver{Services: in.services, Endpoints: in.endpoints}
 }
 
 // builtRBAC builds the RBAC authorizer over the four resources.

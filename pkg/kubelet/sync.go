@@ -281,7 +281,7 @@ func (kl *Kubelet) ensureSandbox(ctx context.Context, st *podState, pod *corev1.
 		UID: string(pod.UID), Namespace: pod.Namespace, Name: pod.Name,
 		LogDirectory: kl.podLogDir(pod), Labels: pod.Labels, Annotations: pod.Annotations,
 		HostNetwork: pod.Spec.HostNetwork,
-		DNS: dns,
+		DNS:         dns,
 	})
 	if err != nil {
 		kl.events.pod(ctx, pod, corev1.EventTypeWarning, eventFailedCreatePodSandBox, "Failed to create pod sandbox: %v", err)

@@ -83,6 +83,8 @@ webhooks:
     apiGroups: [""]
     apiVersions: [v1]
     resources: [pods]
+  # The webhook is called now: select no pod of the tests beside this one.
+  objectSelector: {matchLabels: {e2e-webhook: never}}
   sideEffects: None
   admissionReviewVersions: [v1]
 ` + extra

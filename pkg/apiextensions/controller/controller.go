@@ -47,6 +47,7 @@ type Controller struct {
 	crds    *customresourcedefinition.Storage
 	groups  *apiserver.DynamicGroups
 	opts    generic.StoreOptions
+	hooks   *customresource.ConversionWebhooks
 	now     func() time.Time
 	queue   workqueue.TypedRateLimitingInterface[string]
 	inf     *cache.Informer[*apiextensionsv1.CustomResourceDefinition]
@@ -70,12 +71,14 @@ type served struct {
 }
 
 // New returns the controller of the definitions in crds, serving their
-// resources in groups with storage made from opts.
-func New(crds *customresourcedefinition.Storage, groups *apiserver.DynamicGroups, opts generic.StoreOptions) *Controller {
+// resources in groups with storage made from opts; hooks reach the
+// conversion webhooks of definitions with the Webhook strategy.
+func New(crds *customresourcedefinition.Storage, groups *apiserver.DynamicGroups, opts generic.StoreOptions, hooks *customresource.ConversionWebhooks) *Controller {
 	c := &Controller{
 		crds:      crds,
 		groups:    groups,
 		opts:      opts,
+		hooks:     hooks,
 		now:       time.Now,
 		queue:     workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
 		synced:    make(chan struct{}),
@@ -314,7 +317,7 @@ func (c *Controller) serve(crd *apiextensionsv1.CustomResourceDefinition) error 
 	if s, ok := c.served[crd.Name]; ok && s.generation == crd.Generation && reflect.DeepEqual(s.names, crd.Status.AcceptedNames) {
 		return nil
 	}
-	res, err := customresource.NewResource(crd, c.opts, c.now)
+	res, err := customresource.NewResource(crd, c.opts, c.now, c.hooks)
 	if err != nil {
 		return fmt.Errorf("storage of %s: %w", crd.Name, err)
 	}
@@ -457,7 +460,7 @@ func (c *Controller) deleteObjects(ctx context.Context, crd *apiextensionsv1.Cus
 		if crd.Status.AcceptedNames.Plural == "" {
 			return 0, nil
 		}
-		built, err := customresource.NewResource(crd, c.opts, c.now)
+		built, err := customresource.NewResource(crd, c.opts, c.now, c.hooks)
 		if err != nil {
 			return 0, fmt.Errorf("storage of %s: %w", crd.Name, err)
 		}

@@ -75,14 +75,17 @@ func TestTableConvertor(t *testing.T) {
 func TestConvert(t *testing.T) {
 	u := decode(t, `{"apiVersion":"g/v1","kind":"K","metadata":{"name":"a"}}`)
 	enc := storage.NewEncodedObject(u, func(runtime.Object) ([]byte, error) { return nil, nil })
-	if got := convert(enc, "g/v1"); got != runtime.Object(enc) {
+	if got := setAPIVersion(enc, "g/v1"); got != runtime.Object(enc) {
 		t.Error("an object already in the version was copied")
 	}
-	got := convert(enc, "g/v2").(*unstructured.Unstructured)
+	got := setAPIVersion(enc, "g/v2").(*unstructured.Unstructured)
 	if got.GetAPIVersion() != "g/v2" || u.GetAPIVersion() != "g/v1" {
 		t.Errorf("converted %v, original %v", got.Object, u.Object)
 	}
-	if newVersionedStorage(nil, "g/v1", "g/v1") != nil {
+	if newVersionedStorage(nil, noneConverter{}, "g/v1", "g/v1") != nil {
 		t.Error("the storage version is wrapped")
+	}
+	if newVersionedStorage(nil, &webhookConverter{}, "g/v1", "g/v1") == nil {
+		t.Error("the storage version is not wrapped under the Webhook strategy (older objects may be in another version)")
 	}
 }

@@ -105,9 +105,14 @@ type StatusREST struct {
 func (r *StatusREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind { return r.kind }
 
 // NewResource builds the storage of crd's served versions; the definition
-// has passed validation. now is the clock of printer columns' ages.
-func NewResource(crd *apiextensionsv1.CustomResourceDefinition, opts generic.StoreOptions, now func() time.Time) (*Resource, error) {
+// has passed validation. now is the clock of printer columns' ages; hooks
+// reach the conversion webhook of a definition with the Webhook strategy.
+func NewResource(crd *apiextensionsv1.CustomResourceDefinition, opts generic.StoreOptions, now func() time.Time, hooks *ConversionWebhooks) (*Resource, error) {
 	spec := &crd.Spec
+	conv, err := newConverter(spec.Conversion, hooks)
+	if err != nil {
+		return nil, err
+	}
 	names := crd.Status.AcceptedNames
 	if names.Plural == "" {
 		names = spec.Names
@@ -195,7 +200,7 @@ func NewResource(crd *apiextensionsv1.CustomResourceDefinition, opts generic.Sto
 		store, st, err := newStore(v)
 		if err == nil {
 			served := schema.GroupVersion{Group: spec.Group, Version: v.Name}.String()
-			store.Storage = newVersionedStorage(root.Storage, served, storedAPIVersion)
+			store.Storage = newVersionedStorage(root.Storage, conv, served, storedAPIVersion)
 			err = store.CompleteWithOptions(opts)
 		}
 		if err != nil {

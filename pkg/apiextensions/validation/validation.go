@@ -5,6 +5,7 @@ package validation
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -84,10 +85,114 @@ func validateSpec(spec *apiextensionsv1.CustomResourceDefinitionSpec, annotation
 	if spec.PreserveUnknownFields {
 		errs = append(errs, field.Invalid(p.Child("preserveUnknownFields"), true, "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead"))
 	}
-	if c := spec.Conversion; c != nil && c.Strategy != apiextensionsv1.NoneConverter {
-		errs = append(errs, field.NotSupported(p.Child("conversion", "strategy"), c.Strategy, []apiextensionsv1.ConversionStrategyType{apiextensionsv1.NoneConverter}))
+	if c := spec.Conversion; c != nil {
+		errs = append(errs, validateConversion(c, p.Child("conversion"))...)
 	}
 	errs = append(errs, validateVersions(spec.Versions, p.Child("versions"))...)
+	return errs
+}
+
+// validateConversion checks the strategy and, for Webhook, the webhook.
+// The paths are those Kubernetes reports (its internal fields
+// webhookClientConfig and conversionReviewVersions), so that the messages
+// read the same.
+func validateConversion(c *apiextensionsv1.CustomResourceConversion, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	var cc *apiextensionsv1.WebhookClientConfig
+	var versions []string
+	if c.Webhook != nil {
+		cc, versions = c.Webhook.ClientConfig, c.Webhook.ConversionReviewVersions
+	}
+	switch c.Strategy {
+	case apiextensionsv1.NoneConverter:
+		if cc != nil {
+			errs = append(errs, field.Forbidden(p.Child("webhookClientConfig"), "should not be set when strategy is not set to Webhook"))
+		}
+		if len(versions) > 0 {
+			errs = append(errs, field.Forbidden(p.Child("conversionReviewVersions"), "should not be set when strategy is not set to Webhook"))
+		}
+	case apiextensionsv1.WebhookConverter:
+		if cc == nil {
+			errs = append(errs, field.Required(p.Child("webhookClientConfig"), "required when strategy is set to Webhook"))
+		} else {
+			errs = append(errs, validateWebhookClientConfig(cc, p.Child("webhookClientConfig"))...)
+		}
+		errs = append(errs, validateConversionReviewVersions(versions, p.Child("conversionReviewVersions"))...)
+	case "":
+		errs = append(errs, field.Required(p.Child("strategy"), ""))
+	default:
+		errs = append(errs, field.NotSupported(p.Child("strategy"), c.Strategy, []apiextensionsv1.ConversionStrategyType{apiextensionsv1.NoneConverter, apiextensionsv1.WebhookConverter}))
+	}
+	return errs
+}
+
+func validateConversionReviewVersions(versions []string, p *field.Path) field.ErrorList {
+	if len(versions) == 0 {
+		return field.ErrorList{field.Required(p, "")}
+	}
+	// A webhook must speak one of the ConversionReview versions known.
+	known := []string{"v1", "v1beta1"}
+	var errs field.ErrorList
+	seen := map[string]bool{}
+	accepted := false
+	for i, v := range versions {
+		if seen[v] {
+			errs = append(errs, field.Invalid(p.Index(i), v, "duplicate version"))
+			continue
+		}
+		seen[v] = true
+		for _, msg := range validation.IsDNS1035Label(v) {
+			errs = append(errs, field.Invalid(p.Index(i), v, msg))
+		}
+		accepted = accepted || slices.Contains(known, v)
+	}
+	if !accepted {
+		errs = append(errs, field.Invalid(p, versions, "must include at least one of "+strings.Join(known, ", ")))
+	}
+	return errs
+}
+
+// validateWebhookClientConfig: exactly one of an https URL without user
+// info, query or fragment, and a Service with a name, a namespace, an
+// absolute path and a valid port.
+func validateWebhookClientConfig(cc *apiextensionsv1.WebhookClientConfig, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch {
+	case (cc.URL == nil) == (cc.Service == nil):
+		errs = append(errs, field.Required(p, "exactly one of url or service is required"))
+	case cc.URL != nil:
+		up := p.Child("url")
+		u, err := url.Parse(*cc.URL)
+		switch {
+		case err != nil:
+			errs = append(errs, field.Invalid(up, *cc.URL, "url must be a valid URL: "+err.Error()))
+		case u.Scheme != "https":
+			errs = append(errs, field.Invalid(up, u.Scheme, "'https' is the only allowed URL scheme"))
+		case u.Host == "":
+			errs = append(errs, field.Invalid(up, u.Host, "host must be specified"))
+		case u.User != nil:
+			errs = append(errs, field.Invalid(up, u.User.String(), "user information is not permitted in the URL"))
+		case u.Fragment != "":
+			errs = append(errs, field.Invalid(up, u.Fragment, "fragments are not permitted in the URL"))
+		case u.RawQuery != "":
+			errs = append(errs, field.Invalid(up, u.RawQuery, "query parameters are not permitted in the URL"))
+		}
+	default:
+		sp := p.Child("service")
+		s := cc.Service
+		if s.Name == "" {
+			errs = append(errs, field.Required(sp.Child("name"), "service name is required"))
+		}
+		if s.Namespace == "" {
+			errs = append(errs, field.Required(sp.Child("namespace"), "service namespace is required"))
+		}
+		if s.Path != nil && !strings.HasPrefix(*s.Path, "/") {
+			errs = append(errs, field.Invalid(sp.Child("path"), *s.Path, "must start with a '/'"))
+		}
+		if s.Port != nil && (*s.Port < 1 || *s.Port > 65535) {
+			errs = append(errs, field.Invalid(sp.Child("port"), *s.Port, "port is not valid: must be between 1 and 65535, inclusive"))
+		}
+	}
 	return errs
 }
 

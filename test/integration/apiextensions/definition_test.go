@@ -150,8 +150,19 @@ func TestDefinitionValidation(t *testing.T) {
 		{"scale path", mutate(func(crd map[string]any) {
 			unstructured.SetNestedField(version0(crd), ".status.replicas", "subresources", "scale", "specReplicasPath")
 		}), "spec.versions[0].subresources.scale.specReplicasPath"},
-		{"webhook conversion", mutate(func(crd map[string]any) {
+		{"webhook conversion without a webhook", mutate(func(crd map[string]any) {
 			crd["spec"].(map[string]any)["conversion"] = map[string]any{"strategy": "Webhook"}
+		}), "spec.conversion.webhookClientConfig"},
+		{"webhook conversion over http", mutate(func(crd map[string]any) {
+			crd["spec"].(map[string]any)["conversion"] = map[string]any{"strategy": "Webhook", "webhook": map[string]any{
+				"clientConfig": map[string]any{"url": "http://example.com/convert"}, "conversionReviewVersions": []any{"v1"}}}
+		}), "spec.conversion.webhookClientConfig.url"},
+		{"webhook conversion without a known review version", mutate(func(crd map[string]any) {
+			crd["spec"].(map[string]any)["conversion"] = map[string]any{"strategy": "Webhook", "webhook": map[string]any{
+				"clientConfig": map[string]any{"url": "https://example.com/convert"}, "conversionReviewVersions": []any{"v2"}}}
+		}), "spec.conversion.conversionReviewVersions"},
+		{"unknown conversion strategy", mutate(func(crd map[string]any) {
+			crd["spec"].(map[string]any)["conversion"] = map[string]any{"strategy": "Magic"}
 		}), "spec.conversion.strategy"},
 	}
 	for _, c := range cases {

@@ -78,8 +78,43 @@ type CustomResourceDefinitionNames struct {
 
 // CustomResourceConversion says how objects convert between versions.
 type CustomResourceConversion struct {
-	// None: only apiVersion changes. Webhook is not supported.
+	// None: only apiVersion changes. Webhook: a webhook converts.
 	Strategy ConversionStrategyType `json:"strategy" protobuf:"bytes,1,opt,name=strategy"`
+	// Webhook says how to call the webhook when Strategy is Webhook.
+	Webhook *WebhookConversion `json:"webhook,omitempty" protobuf:"bytes,2,opt,name=webhook"`
+}
+
+// WebhookConversion is where a conversion webhook is and what it speaks.
+type WebhookConversion struct {
+	// ClientConfig says how to reach the webhook.
+	ClientConfig *WebhookClientConfig `json:"clientConfig,omitempty" protobuf:"bytes,2,opt,name=clientConfig"`
+	// ConversionReviewVersions are the ConversionReview versions the
+	// webhook accepts, preferred first; the API server sends the first it
+	// knows (v1).
+	// +listType=atomic
+	ConversionReviewVersions []string `json:"conversionReviewVersions" protobuf:"bytes,3,rep,name=conversionReviewVersions"`
+}
+
+// WebhookClientConfig says how to reach a webhook over TLS: a URL or a
+// Service, and the CA that signed its certificate.
+type WebhookClientConfig struct {
+	// URL is https://host[:port]/path, without user info, query or fragment.
+	URL *string `json:"url,omitempty" protobuf:"bytes,3,opt,name=url"`
+	// Service is the Service in front of the webhook.
+	Service *ServiceReference `json:"service,omitempty" protobuf:"bytes,1,opt,name=service"`
+	// CABundle is the PEM CA bundle that validates the webhook's
+	// certificate; the system roots when empty.
+	CABundle []byte `json:"caBundle,omitempty" protobuf:"bytes,2,opt,name=caBundle"`
+}
+
+// ServiceReference names a port of a Service and a path on it.
+type ServiceReference struct {
+	Namespace string `json:"namespace" protobuf:"bytes,1,opt,name=namespace"`
+	Name      string `json:"name" protobuf:"bytes,2,opt,name=name"`
+	// Path is the URL path requests are sent to.
+	Path *string `json:"path,omitempty" protobuf:"bytes,3,opt,name=path"`
+	// Port is the Service port; 443 by default.
+	Port *int32 `json:"port,omitempty" protobuf:"varint,4,opt,name=port"`
 }
 
 // ConversionStrategyType names a conversion strategy.

@@ -7,6 +7,86 @@ import (
 )
 
 // DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *ConversionRequest) DeepCopyInto(out *ConversionRequest) {
+	*out = *in
+	if in.Objects != nil {
+		in, out := &in.Objects, &out.Objects
+		*out = make([]runtime.RawExtension, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *ConversionRequest) DeepCopy() *ConversionRequest {
+	if in == nil {
+		return nil
+	}
+	out := new(ConversionRequest)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *ConversionResponse) DeepCopyInto(out *ConversionResponse) {
+	*out = *in
+	if in.ConvertedObjects != nil {
+		in, out := &in.ConvertedObjects, &out.ConvertedObjects
+		*out = make([]runtime.RawExtension, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+	in.Result.DeepCopyInto(&out.Result)
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *ConversionResponse) DeepCopy() *ConversionResponse {
+	if in == nil {
+		return nil
+	}
+	out := new(ConversionResponse)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *ConversionReview) DeepCopyInto(out *ConversionReview) {
+	*out = *in
+	if in.Request != nil {
+		in, out := &in.Request, &out.Request
+		*out = new(ConversionRequest)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.Response != nil {
+		in, out := &in.Response, &out.Response
+		*out = new(ConversionResponse)
+		(*in).DeepCopyInto(*out)
+	}
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *ConversionReview) DeepCopy() *ConversionReview {
+	if in == nil {
+		return nil
+	}
+	out := new(ConversionReview)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns a copy of the receiver that shares no memory with it, or nil.
+func (in *ConversionReview) DeepCopyObject() runtime.Object {
+	if in == nil {
+		return nil
+	}
+	out := new(ConversionReview)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
 func (in *CustomResourceColumnDefinition) DeepCopyInto(out *CustomResourceColumnDefinition) {
 	*out = *in
 }
@@ -24,6 +104,11 @@ func (in *CustomResourceColumnDefinition) DeepCopy() *CustomResourceColumnDefini
 // DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
 func (in *CustomResourceConversion) DeepCopyInto(out *CustomResourceConversion) {
 	*out = *in
+	if in.Webhook != nil {
+		in, out := &in.Webhook, &out.Webhook
+		*out = new(WebhookConversion)
+		(*in).DeepCopyInto(*out)
+	}
 }
 
 // DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
@@ -152,7 +237,7 @@ func (in *CustomResourceDefinitionSpec) DeepCopyInto(out *CustomResourceDefiniti
 	if in.Conversion != nil {
 		in, out := &in.Conversion, &out.Conversion
 		*out = new(CustomResourceConversion)
-		**out = **in
+		(*in).DeepCopyInto(*out)
 	}
 }
 
@@ -539,6 +624,31 @@ func (in *JSONSchemaPropsOrBool) DeepCopy() *JSONSchemaPropsOrBool {
 }
 
 // DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *ServiceReference) DeepCopyInto(out *ServiceReference) {
+	*out = *in
+	if in.Path != nil {
+		in, out := &in.Path, &out.Path
+		*out = new(string)
+		**out = **in
+	}
+	if in.Port != nil {
+		in, out := &in.Port, &out.Port
+		*out = new(int32)
+		**out = **in
+	}
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *ServiceReference) DeepCopy() *ServiceReference {
+	if in == nil {
+		return nil
+	}
+	out := new(ServiceReference)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
 func (in *ValidationRule) DeepCopyInto(out *ValidationRule) {
 	*out = *in
 	if in.Reason != nil {
@@ -583,4 +693,59 @@ func (in ValidationRules) DeepCopy() ValidationRules {
 	out := new(ValidationRules)
 	in.DeepCopyInto(out)
 	return *out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *WebhookClientConfig) DeepCopyInto(out *WebhookClientConfig) {
+	*out = *in
+	if in.URL != nil {
+		in, out := &in.URL, &out.URL
+		*out = new(string)
+		**out = **in
+	}
+	if in.Service != nil {
+		in, out := &in.Service, &out.Service
+		*out = new(ServiceReference)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.CABundle != nil {
+		in, out := &in.CABundle, &out.CABundle
+		*out = make([]byte, len(*in))
+		copy(*out, *in)
+	}
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *WebhookClientConfig) DeepCopy() *WebhookClientConfig {
+	if in == nil {
+		return nil
+	}
+	out := new(WebhookClientConfig)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *WebhookConversion) DeepCopyInto(out *WebhookConversion) {
+	*out = *in
+	if in.ClientConfig != nil {
+		in, out := &in.ClientConfig, &out.ClientConfig
+		*out = new(WebhookClientConfig)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.ConversionReviewVersions != nil {
+		in, out := &in.ConversionReviewVersions, &out.ConversionReviewVersions
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *WebhookConversion) DeepCopy() *WebhookConversion {
+	if in == nil {
+		return nil
+	}
+	out := new(WebhookConversion)
+	in.DeepCopyInto(out)
+	return out
 }
