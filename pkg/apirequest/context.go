@@ -15,6 +15,7 @@ const (
 	warningKey
 	subpathKey
 	userAgentKey
+	auditAnnotationKey
 )
 
 // UserInfo is the authenticated identity of a request.
@@ -120,4 +121,22 @@ func WithUserAgent(ctx context.Context, userAgent string) context.Context {
 func UserAgentValue(ctx context.Context) string {
 	ua, _ := ctx.Value(userAgentKey).(string)
 	return ua
+}
+
+// AuditAnnotationRecorder collects the annotations admission adds to a
+// request's audit event.
+type AuditAnnotationRecorder func(key, value string)
+
+// WithAuditAnnotationRecorder returns ctx carrying a recorder of audit
+// annotations.
+func WithAuditAnnotationRecorder(ctx context.Context, rec AuditAnnotationRecorder) context.Context {
+	return context.WithValue(ctx, auditAnnotationKey, rec)
+}
+
+// AddAuditAnnotation records an annotation of the request's audit event,
+// if it has a recorder (an audit log is kept).
+func AddAuditAnnotation(ctx context.Context, key, value string) {
+	if rec, ok := ctx.Value(auditAnnotationKey).(AuditAnnotationRecorder); ok && rec != nil {
+		rec(key, value)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -42,6 +43,7 @@ type AuditEvent struct {
 	ResponseStatus           *AuditResponseStatus `json:"responseStatus,omitempty"`
 	RequestReceivedTimestamp metav1.MicroTime     `json:"requestReceivedTimestamp"`
 	StageTimestamp           metav1.MicroTime     `json:"stageTimestamp"`
+	Annotations              map[string]string    `json:"annotations,omitempty"`
 }
 
 // AuditUser is an authentication.k8s.io/v1 UserInfo.
@@ -109,6 +111,8 @@ func (s *Server) withAudit(h http.Handler) http.Handler {
 			return
 		}
 		a := &auditRequest{sink: sink, r: r, id: id, received: time.Now()}
+		r = r.WithContext(apirequest.WithAuditAnnotationRecorder(r.Context(), a.annotate))
+		a.r = r
 		aw := &auditWriter{ResponseWriter: w, req: a}
 		info, _ := apirequest.RequestInfoFrom(r.Context())
 		aw.longRunning = isLongRunning(info)
@@ -133,6 +137,22 @@ type auditRequest struct {
 	r        *http.Request
 	id       string
 	received time.Time
+
+	mu          sync.Mutex
+	annotations map[string]string
+}
+
+// annotate records an annotation of the request's events (admission adds
+// them); the first value of a key stays.
+func (a *auditRequest) annotate(key, value string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.annotations == nil {
+		a.annotations = map[string]string{}
+	}
+	if _, ok := a.annotations[key]; !ok {
+		a.annotations[key] = value
+	}
 }
 
 // emit hands the sink an event of stage with the response code so far
@@ -155,6 +175,11 @@ func (a *auditRequest) emit(stage string, code int) {
 		RequestReceivedTimestamp: metav1.NewMicroTime(a.received),
 		StageTimestamp:           metav1.NowMicro(),
 	}
+	a.mu.Lock()
+	if len(a.annotations) > 0 {
+		ev.Annotations = maps.Clone(a.annotations)
+	}
+	a.mu.Unlock()
 	if info, ok := apirequest.RequestInfoFrom(a.r.Context()); ok {
 		ev.Verb = info.Verb
 		if info.IsResourceRequest {

@@ -20,8 +20,9 @@ import (
 // buildFilters wraps h in the filter chain, outermost first: panic
 // recovery, request info, logging and metrics, audit, authentication,
 // per-user rate limit, impersonation, authorization, flow
-// classification, max in flight, timeout, body limit.
+// classification, max in flight, timeout, body limit, warnings.
 func (s *Server) buildFilters(h http.Handler) http.Handler {
+	h = withWarnings(h)
 	h = s.withBodyLimit(h)
 	h = s.withTimeout(h)
 	h = s.withMaxInFlight(h)
@@ -72,6 +73,22 @@ func withPanicRecovery(h http.Handler) http.Handler {
 func withRequestInfo(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(w, r.WithContext(apirequest.WithRequestInfo(r.Context(), parseRequestInfo(r))))
+	})
+}
+
+// withWarnings lets the handler's callees (admission, strategies) add
+// warnings with apirequest.AddWarning: each distinct one becomes a Warning
+// header of the answer. Callers add them from the request's goroutine.
+func withWarnings(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen := map[string]bool{}
+		rec := func(msg string) {
+			if !seen[msg] {
+				seen[msg] = true
+				addWarnings(w, []string{msg})
+			}
+		}
+		h.ServeHTTP(w, r.WithContext(apirequest.WithWarningRecorder(r.Context(), rec)))
 	})
 }
 
