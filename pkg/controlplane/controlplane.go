@@ -136,6 +136,7 @@ type Instance struct {
 	serviceAccountKey   *ecdsa.PrivateKey
 	destroy             []func()
 	extensions          *apiExtensions
+	policies            admissionPolicies
 }
 
 // NewScheme returns a scheme with every served group and its defaults.
@@ -175,7 +176,12 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		return nil, fmt.Errorf("build the schemas of server-side apply: %w", err)
 	}
 	objects := &objectReader{}
-	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: objects, admission: newAdmission(objects), advertise: cfg.Advertise, clusterCA: cfg.ClusterCA, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
+	policies, err := newAdmissionPolicies(scheme, typeConverter)
+	if err != nil {
+		return nil, fmt.Errorf("build the admission policies: %w", err)
+	}
+	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: objects, admission: newAdmission(objects, policies), advertise: cfg.Advertise, clusterCA: cfg.ClusterCA, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
+	policies.sources.in, in.policies = in, policies
 	opts := generic.StoreOptions{
 		Client:            cfg.EtcdClient,
 		Prefix:            cfg.Prefix,

@@ -108,6 +108,8 @@ type APIServerOptions struct {
 	// --etcd-compaction-interval and --event-ttl (negative
 	// CompactionInterval: 0, compaction off).
 	CompactionInterval, EventTTL time.Duration
+	// AuditLogPath is the server's --audit-log-path (none when empty).
+	AuditLogPath string
 }
 
 // APIServer is a running in-process API server.
@@ -151,6 +153,7 @@ func startAPIServer(opts APIServerOptions, tempDir func() string) (*APIServer, e
 	o.SecurePort = 0
 	o.BindAddress = "127.0.0.1"
 	o.TokenAuthFile = opts.TokenAuthFile
+	o.Limits.AuditLogPath = opts.AuditLogPath
 	if opts.CompactionInterval != 0 {
 		o.Storage.CompactionInterval = max(opts.CompactionInterval, 0)
 	}

@@ -192,6 +192,7 @@ func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token, 
 					return in.RunKubernetesService(ctx, controlplane.KubernetesServiceInterval)
 				}},
 				{Name: "custom resources", Run: in.RunAPIExtensions},
+				{Name: "admission policy status", Run: in.RunAdmissionPolicyStatus},
 				{Name: "bootstrap objects", Run: func(ctx context.Context) error {
 					return in.RunBootstrapObjects(ctx, controlplane.BootstrapInterval)
 				}},
