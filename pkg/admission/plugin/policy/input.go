@@ -18,7 +18,6 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
 	"kubecore.io/kubecore/pkg/admission/matching"
-	kcel "kubecore.io/kubecore/pkg/cel"
 	"kubecore.io/kubecore/pkg/registry/rest"
 )
 
@@ -97,11 +96,13 @@ func toMap(obj runtime.Object, gvk schema.GroupVersionKind) (map[string]any, err
 	return m, nil
 }
 
+// celValue is the CEL value of a JSON object whose numbers are int64 or
+// float64: converted lazily, as expressions read it.
 func celValue(m map[string]any) ref.Val {
 	if m == nil {
 		return types.NullValue
 	}
-	return kcel.DynValue(m)
+	return types.DefaultTypeAdapter.NativeToValue(m)
 }
 
 // kindOf is the kind of the written object with its version.
@@ -142,7 +143,7 @@ func newInput(ctx context.Context, objects Objects, kinds Kinds, a *rest.Attribu
 		return nil, err
 	}
 	in.object, in.oldObject = celValue(in.objMap), celValue(old)
-	in.request = kcel.DynValue(requestMap(a, in.gvk, m.Resource))
+	in.request = celValue(requestMap(a, in.gvk, m.Resource))
 	in.namespace = types.NullValue
 	if a.Namespace != "" {
 		ns, err := objects.Namespace(ctx, a.Namespace)
