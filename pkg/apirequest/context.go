@@ -15,7 +15,7 @@ const (
 	warningKey
 	subpathKey
 	userAgentKey
-	auditAnnotationKey
+	auditAnnotationsKey
 )
 
 // UserInfo is the authenticated identity of a request.
@@ -123,20 +123,19 @@ func UserAgentValue(ctx context.Context) string {
 	return ua
 }
 
-// AuditAnnotationRecorder collects the annotations admission adds to a
-// request's audit event.
-type AuditAnnotationRecorder func(key, value string)
+// AuditAnnotator records annotations of a request's audit events.
+type AuditAnnotator func(key, value string)
 
-// WithAuditAnnotationRecorder returns ctx carrying a recorder of audit
-// annotations.
-func WithAuditAnnotationRecorder(ctx context.Context, rec AuditAnnotationRecorder) context.Context {
-	return context.WithValue(ctx, auditAnnotationKey, rec)
+// WithAuditAnnotator returns ctx carrying an annotator for audit events.
+func WithAuditAnnotator(ctx context.Context, a AuditAnnotator) context.Context {
+	return context.WithValue(ctx, auditAnnotationsKey, a)
 }
 
-// AddAuditAnnotation records an annotation of the request's audit event,
-// if it has a recorder (an audit log is kept).
+// AddAuditAnnotation annotates the request's audit events (admission
+// webhooks' auditAnnotations), if the request is audited; the first value
+// of a key is kept.
 func AddAuditAnnotation(ctx context.Context, key, value string) {
-	if rec, ok := ctx.Value(auditAnnotationKey).(AuditAnnotationRecorder); ok && rec != nil {
-		rec(key, value)
+	if a, ok := ctx.Value(auditAnnotationsKey).(AuditAnnotator); ok && a != nil {
+		a(key, value)
 	}
 }

@@ -43,7 +43,9 @@ type AuditEvent struct {
 	ResponseStatus           *AuditResponseStatus `json:"responseStatus,omitempty"`
 	RequestReceivedTimestamp metav1.MicroTime     `json:"requestReceivedTimestamp"`
 	StageTimestamp           metav1.MicroTime     `json:"stageTimestamp"`
-	Annotations              map[string]string    `json:"annotations,omitempty"`
+	// Annotations are what the request's handling added
+	// (apirequest.AddAuditAnnotation), such as admission webhooks'.
+	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
 // AuditUser is an authentication.k8s.io/v1 UserInfo.
@@ -111,8 +113,6 @@ func (s *Server) withAudit(h http.Handler) http.Handler {
 			return
 		}
 		a := &auditRequest{sink: sink, r: r, id: id, received: time.Now()}
-		r = r.WithContext(apirequest.WithAuditAnnotationRecorder(r.Context(), a.annotate))
-		a.r = r
 		aw := &auditWriter{ResponseWriter: w, req: a}
 		info, _ := apirequest.RequestInfoFrom(r.Context())
 		aw.longRunning = isLongRunning(info)
@@ -127,7 +127,7 @@ func (s *Server) withAudit(h http.Handler) http.Handler {
 				panic(p)
 			}
 		}()
-		h.ServeHTTP(aw, r)
+		h.ServeHTTP(aw, r.WithContext(apirequest.WithAuditAnnotator(r.Context(), a.annotate)))
 	})
 }
 
@@ -142,17 +142,18 @@ type auditRequest struct {
 	annotations map[string]string
 }
 
-// annotate records an annotation of the request's events (admission adds
-// them); the first value of a key stays.
+// annotate adds an annotation to the request's later events; the first
+// value of a key stays.
 func (a *auditRequest) annotate(key, value string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if _, ok := a.annotations[key]; ok {
+		return
+	}
 	if a.annotations == nil {
 		a.annotations = map[string]string{}
 	}
-	if _, ok := a.annotations[key]; !ok {
-		a.annotations[key] = value
-	}
+	a.annotations[key] = value
 }
 
 // emit hands the sink an event of stage with the response code so far

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"kubecore.io/kubecore/pkg/apirequest"
 )
 
 // recordingSink keeps the events it is given.
@@ -316,5 +319,23 @@ func TestAuditLogWriteError(t *testing.T) {
 	}
 	if got := w.buf.String(); !strings.Contains(got, `"auditID":"kept"`) || strings.Contains(got, `"auditID":"lost"`) {
 		t.Errorf("written after the error: %q, want only the event kept", got)
+	}
+}
+
+// TestAuditAnnotations: what the handling of a request annotates is in its
+// audit event, the first value of a key kept.
+func TestAuditAnnotations(t *testing.T) {
+	sink := &recordingSink{}
+	s := &Server{cfg: &completedConfig{Config{Audit: sink}}}
+	h := s.withAudit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		apirequest.AddAuditAnnotation(r.Context(), "hook.example.com/decision", "allowed")
+		apirequest.AddAuditAnnotation(r.Context(), "hook.example.com/decision", "second")
+		w.WriteHeader(http.StatusCreated)
+	}))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/default/configmaps", nil))
+	evs := sink.of(rec.Header().Get("Audit-Id"))
+	if len(evs) != 1 || evs[0].Annotations["hook.example.com/decision"] != "allowed" || len(evs[0].Annotations) != 1 {
+		t.Errorf("events %+v", evs)
 	}
 }
