@@ -71,3 +71,15 @@ func BaseEnvOptions() []cel.EnvOption {
 func NewEnv(extra ...cel.EnvOption) (*cel.Env, error) {
 	return cel.NewEnv(append(BaseEnvOptions(), extra...)...)
 }
+
+// ProgramOptions are the options of every program: cost tracking with
+// Kubernetes' per-call limit and its costs of the library functions, and
+// a check of the context every 100 comprehension iterations.
+func ProgramOptions() []cel.ProgramOption {
+	return []cel.ProgramOption{
+		cel.EvalOptions(cel.OptOptimize, cel.OptTrackCost),
+		cel.CostLimit(PerCallLimit),
+		cel.CostTracking(actualCost{}),
+		cel.InterruptCheckFrequency(100),
+	}
+}

@@ -451,3 +451,8 @@ func toFloat(v any) (float64, bool) {
 	}
 	return 0, false
 }
+
+// DynValue converts a free-form JSON value (numbers as json.Number or
+// float64) to a CEL value without a schema: objects become maps, whole
+// numbers ints. Admission policies see objects this way.
+func DynValue(v any) ref.Val { return dynValue(v) }

@@ -265,12 +265,7 @@ func (c *compiler) estimate(env *cel.Env, ast *cel.Ast, est *estimator, p *field
 }
 
 func (c *compiler) program(env *cel.Env, ast *cel.Ast) (cel.Program, error) {
-	return env.Program(ast,
-		cel.EvalOptions(cel.OptOptimize, cel.OptTrackCost),
-		cel.CostLimit(PerCallLimit),
-		cel.CostTracking(actualCost{}),
-		cel.InterruptCheckFrequency(100),
-	)
+	return env.Program(ast, ProgramOptions()...)
 }
 
 func addSat(a, b uint64) uint64 {

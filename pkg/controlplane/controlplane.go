@@ -147,6 +147,7 @@ type Instance struct {
 	serviceAccountKey   *ecdsa.PrivateKey
 	destroy             []func()
 	extensions          *apiExtensions
+	policies            admissionPolicies
 }
 
 // NewScheme returns a scheme with every served group and its defaults.
@@ -186,13 +187,18 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		return nil, fmt.Errorf("build the schemas of server-side apply: %w", err)
 	}
 	objects := &objectReader{}
+	policies, err := newAdmissionPolicies(scheme, typeConverter)
+	if err != nil {
+		return nil, fmt.Errorf("build the admission policies: %w", err)
+	}
 	webhookClients := &webhook.Clients{}
 	hooks := &webhookObjects{clients: webhookClients}
 	webhooks, err := admissionwebhook.New(admissionwebhook.Config{Source: hooks, Namespaces: hooks, Locator: hooks, Clients: webhookClients, Equivalents: hooks.equivalents, Default: scheme.Default})
 	if err != nil {
 		return nil, fmt.Errorf("build the admission webhooks: %w", err)
 	}
-	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: objects, webhookObjects: hooks, destroy: []func(){webhookClients.Close}, admission: newAdmission(objects, webhooks, cfg.DisableAdmissionPlugins), advertise: cfg.Advertise, clusterCA: cfg.ClusterCA, frontProxyCA: cfg.FrontProxyCA, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
+	in := &Instance{Scheme: scheme, serviceAccountKey: cfg.ServiceAccountKey, objects: objects, webhookObjects: hooks, destroy: []func(){webhookClients.Close}, admission: newAdmission(objects, webhooks, policies, cfg.DisableAdmissionPlugins), advertise: cfg.Advertise, clusterCA: cfg.ClusterCA, frontProxyCA: cfg.FrontProxyCA, leases: apiServerLeases{client: cfg.EtcdClient, prefix: cfg.Prefix + "/masterleases/"}}
+	policies.sources.in, in.policies = in, policies
 	opts := generic.StoreOptions{
 		Client:            cfg.EtcdClient,
 		Prefix:            cfg.Prefix,

@@ -221,6 +221,7 @@ func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token, 
 				}},
 				{Name: "custom resources", Run: in.RunAPIExtensions},
 				{Name: "aggregator", Run: agg.Run},
+				{Name: "admission policy status", Run: in.RunAdmissionPolicyStatus},
 				{Name: "bootstrap objects", Run: func(ctx context.Context) error {
 					return in.RunBootstrapObjects(ctx, controlplane.BootstrapInterval)
 				}},
