@@ -56,6 +56,17 @@ type ControllerContext struct {
 	// ClusterSigning is the CA the csrsigning controller issues kubelet
 	// client certificates with.
 	ClusterSigning ClusterSigning
+	// HorizontalPodAutoscaler tunes the HPA controller.
+	HorizontalPodAutoscaler HorizontalPodAutoscaler
+}
+
+// HorizontalPodAutoscaler are the HPA controller's settings
+// (--horizontal-pod-autoscaler-*); zero values take the controller's
+// defaults.
+type HorizontalPodAutoscaler struct {
+	SyncPeriod             time.Duration
+	Tolerance              float64
+	DownscaleStabilization time.Duration
 }
 
 // ClusterSigning names the CA files of the csrsigning controller and the

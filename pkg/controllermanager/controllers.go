@@ -12,6 +12,7 @@ import (
 	"kubecore.io/kubecore/pkg/controller/localpath"
 	"kubecore.io/kubecore/pkg/controller/namespace"
 	"kubecore.io/kubecore/pkg/controller/nodelifecycle"
+	"kubecore.io/kubecore/pkg/controller/podautoscaler"
 	"kubecore.io/kubecore/pkg/controller/replicaset"
 	"kubecore.io/kubecore/pkg/controller/resourcequota"
 	"kubecore.io/kubecore/pkg/controller/rootcacert"
@@ -78,5 +79,6 @@ func Controllers() map[string]InitFunc {
 		}),
 		certificates.SignerName: start(certificates.SignerName, newCSRSigner),
 		rootcacert.Name:         start(rootcacert.Name, newRootCACertPublisher),
+		podautoscaler.Name:      start(podautoscaler.Name, newPodAutoscaler),
 	}
 }

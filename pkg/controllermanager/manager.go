@@ -63,6 +63,8 @@ type Config struct {
 	LocalPathDir string
 	// ClusterSigning is handed to the csrsigning controller.
 	ClusterSigning ClusterSigning
+	// HorizontalPodAutoscaler is handed to the HPA controller.
+	HorizontalPodAutoscaler HorizontalPodAutoscaler
 	// Started, when set, is called with the names of the controllers once
 	// they are built and their informers started.
 	Started func(names []string)
@@ -194,6 +196,8 @@ func (c Config) runControllers(ctx context.Context, client *typed.Clientset, tab
 		NodeEvictionRate:       c.NodeEvictionRate,
 		LocalPathDir:           c.LocalPathDir,
 		ClusterSigning:         c.ClusterSigning,
+
+		HorizontalPodAutoscaler: c.HorizontalPodAutoscaler,
 	}
 	runs := make([]RunFunc, len(names))
 	for i, name := range names {

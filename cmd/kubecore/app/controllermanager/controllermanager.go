@@ -20,6 +20,7 @@ import (
 	"kubecore.io/kubecore/cmd/kubecore/app/options"
 	"kubecore.io/kubecore/pkg/controller/certificates"
 	"kubecore.io/kubecore/pkg/controller/localpath"
+	"kubecore.io/kubecore/pkg/controller/podautoscaler"
 	"kubecore.io/kubecore/pkg/controllermanager"
 )
 
@@ -51,6 +52,11 @@ type Options struct {
 	ClusterSigningCertFile string
 	ClusterSigningKeyFile  string
 	ClusterSigningDuration time.Duration
+	// HPASyncPeriod, HPATolerance and HPADownscaleStabilization tune the
+	// horizontal pod autoscaler (--horizontal-pod-autoscaler-*).
+	HPASyncPeriod             time.Duration
+	HPATolerance              float64
+	HPADownscaleStabilization time.Duration
 
 	// Table is the controllers known; nil means controllermanager.Controllers().
 	Table map[string]controllermanager.InitFunc
@@ -76,6 +82,10 @@ func NewOptions() *Options {
 		NodeEvictionRate:       0.1,
 		LocalPathDir:           localpath.DefaultDir,
 		ClusterSigningDuration: certificates.DefaultSigningDuration,
+
+		HPASyncPeriod:             podautoscaler.DefaultSyncPeriod,
+		HPATolerance:              podautoscaler.DefaultTolerance,
+		HPADownscaleStabilization: podautoscaler.DefaultScaleDownStabilization,
 	}
 }
 
@@ -118,6 +128,15 @@ func (o *Options) Validate() []error {
 	}
 	if o.ClusterSigningDuration <= 0 {
 		errs = append(errs, fmt.Errorf("--cluster-signing-duration %s must be positive", o.ClusterSigningDuration))
+	}
+	if o.HPASyncPeriod <= 0 {
+		errs = append(errs, fmt.Errorf("--horizontal-pod-autoscaler-sync-period %s must be positive", o.HPASyncPeriod))
+	}
+	if o.HPATolerance <= 0 {
+		errs = append(errs, fmt.Errorf("--horizontal-pod-autoscaler-tolerance %v must be positive", o.HPATolerance))
+	}
+	if o.HPADownscaleStabilization < 0 {
+		errs = append(errs, fmt.Errorf("--horizontal-pod-autoscaler-downscale-stabilization %s must not be negative", o.HPADownscaleStabilization))
 	}
 	if o.NodeEvictionRate <= 0 {
 		errs = append(errs, fmt.Errorf("--node-eviction-rate %v must be positive", o.NodeEvictionRate))
@@ -184,6 +203,9 @@ func (o *Options) Complete() (Config, error) {
 		ClusterSigning: controllermanager.ClusterSigning{
 			CertFile: o.ClusterSigningCertFile, KeyFile: o.ClusterSigningKeyFile, Duration: o.ClusterSigningDuration,
 		},
+		HorizontalPodAutoscaler: controllermanager.HorizontalPodAutoscaler{
+			SyncPeriod: o.HPASyncPeriod, Tolerance: o.HPATolerance, DownscaleStabilization: o.HPADownscaleStabilization,
+		},
 	}}, nil
 }
 
@@ -232,6 +254,9 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&o.ClusterSigningCertFile, "cluster-signing-cert-file", o.ClusterSigningCertFile, "PEM CA certificate the csrsigning controller issues kubelet client certificates with (without it, csrsigning is off)")
 	fs.StringVar(&o.ClusterSigningKeyFile, "cluster-signing-key-file", o.ClusterSigningKeyFile, "PEM key of --cluster-signing-cert-file")
 	fs.DurationVar(&o.ClusterSigningDuration, "cluster-signing-duration", o.ClusterSigningDuration, "Longest validity of the certificates csrsigning issues")
+	fs.DurationVar(&o.HPASyncPeriod, "horizontal-pod-autoscaler-sync-period", o.HPASyncPeriod, "How often each HorizontalPodAutoscaler's metrics are read and its target scaled")
+	fs.Float64Var(&o.HPATolerance, "horizontal-pod-autoscaler-tolerance", o.HPATolerance, "Ratio of usage to target within which the autoscaler does not scale")
+	fs.DurationVar(&o.HPADownscaleStabilization, "horizontal-pod-autoscaler-downscale-stabilization", o.HPADownscaleStabilization, "Scale-down stabilization window of HorizontalPodAutoscalers that set none")
 	return cmd
 }
 
