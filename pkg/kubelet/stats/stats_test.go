@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -240,4 +241,42 @@ func TestHostStats(t *testing.T) {
 			t.Errorf("host NodeStats = %+v, %v", st, err)
 		}
 	}
+}
+
+// BenchmarkResourceMetrics100Pods is the cost of one /metrics/resource
+// scrape of a node with 100 pods of the fake runtime: the measurement and
+// the text.
+func BenchmarkResourceMetrics100Pods(b *testing.B) {
+	clk := &clock{now: time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)}
+	rt := fake.New("10.0.0.1", clk)
+	for i := range 100 {
+		sb, err := rt.RunPodSandbox(b.Context(), kruntime.PodSandboxConfig{UID: fmt.Sprint(i), Namespace: "default", Name: fmt.Sprintf("pod-%d", i)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		id, err := rt.CreateContainer(b.Context(), sb, kruntime.ContainerConfig{Name: "app", Command: []string{"sleep"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := rt.StartContainer(b.Context(), id); err != nil {
+			b.Fatal(err)
+		}
+	}
+	p, err := NewProvider(Config{NodeName: "n1", Source: source{rt: rt}, NodeStartTime: clk.Now()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	for b.Loop() {
+		clk.step(time.Second)
+		s, err := p.Summary(b.Context())
+		if err != nil {
+			b.Fatal(err)
+		}
+		buf.Reset()
+		if err := WriteResourceMetrics(&buf, s, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(buf.Len()), "bytes/scrape")
 }
