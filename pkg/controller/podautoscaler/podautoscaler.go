@@ -155,9 +155,14 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return err
 	}
 	// Metrics change without events: every HPA comes back each period,
-	// failing or not (a failure also retries with back-off).
+	// failing or not. A failure is in the HPA's conditions and Events; it
+	// is retried at the next period, not with the queue's fast back-off,
+	// so that an absent metrics API costs one request per period.
 	c.Queue().AddAfter(key, c.syncPeriod)
-	return c.reconcile(ctx, key, shared.DeepCopy())
+	if err := c.reconcile(ctx, key, shared.DeepCopy()); err != nil {
+		klog.FromContext(ctx).V(2).Info("HorizontalPodAutoscaler not scaled", "hpa", klog.KObj(shared), "err", err)
+	}
+	return nil
 }
 
 // reconcile is one evaluation of hpa.

@@ -141,9 +141,11 @@ func condition(h *autoscalingv2.HorizontalPodAutoscaler, t autoscalingv2.Horizon
 	return ""
 }
 
+// sync evaluates the HPA once, as the controller's sync does, and
+// returns what failed (which sync itself only logs).
 func (f *cluster) sync(t *testing.T, c *Controller) error {
 	t.Helper()
-	return c.sync(t.Context(), "ns/web")
+	return c.reconcile(t.Context(), "ns/web", f.hpa().DeepCopy())
 }
 
 func TestScaleUpOnCPUUtilization(t *testing.T) {
@@ -295,7 +297,12 @@ func TestFailures(t *testing.T) {
 		if condition(h, autoscalingv2.ScalingActive) != "False/FailedGetResourceMetric" || len(f.updates) != 0 || h.Status.DesiredReplicas != 2 {
 			t.Errorf("ScalingActive %s, updates %v, desired %d", condition(h, autoscalingv2.ScalingActive), f.updates, h.Status.DesiredReplicas)
 		}
-		if len(f.events) != 1 || f.events[0] != "FailedGetResourceMetric: unable to get metrics for resource cpu: the server could not find the requested resource (get pods.metrics.k8s.io)" {
+		// The controller's sync reports it in the status, not as an
+		// error that would retry at once.
+		if err := c.sync(t.Context(), "ns/web"); err != nil {
+			t.Errorf("sync = %v, want nil", err)
+		}
+		if len(f.events) != 2 || f.events[0] != "FailedGetResourceMetric: unable to get metrics for resource cpu: the server could not find the requested resource (get pods.metrics.k8s.io)" {
 			t.Errorf("events = %q", f.events)
 		}
 	})
