@@ -61,12 +61,23 @@ type metricsServer struct {
 	port int
 	log  *syncBuf
 	http *http.Client
+	done <-chan struct{} // closed when the process exits
+}
+
+// exited says whether metrics-server has exited (a bad flag, a crash).
+func (m *metricsServer) exited() bool {
+	select {
+	case <-m.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // startMetricsServer runs metrics-server on the host against s with the
 // admin credentials (a client certificate of the cluster CA, which the
 // kubelet accepts and authorizes with a SubjectAccessReview), scraping
-// every 10 s, until the test ends.
+// every 15 s, until the test ends.
 func startMetricsServer(t *testing.T, s *framework.APIServer) *metricsServer {
 	t.Helper()
 	bin := metricsServerBinary(t)
@@ -80,7 +91,7 @@ func startMetricsServer(t *testing.T, s *framework.APIServer) *metricsServer {
 		"--client-ca-file", filepath.Join(s.DataDir, "pki", "ca.crt"),
 		"--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(port), "--cert-dir", t.TempDir(),
 		"--kubelet-insecure-tls", "--kubelet-use-node-status-port", "--kubelet-preferred-address-types", "InternalIP,Hostname",
-		"--metric-resolution", "10s", "-v", "2")
+		"--metric-resolution", "15s", "-v", "2")
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start metrics-server: %v", err)
@@ -100,7 +111,7 @@ func startMetricsServer(t *testing.T, s *framework.APIServer) *metricsServer {
 	}
 	// metrics-server serves a self-signed certificate of its own.
 	client.Transport.(*http.Transport).TLSClientConfig.InsecureSkipVerify = true //nolint:gosec // test against a local self-signed server
-	return &metricsServer{port: port, log: log, http: client}
+	return &metricsServer{port: port, log: log, http: client, done: done}
 }
 
 // get GETs path on metrics-server directly (not through the API server).
@@ -168,6 +179,9 @@ func TestMetricsServerScrapesKubelet(t *testing.T) {
 	var nodes, pods metricsList
 	ok := framework.WaitFor(ctx, 90*time.Second, func() bool {
 		time.Sleep(time.Second)
+		if ms.exited() {
+			return true
+		}
 		code, body, err := ms.get("/apis/metrics.k8s.io/v1beta1/nodes")
 		if err != nil || code != http.StatusOK || json.Unmarshal(body, &nodes) != nil || len(nodes.Items) == 0 {
 			return false
@@ -178,6 +192,9 @@ func TestMetricsServerScrapesKubelet(t *testing.T) {
 		}
 		return true
 	})
+	if ms.exited() {
+		t.Fatal("metrics-server exited")
+	}
 	if !ok {
 		t.Fatalf("metrics-server served no node and pod metrics; last: nodes %+v pods %+v", nodes, pods)
 	}
