@@ -60,12 +60,23 @@ type ControllerContext struct {
 	// NodeIPAM is the range the nodeipam controller cuts the nodes' pod
 	// CIDRs from.
 	NodeIPAM NodeIPAM
+	// HorizontalPodAutoscaler tunes the HPA controller.
+	HorizontalPodAutoscaler HorizontalPodAutoscaler
 }
 
 // NodeIPAM is --cluster-cidr and --node-cidr-mask-size.
 type NodeIPAM struct {
 	ClusterCIDR      netip.Prefix
 	NodeCIDRMaskSize int
+}
+
+// HorizontalPodAutoscaler are the HPA controller's settings
+// (--horizontal-pod-autoscaler-*); zero values take the controller's
+// defaults.
+type HorizontalPodAutoscaler struct {
+	SyncPeriod             time.Duration
+	Tolerance              float64
+	DownscaleStabilization time.Duration
 }
 
 // ClusterSigning names the CA files of the csrsigning controller and the

@@ -13,6 +13,7 @@ import (
 	"kubecore.io/kubecore/pkg/controller/namespace"
 	"kubecore.io/kubecore/pkg/controller/nodeipam"
 	"kubecore.io/kubecore/pkg/controller/nodelifecycle"
+	"kubecore.io/kubecore/pkg/controller/podautoscaler"
 	"kubecore.io/kubecore/pkg/controller/replicaset"
 	"kubecore.io/kubecore/pkg/controller/resourcequota"
 	"kubecore.io/kubecore/pkg/controller/rootcacert"
@@ -93,5 +94,6 @@ func Controllers() map[string]InitFunc {
 		volumeprotection.PVName: start(volumeprotection.PVName, func(cl Clients, cc ControllerContext) (*volumeprotection.VolumeController, error) {
 			return volumeprotection.NewVolumeController(cl, cc.InformerFactory)
 		}),
+		podautoscaler.Name: start(podautoscaler.Name, newPodAutoscaler),
 	}
 }

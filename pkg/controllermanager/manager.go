@@ -65,6 +65,8 @@ type Config struct {
 	ClusterSigning ClusterSigning
 	// NodeIPAM is handed to the nodeipam controller.
 	NodeIPAM NodeIPAM
+	// HorizontalPodAutoscaler is handed to the HPA controller.
+	HorizontalPodAutoscaler HorizontalPodAutoscaler
 	// Started, when set, is called with the names of the controllers once
 	// they are built and their informers started.
 	Started func(names []string)
@@ -197,6 +199,8 @@ func (c Config) runControllers(ctx context.Context, client *typed.Clientset, tab
 		LocalPathDir:           c.LocalPathDir,
 		ClusterSigning:         c.ClusterSigning,
 		NodeIPAM:               c.NodeIPAM,
+
+		HorizontalPodAutoscaler: c.HorizontalPodAutoscaler,
 	}
 	runs := make([]RunFunc, len(names))
 	for i, name := range names {

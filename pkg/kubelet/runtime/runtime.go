@@ -280,3 +280,48 @@ func DialHostNetwork(ctx context.Context, port int32) (net.Conn, error) {
 	var d net.Dialer
 	return d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", fmt.Sprint(port)))
 }
+
+// StatsProvider is a Runtime that measures its containers, as CRI's
+// ListContainerStats does. The kubelet's resource metrics
+// (/metrics/resource, /stats/summary) come from it; a runtime without one
+// reports no container figures.
+type StatsProvider interface {
+	// ListContainerStats measures every running container.
+	ListContainerStats(ctx context.Context) ([]ContainerStats, error)
+}
+
+// ContainerStats is one measurement of a container.
+type ContainerStats struct {
+	// ID is the container's ID.
+	ID string
+	// Timestamp is when the figures were read.
+	Timestamp time.Time
+	// CPUUsageCoreNanoSeconds is the CPU time the container has used
+	// since it started, in core-nanoseconds (cumulative).
+	CPUUsageCoreNanoSeconds uint64
+	// MemoryWorkingSetBytes is the memory the container cannot do
+	// without (the figure the OOM killer and metrics-server watch).
+	MemoryWorkingSetBytes uint64
+	// MemoryUsageBytes and MemoryRSSBytes, 0 when the runtime does not
+	// know them.
+	MemoryUsageBytes uint64
+	MemoryRSSBytes   uint64
+}
+
+// NodeStatsProvider is a Runtime that makes up the figures of its node
+// (the fake runtime of hollow nodes); a kubelet whose runtime is not one
+// measures the host.
+type NodeStatsProvider interface {
+	// NodeStats measures the node as a whole.
+	NodeStats(ctx context.Context) (NodeStats, error)
+}
+
+// NodeStats is one measurement of the node.
+type NodeStats struct {
+	Timestamp               time.Time
+	CPUUsageCoreNanoSeconds uint64
+	MemoryWorkingSetBytes   uint64
+	MemoryUsageBytes        uint64
+	MemoryAvailableBytes    uint64
+	MemoryRSSBytes          uint64
+}

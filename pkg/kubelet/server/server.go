@@ -6,6 +6,9 @@
 //
 //	/healthz                                 "ok"
 //	/pods                                    the node's pods, a v1 PodList (JSON)
+//	/stats/summary                           the stats/v1alpha1 Summary (JSON)
+//	/metrics/resource                        CPU and memory of the node, pods and
+//	                                         containers (Prometheus text)
 //	/containerLogs/{namespace}/{pod}/{container}
 //	    follow=true          stream until the container stops or the client goes
 //	    previous=true        the container's previous instance
@@ -41,7 +44,10 @@
 // gets 400.
 //
 // The secure port requires a client certificate that chains to the
-// cluster CA (the apiserver's kubelet client certificate); the read-only
+// cluster CA (the apiserver's kubelet client certificate, metrics-server's)
+// and, with an Authorizer, the permission the request maps to: verb on
+// nodes/stats, nodes/metrics, nodes/log, nodes/spec or nodes/proxy, as
+// the kubelet asks the API server with a SubjectAccessReview; the read-only
 // port, when enabled, serves /healthz and /pods on loopback without
 // authentication.
 package server
@@ -97,6 +103,12 @@ type Config struct {
 	ClientCAs *x509.CertPool
 	// LogPollInterval is how often a followed log is read (100 ms).
 	LogPollInterval time.Duration
+	// Stats serves /stats/summary and /metrics/resource; nil serves 404.
+	Stats SummaryProvider
+	// Authorizer, when set, decides every request of the secure port
+	// (see Attributes); NodeName is the node it asks about.
+	Authorizer Authorizer
+	NodeName   string
 }
 
 // Server is the kubelet's HTTPS server, listening once New returns.
@@ -152,9 +164,12 @@ func (s *Server) ReadOnlyAddr() net.Addr {
 	return s.readOnly.Addr()
 }
 
-// Handler serves the whole API (the secure port's).
+// Handler serves the whole API (the secure port's), behind the
+// Authorizer when there is one.
 func (s *Server) Handler() http.Handler {
 	mux := s.readOnlyMux()
+	mux.HandleFunc("GET /stats/summary", s.serveSummary)
+	mux.HandleFunc("GET /metrics/resource", s.serveResourceMetrics)
 	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", s.serveLogs)
 	for _, p := range []string{"/exec/{namespace}/{pod}/{container}", "/exec/{namespace}/{pod}/{uid}/{container}"} {
 		mux.HandleFunc("GET "+p, s.serveExec)
@@ -168,7 +183,7 @@ func (s *Server) Handler() http.Handler {
 		mux.HandleFunc("GET "+p, s.servePortForward)
 		mux.HandleFunc("POST "+p, s.servePortForward)
 	}
-	return mux
+	return s.authorize(mux)
 }
 
 func (s *Server) readOnlyMux() *http.ServeMux {

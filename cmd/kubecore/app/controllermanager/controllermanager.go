@@ -22,6 +22,7 @@ import (
 	"kubecore.io/kubecore/pkg/controller/certificates"
 	"kubecore.io/kubecore/pkg/controller/localpath"
 	"kubecore.io/kubecore/pkg/controller/nodeipam"
+	"kubecore.io/kubecore/pkg/controller/podautoscaler"
 	"kubecore.io/kubecore/pkg/controllermanager"
 )
 
@@ -60,6 +61,11 @@ type Options struct {
 	AllocateNodeCIDRs bool
 	ClusterCIDR       string
 	NodeCIDRMaskSize  int
+	// HPASyncPeriod, HPATolerance and HPADownscaleStabilization tune the
+	// horizontal pod autoscaler (--horizontal-pod-autoscaler-*).
+	HPASyncPeriod             time.Duration
+	HPATolerance              float64
+	HPADownscaleStabilization time.Duration
 
 	// Table is the controllers known; nil means controllermanager.Controllers().
 	Table map[string]controllermanager.InitFunc
@@ -88,6 +94,10 @@ func NewOptions() *Options {
 		AllocateNodeCIDRs:      true,
 		ClusterCIDR:            nodeipam.DefaultClusterCIDR,
 		NodeCIDRMaskSize:       nodeipam.DefaultNodeCIDRMaskSize,
+
+		HPASyncPeriod:             podautoscaler.DefaultSyncPeriod,
+		HPATolerance:              podautoscaler.DefaultTolerance,
+		HPADownscaleStabilization: podautoscaler.DefaultScaleDownStabilization,
 	}
 }
 
@@ -135,6 +145,15 @@ func (o *Options) Validate() []error {
 		if _, err := o.nodeIPAM(); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if o.HPASyncPeriod <= 0 {
+		errs = append(errs, fmt.Errorf("--horizontal-pod-autoscaler-sync-period %s must be positive", o.HPASyncPeriod))
+	}
+	if o.HPATolerance <= 0 {
+		errs = append(errs, fmt.Errorf("--horizontal-pod-autoscaler-tolerance %v must be positive", o.HPATolerance))
+	}
+	if o.HPADownscaleStabilization < 0 {
+		errs = append(errs, fmt.Errorf("--horizontal-pod-autoscaler-downscale-stabilization %s must not be negative", o.HPADownscaleStabilization))
 	}
 	if o.NodeEvictionRate <= 0 {
 		errs = append(errs, fmt.Errorf("--node-eviction-rate %v must be positive", o.NodeEvictionRate))
@@ -224,6 +243,9 @@ func (o *Options) Complete() (Config, error) {
 			CertFile: o.ClusterSigningCertFile, KeyFile: o.ClusterSigningKeyFile, Duration: o.ClusterSigningDuration,
 		},
 		NodeIPAM: ipam,
+		HorizontalPodAutoscaler: controllermanager.HorizontalPodAutoscaler{
+			SyncPeriod: o.HPASyncPeriod, Tolerance: o.HPATolerance, DownscaleStabilization: o.HPADownscaleStabilization,
+		},
 	}}, nil
 }
 
@@ -275,6 +297,9 @@ func NewCommand() *cobra.Command {
 	fs.BoolVar(&o.AllocateNodeCIDRs, "allocate-node-cidrs", o.AllocateNodeCIDRs, "Give every Node a pod CIDR (spec.podCIDR) cut from --cluster-cidr")
 	fs.StringVar(&o.ClusterCIDR, "cluster-cidr", o.ClusterCIDR, "The pods' address range, from which --allocate-node-cidrs gives each Node a range")
 	fs.IntVar(&o.NodeCIDRMaskSize, "node-cidr-mask-size", o.NodeCIDRMaskSize, "Prefix length of each Node's pod CIDR")
+	fs.DurationVar(&o.HPASyncPeriod, "horizontal-pod-autoscaler-sync-period", o.HPASyncPeriod, "How often each HorizontalPodAutoscaler's metrics are read and its target scaled")
+	fs.Float64Var(&o.HPATolerance, "horizontal-pod-autoscaler-tolerance", o.HPATolerance, "Ratio of usage to target within which the autoscaler does not scale")
+	fs.DurationVar(&o.HPADownscaleStabilization, "horizontal-pod-autoscaler-downscale-stabilization", o.HPADownscaleStabilization, "Scale-down stabilization window of HorizontalPodAutoscalers that set none")
 	return cmd
 }
 

@@ -40,6 +40,7 @@ import (
 	"kubecore.io/kubecore/pkg/kubelet/runtime/fake"
 	"kubecore.io/kubecore/pkg/kubelet/runtime/process"
 	"kubecore.io/kubecore/pkg/kubelet/server"
+	"kubecore.io/kubecore/pkg/kubelet/stats"
 )
 
 // The container runtimes of --runtime.
@@ -158,6 +159,14 @@ type Options struct {
 	// of the pod network (bridge, host-local from the Node's podCIDR,
 	// portmap, loopback) is written for containerd; empty writes none.
 	CNIConfDir string
+	// AuthorizationMode is Webhook (every request of the secure port is
+	// checked with a SubjectAccessReview, the default with a kubeconfig)
+	// or AlwaysAllow (any client certificate of the client CA suffices).
+	AuthorizationMode string
+	// FakeContainerCPU and FakeContainerMemory are quantities: the usage
+	// each running container of the fake runtime reports.
+	FakeContainerCPU    string
+	FakeContainerMemory string
 
 	// ShimCommand runs the process runtime's shim (process.RunShim with
 	// its spec appended); `<this binary> kubelet process-shim` when empty.
@@ -172,7 +181,30 @@ func NewOptions() *Options {
 		NodeStatusUpdateFrequency: 10 * time.Second, NodeLeaseDurationSeconds: 40,
 		ContainerLogMaxSize: "10Mi", ContainerLogMaxFiles: 5,
 		PodNetwork: PodNetworkAuto, ClusterCIDR: DefaultClusterCIDR,
-		ClusterDomain: dns.DefaultDomain, ResolvConf: "/etc/resolv.conf"}
+		ClusterDomain: dns.DefaultDomain, ResolvConf: "/etc/resolv.conf",
+		AuthorizationMode: AuthorizationWebhook, FakeContainerCPU: "1m", FakeContainerMemory: "4Mi"}
+}
+
+// The kubelet's --authorization-mode values.
+const (
+	AuthorizationWebhook     = "Webhook"
+	AuthorizationAlwaysAllow = "AlwaysAllow"
+)
+
+// fakeUsage is the fake runtime's usage of --fake-container-cpu and
+// --fake-container-memory.
+func (o *Options) fakeUsage() (fake.Usage, error) {
+	u := fake.DefaultUsage()
+	cpu, err := resource.ParseQuantity(o.FakeContainerCPU)
+	if err != nil || cpu.Sign() < 0 {
+		return u, fmt.Errorf("--fake-container-cpu %q must be a non-negative quantity such as 250m", o.FakeContainerCPU)
+	}
+	mem, err := resource.ParseQuantity(o.FakeContainerMemory)
+	if err != nil || mem.Sign() < 0 {
+		return u, fmt.Errorf("--fake-container-memory %q must be a non-negative quantity such as 64Mi", o.FakeContainerMemory)
+	}
+	u.CPUMillicores, u.MemoryBytes = cpu.MilliValue(), mem.Value()
+	return u, nil
 }
 
 // The values of --pod-network.
@@ -268,6 +300,14 @@ func (o *Options) Validate() []error {
 	}
 	if o.RunServiceProxy && os.Geteuid() != 0 {
 		errs = append(errs, errors.New("--run-service-proxy programs nftables and needs root"))
+	}
+	if _, err := o.fakeUsage(); err != nil {
+		errs = append(errs, err)
+	}
+	switch o.AuthorizationMode {
+	case AuthorizationWebhook, AuthorizationAlwaysAllow:
+	default:
+		errs = append(errs, fmt.Errorf("--authorization-mode %q is not one of Webhook, AlwaysAllow", o.AuthorizationMode))
 	}
 	if o.ContainerLogMaxFiles < 2 {
 		errs = append(errs, fmt.Errorf("--container-log-max-files %d must be at least 2", o.ContainerLogMaxFiles))
@@ -435,11 +475,20 @@ func (o *Options) Complete() (Config, error) {
 		rt = crt
 		cniConfDir = o.CNIConfDir
 	case RuntimeFake:
-		rt = fake.New(ip, nil)
+		frt := fake.New(ip, nil)
+		u, _ := o.fakeUsage()
+		frt.SetUsage(u)
+		rt = frt
 	}
 	srv, err := o.serverConfig(rc, root, name, ip)
 	if err != nil {
 		return Config{}, err
+	}
+	if srv != nil {
+		srv.NodeName = name
+		if cs != nil && o.AuthorizationMode == AuthorizationWebhook {
+			srv.Authorizer = server.SubjectAccessReviewAuthorizer{Reviews: cs.AuthorizationV1().SubjectAccessReviews()}
+		}
 	}
 	clusterDNS := o.ClusterDNS
 	var proxyCfg *proxyapp.Config
@@ -614,6 +663,11 @@ func (c Config) runKubelet(ctx context.Context) error {
 	host := &lateHost{}
 	sc := *c.server
 	sc.Host = host
+	sp, err := stats.NewProvider(stats.Config{NodeName: c.completed.NodeName, Source: host})
+	if err != nil {
+		return err
+	}
+	sc.Stats = sp
 	srv, err := server.New(sc)
 	if err != nil {
 		return fmt.Errorf("%w (set --port; 0 picks a free one)", err)
@@ -713,6 +767,9 @@ func NewCommand() *cobra.Command {
 	options.AddContentTypeFlag(fs, &o.ContentType)
 	fs.StringVar(&o.ContainerLogMaxSize, "container-log-max-size", o.ContainerLogMaxSize, "Size at which a container's log file is rotated (process runtime)")
 	fs.Int32Var(&o.ContainerLogMaxFiles, "container-log-max-files", o.ContainerLogMaxFiles, "Log files kept per container, the live one included (at least 2)")
+	fs.StringVar(&o.AuthorizationMode, "authorization-mode", o.AuthorizationMode, "Authorization of the kubelet server's requests: Webhook (a SubjectAccessReview on nodes/stats, nodes/metrics, nodes/log or nodes/proxy; needs a kubeconfig) or AlwaysAllow")
+	fs.StringVar(&o.FakeContainerCPU, "fake-container-cpu", o.FakeContainerCPU, "CPU each running container reports with --runtime fake (a quantity such as 250m)")
+	fs.StringVar(&o.FakeContainerMemory, "fake-container-memory", o.FakeContainerMemory, "Memory working set each running container reports with --runtime fake (a quantity such as 64Mi)")
 	AddImageEntrypointsFlag(fs, o)
 	AddNetworkFlags(fs, o)
 	return cmd

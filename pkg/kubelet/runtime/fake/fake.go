@@ -36,9 +36,39 @@ type Runtime struct {
 	containers map[string]*kruntime.ContainerStatus
 	exitCodes  map[string]int32 // containers that exit at start
 	calls      []string
+	usage      Usage
 }
 
-var _ kruntime.Runtime = (*Runtime)(nil)
+var (
+	_ kruntime.Runtime           = (*Runtime)(nil)
+	_ kruntime.StatsProvider     = (*Runtime)(nil)
+	_ kruntime.NodeStatsProvider = (*Runtime)(nil)
+)
+
+// Usage is the made-up resource usage of the fake runtime: every running
+// container uses CPUMillicores of CPU (its cumulative CPU time grows by
+// that much each second since it started) and MemoryBytes of memory; the
+// node uses the sum of its containers plus NodeBaseMemoryBytes, out of
+// NodeMemoryBytes.
+type Usage struct {
+	CPUMillicores       int64
+	MemoryBytes         int64
+	NodeBaseMemoryBytes int64
+	NodeMemoryBytes     int64
+}
+
+// DefaultUsage is the usage of a new fake runtime: 1m of CPU and 4 MiB per
+// container, a node of 32 GiB using 64 MiB by itself.
+func DefaultUsage() Usage {
+	return Usage{CPUMillicores: 1, MemoryBytes: 4 << 20, NodeBaseMemoryBytes: 64 << 20, NodeMemoryBytes: 32 << 30}
+}
+
+// SetUsage sets the made-up usage (hollow-node and kubelet flags).
+func (r *Runtime) SetUsage(u Usage) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.usage = u
+}
 
 // New returns an empty fake runtime whose sandboxes have address ip; a nil
 // clock is the real one.
@@ -51,6 +81,7 @@ func New(ip string, clock Clock) *Runtime {
 		sandboxes:  kruntime.Sandboxes{},
 		containers: map[string]*kruntime.ContainerStatus{},
 		exitCodes:  map[string]int32{},
+		usage:      DefaultUsage(),
 	}
 }
 
@@ -306,4 +337,52 @@ func (r *Runtime) Exec(ctx context.Context, id string, cmd []string, s kruntime.
 		}
 	}
 	return res.ExitCode, nil
+}
+
+// ListContainerStats reports the made-up usage of every running container.
+func (r *Runtime) ListContainerStats(context.Context) ([]kruntime.ContainerStats, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.clock.Now()
+	var out []kruntime.ContainerStats
+	for _, c := range r.containers {
+		if c.State != kruntime.ContainerRunning {
+			continue
+		}
+		out = append(out, r.containerStats(c, now))
+	}
+	return out, nil
+}
+
+func (r *Runtime) containerStats(c *kruntime.ContainerStatus, now time.Time) kruntime.ContainerStats {
+	ran := max(now.Sub(c.StartedAt), 0)
+	cpu := uint64(max(r.usage.CPUMillicores, 0)) * uint64(ran.Nanoseconds()) / 1000
+	mem := uint64(max(r.usage.MemoryBytes, 0))
+	return kruntime.ContainerStats{ID: c.ID, Timestamp: now, CPUUsageCoreNanoSeconds: cpu,
+		MemoryWorkingSetBytes: mem, MemoryUsageBytes: mem, MemoryRSSBytes: mem}
+}
+
+// NodeStats sums the containers' made-up usage, plus the node's base
+// memory; the node's CPU time also counts containers that have exited.
+func (r *Runtime) NodeStats(context.Context) (kruntime.NodeStats, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.clock.Now()
+	st := kruntime.NodeStats{Timestamp: now, MemoryWorkingSetBytes: uint64(max(r.usage.NodeBaseMemoryBytes, 0))}
+	for _, c := range r.containers {
+		switch c.State {
+		case kruntime.ContainerRunning:
+			cs := r.containerStats(c, now)
+			st.CPUUsageCoreNanoSeconds += cs.CPUUsageCoreNanoSeconds
+			st.MemoryWorkingSetBytes += cs.MemoryWorkingSetBytes
+		case kruntime.ContainerExited:
+			ran := max(c.FinishedAt.Sub(c.StartedAt), 0)
+			st.CPUUsageCoreNanoSeconds += uint64(max(r.usage.CPUMillicores, 0)) * uint64(ran.Nanoseconds()) / 1000
+		}
+	}
+	st.MemoryUsageBytes, st.MemoryRSSBytes = st.MemoryWorkingSetBytes, st.MemoryWorkingSetBytes
+	if total := uint64(max(r.usage.NodeMemoryBytes, 0)); total > st.MemoryWorkingSetBytes {
+		st.MemoryAvailableBytes = total - st.MemoryWorkingSetBytes
+	}
+	return st, nil
 }

@@ -2,6 +2,7 @@ package informers
 
 import (
 	appsv1 "kubecore.io/api/apps/v1"
+	autoscalingv2 "kubecore.io/api/autoscaling/v2"
 	batchv1 "kubecore.io/api/batch/v1"
 	certificatesv1 "kubecore.io/api/certificates/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
@@ -126,4 +127,10 @@ func PersistentVolumeClaims(f *SharedInformerFactory) (*cache.Informer[*corev1.P
 // informer.
 func CertificateSigningRequests(f *SharedInformerFactory) (*cache.Informer[*certificatesv1.CertificateSigningRequest], error) {
 	return For[*certificatesv1.CertificateSigningRequest](f, certificatesv1.SchemeGroupVersion.WithResource("certificatesigningrequests"))
+}
+
+// HorizontalPodAutoscalers returns the shared HorizontalPodAutoscaler
+// informer (autoscaling/v2).
+func HorizontalPodAutoscalers(f *SharedInformerFactory) (*cache.Informer[*autoscalingv2.HorizontalPodAutoscaler], error) {
+	return For[*autoscalingv2.HorizontalPodAutoscaler](f, autoscalingv2.SchemeGroupVersion.WithResource("horizontalpodautoscalers"))
 }

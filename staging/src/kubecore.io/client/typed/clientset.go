@@ -11,6 +11,7 @@ import (
 	appsv1 "kubecore.io/api/apps/v1"
 	authorizationv1 "kubecore.io/api/authorization/v1"
 	autoscalingv1 "kubecore.io/api/autoscaling/v1"
+	autoscalingv2 "kubecore.io/api/autoscaling/v2"
 	batchv1 "kubecore.io/api/batch/v1"
 	certificatesv1 "kubecore.io/api/certificates/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
@@ -39,6 +40,7 @@ type Clientset struct {
 	certificates  *rest.Client
 	discovery     *rest.Client
 	storage       *rest.Client
+	autoscaling   *rest.Client
 }
 
 // NewForConfig returns a Clientset for config's server.
@@ -81,6 +83,7 @@ func NewForConfig(config *rest.Config) (*Clientset, error) {
 		{certificatesv1.SchemeGroupVersion.String(), &cs.certificates},
 		{discoveryv1.SchemeGroupVersion.String(), &cs.discovery},
 		{storagev1.SchemeGroupVersion.String(), &cs.storage},
+		{autoscalingv2.SchemeGroupVersion.String(), &cs.autoscaling},
 	} {
 		o := opts
 		o.GroupVersion = gv.gv
@@ -98,7 +101,7 @@ func NewForConfig(config *rest.Config) (*Clientset, error) {
 
 // SetWarningHandler sets the handler of Warning headers of every group.
 func (cs *Clientset) SetWarningHandler(h rest.WarningHandler) {
-	for _, c := range []*rest.Client{cs.core, cs.apps, cs.batch, cs.coordination, cs.scheduling, cs.policy, cs.rbac, cs.authorization, cs.certificates, cs.discovery, cs.storage} {
+	for _, c := range []*rest.Client{cs.core, cs.apps, cs.batch, cs.coordination, cs.scheduling, cs.policy, cs.rbac, cs.authorization, cs.certificates, cs.discovery, cs.storage, cs.autoscaling} {
 		c.SetWarningHandler(h)
 	}
 }
@@ -134,6 +137,16 @@ func (cs *Clientset) CertificatesV1() CertificatesV1 { return CertificatesV1{rc:
 
 // DiscoveryV1 returns the clients of discovery.k8s.io/v1.
 func (cs *Clientset) DiscoveryV1() DiscoveryV1 { return DiscoveryV1{rc: cs.discovery} }
+
+// AutoscalingV2 returns the clients of autoscaling/v2.
+func (cs *Clientset) AutoscalingV2() AutoscalingV2 { return AutoscalingV2{rc: cs.autoscaling} }
+
+// AutoscalingV2 is autoscaling/v2's client accessors.
+type AutoscalingV2 struct{ rc *rest.Client }
+
+func (g AutoscalingV2) HorizontalPodAutoscalers(namespace string) *Client[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2.HorizontalPodAutoscalerList] {
+	return NewClient(g.rc, HorizontalPodAutoscalersResource(), namespace)
+}
 
 // CoreV1 is the core group's client accessors.
 type CoreV1 struct{ rc *rest.Client }

@@ -60,6 +60,7 @@ func (cs *Clientset) listWatchers() map[schema.GroupVersionResource]func(namespa
 	add(listWatcher(cs.rbac, RoleBindingsResource()))
 	add(listWatcher(cs.rbac, ClusterRoleBindingsResource()))
 	add(listWatcher(cs.storage, StorageClassesResource()))
+	add(listWatcher(cs.autoscaling, HorizontalPodAutoscalersResource()))
 	return m
 }
 

@@ -4,6 +4,7 @@ import (
 	appsv1 "kubecore.io/api/apps/v1"
 	authorizationv1 "kubecore.io/api/authorization/v1"
 	autoscalingv1 "kubecore.io/api/autoscaling/v1"
+	autoscalingv2 "kubecore.io/api/autoscaling/v2"
 	batchv1 "kubecore.io/api/batch/v1"
 	certificatesv1 "kubecore.io/api/certificates/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
@@ -201,7 +202,7 @@ func BuiltinResources() []ResourceInfo {
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
-		corev1.AddToScheme, appsv1.AddToScheme, autoscalingv1.AddToScheme, batchv1.AddToScheme,
+		corev1.AddToScheme, appsv1.AddToScheme, autoscalingv1.AddToScheme, autoscalingv2.AddToScheme, batchv1.AddToScheme,
 		coordinationv1.AddToScheme, schedulingv1.AddToScheme, policyv1.AddToScheme,
 		rbacv1.AddToScheme, authorizationv1.AddToScheme, certificatesv1.AddToScheme,
 		discoveryv1.AddToScheme, storagev1.AddToScheme,
@@ -212,4 +213,9 @@ func NewScheme() (*runtime.Scheme, error) {
 	}
 	s.AddUnversionedTypes(metav1.Unversioned, &metav1.Status{}, &metav1.DeleteOptions{})
 	return s, nil
+}
+
+// Autoscaling (autoscaling/v2).
+func HorizontalPodAutoscalersResource() Resource[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2.HorizontalPodAutoscalerList] {
+	return NewResource[autoscalingv2.HorizontalPodAutoscaler, autoscalingv2.HorizontalPodAutoscalerList](autoscalingv2.SchemeGroupVersion.WithResource("horizontalpodautoscalers"), "HorizontalPodAutoscaler", true)
 }
