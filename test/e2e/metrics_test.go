@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -285,9 +284,6 @@ spec:
 // scales a CPU-burning Deployment up and, once the pods idle and the
 // 20 s window has passed, down again.
 func TestKubectlTopAndHPA(t *testing.T) {
-	if os.Getenv("KUBECORE_E2E_AGGREGATOR") == "" {
-		t.Skip("needs the aggregation layer (branch h-aggregator); set KUBECORE_E2E_AGGREGATOR=1, and drop this skip once it is merged")
-	}
 	s := framework.StartAllInOne(t, "")
 	k := s.Kubectl(t)
 	bin, err := framework.Binary()
