@@ -7,7 +7,6 @@ package aggregator
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,17 +20,13 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
-	"kubecore.io/apimachinery/pkg/fields"
 	"kubecore.io/apimachinery/pkg/labels"
-	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
-	"kubecore.io/apimachinery/pkg/watch"
 	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/util/workqueue"
 
 	"kubecore.io/kubecore/pkg/apiserver"
 	"kubecore.io/kubecore/pkg/registry/rest"
-	"kubecore.io/kubecore/pkg/storage"
 	"kubecore.io/kubecore/pkg/webhook"
 )
 
@@ -40,10 +35,7 @@ import (
 const DefaultResyncPeriod = 30 * time.Second
 
 // ListWatcher is a storage the aggregator lists and watches in-process.
-type ListWatcher interface {
-	rest.Lister
-	rest.Watcher
-}
+type ListWatcher = rest.ListerWatcher
 
 // Config is what an Aggregator reads and writes.
 type Config struct {
@@ -106,11 +98,11 @@ func New(cfg Config) (*Aggregator, error) {
 	a := &Aggregator{
 		cfg:      cfg,
 		resolver: webhook.Resolver{Services: cfg.Services, Endpoints: cfg.Endpoints},
-		apiServices: cache.NewInformer[*apiregistrationv1.APIService](listerWatcher(cfg.APIServices), cache.InformerOptions{
+		apiServices: cache.NewInformer[*apiregistrationv1.APIService](rest.InProcessListerWatcher(cfg.APIServices), cache.InformerOptions{
 			Resource: apiregistrationv1.Resource("apiservices"), ResyncPeriod: cfg.ResyncPeriod,
 		}),
-		services:  cache.NewInformer[*corev1.Service](listerWatcher(cfg.Services), cache.InformerOptions{Resource: corev1.Resource("services")}),
-		endpoints: cache.NewInformer[*corev1.Endpoints](listerWatcher(cfg.Endpoints), cache.InformerOptions{Resource: corev1.Resource("endpoints")}),
+		services:  cache.NewInformer[*corev1.Service](rest.InProcessListerWatcher(cfg.Services), cache.InformerOptions{Resource: corev1.Resource("services")}),
+		endpoints: cache.NewInformer[*corev1.Endpoints](rest.InProcessListerWatcher(cfg.Endpoints), cache.InformerOptions{Resource: corev1.Resource("endpoints")}),
 		queue:     workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
 
 		openapiServed: map[schema.GroupVersion]bool{},
@@ -122,31 +114,6 @@ func New(cfg Config) (*Aggregator, error) {
 	return a, nil
 }
 
-// listerWatcher lists and watches a storage in-process; shared watch-cache
-// objects are handed out unwrapped, for the informer's cache only.
-func listerWatcher(st ListWatcher) cache.ListerWatcher {
-	return cache.ListWatch{
-		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			return st.List(ctx, &rest.ListOptions{
-				ResourceVersion: opts.ResourceVersion, Limit: opts.Limit, Continue: opts.Continue,
-				LabelSelector: labels.Everything(), FieldSelector: fields.Everything(),
-			})
-		},
-		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			w, err := st.Watch(ctx, &rest.ListOptions{
-				ResourceVersion: opts.ResourceVersion, AllowWatchBookmarks: opts.AllowWatchBookmarks, Watch: true,
-				LabelSelector: labels.Everything(), FieldSelector: fields.Everything(),
-			})
-			if err != nil {
-				return nil, err
-			}
-			return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
-				ev.Object = storage.Unwrap(ev.Object)
-				return ev, true
-			}), nil
-		},
-	}
-}
 
 func groupVersion(s *apiregistrationv1.APIService) schema.GroupVersion {
 	return schema.GroupVersion{Group: s.Spec.Group, Version: s.Spec.Version}

@@ -19,11 +19,9 @@ import (
 
 // clientConfig is how to reach s's server.
 func clientConfig(s *apiregistrationv1.APIService) webhook.ClientConfig {
-	ref := &webhook.ServiceReference{Namespace: s.Spec.Service.Namespace, Name: s.Spec.Service.Name}
-	if s.Spec.Service.Port != nil {
-		ref.Port = *s.Spec.Service.Port
-	}
-	return webhook.ClientConfig{Service: ref, CABundle: s.Spec.CABundle, InsecureSkipTLSVerify: s.Spec.InsecureSkipTLSVerify}
+	cc := webhook.NewClientConfig(nil, s.Spec.CABundle, webhook.NewServiceReference(s.Spec.Service.Namespace, s.Spec.Service.Name, nil, s.Spec.Service.Port))
+	cc.InsecureSkipTLSVerify = s.Spec.InsecureSkipTLSVerify
+	return cc
 }
 
 // proxy forwards r to a ready endpoint of s's Service as the front proxy:

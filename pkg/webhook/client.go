@@ -35,6 +35,31 @@ type ClientConfig struct {
 	InsecureSkipTLSVerify bool
 }
 
+// NewClientConfig builds a ClientConfig from the optional fields of an
+// API object's clientConfig (admissionregistration's and apiextensions'
+// WebhookClientConfig have the same shape): a URL, or a Service named by
+// namespace and name with an optional path and port.
+func NewClientConfig(url *string, caBundle []byte, svc *ServiceReference) ClientConfig {
+	cc := ClientConfig{CABundle: caBundle, Service: svc}
+	if url != nil {
+		cc.URL = *url
+	}
+	return cc
+}
+
+// NewServiceReference builds a ServiceReference from an API object's
+// optional path and port.
+func NewServiceReference(namespace, name string, path *string, port *int32) *ServiceReference {
+	ref := &ServiceReference{Namespace: namespace, Name: name}
+	if path != nil {
+		ref.Path = *path
+	}
+	if port != nil {
+		ref.Port = *port
+	}
+	return ref
+}
+
 // Location is a ClientConfig resolved: the URL to call (an endpoint's
 // address for a Service) and the name the server's certificate must carry.
 type Location struct {

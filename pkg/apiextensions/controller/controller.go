@@ -23,7 +23,6 @@ import (
 	"kubecore.io/apimachinery/pkg/labels"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
-	"kubecore.io/apimachinery/pkg/watch"
 	"kubecore.io/client/controller"
 	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/util/workqueue"
@@ -34,7 +33,6 @@ import (
 	"kubecore.io/kubecore/pkg/apiserver"
 	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/rest"
-	"kubecore.io/kubecore/pkg/storage"
 )
 
 // cleanupRetry is how soon a definition whose objects are not all gone
@@ -85,7 +83,7 @@ func New(crds *customresourcedefinition.Storage, groups *apiserver.DynamicGroups
 		served:    map[string]*served{},
 		installed: map[schema.GroupVersion]bool{},
 	}
-	c.inf = cache.NewInformer[*apiextensionsv1.CustomResourceDefinition](listerWatcher(crds.CustomResourceDefinition), cache.InformerOptions{
+	c.inf = cache.NewInformer[*apiextensionsv1.CustomResourceDefinition](rest.InProcessListerWatcher(crds.CustomResourceDefinition), cache.InformerOptions{
 		Resource: apiextensionsv1.Resource("customresourcedefinitions"),
 	})
 	c.lister = c.inf.Lister()
@@ -491,29 +489,3 @@ func (c *Controller) deleteObjects(ctx context.Context, crd *apiextensionsv1.Cus
 	return len(items.Items), nil
 }
 
-// listerWatcher lists and watches definitions straight from their Store,
-// in-process; shared watch-cache objects are handed out unwrapped, for the
-// informer's cache only.
-func listerWatcher(st *customresourcedefinition.REST) cache.ListerWatcher {
-	return cache.ListWatch{
-		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			return st.List(ctx, &rest.ListOptions{
-				ResourceVersion: opts.ResourceVersion, Limit: opts.Limit, Continue: opts.Continue,
-				LabelSelector: labels.Everything(), FieldSelector: fields.Everything(),
-			})
-		},
-		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			w, err := st.Watch(ctx, &rest.ListOptions{
-				ResourceVersion: opts.ResourceVersion, AllowWatchBookmarks: opts.AllowWatchBookmarks, Watch: true,
-				LabelSelector: labels.Everything(), FieldSelector: fields.Everything(),
-			})
-			if err != nil {
-				return nil, err
-			}
-			return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
-				ev.Object = storage.Unwrap(ev.Object)
-				return ev, true
-			}), nil
-		},
-	}
-}

@@ -64,21 +64,11 @@ func newConverter(c *apiextensionsv1.CustomResourceConversion, hooks *Conversion
 		return nil, fmt.Errorf("the conversion webhook speaks none of the ConversionReview versions this server sends (v1)")
 	}
 	cc := c.Webhook.ClientConfig
-	w := &webhookConverter{hooks: hooks, client: webhook.ClientConfig{CABundle: cc.CABundle}}
-	if cc.URL != nil {
-		w.client.URL = *cc.URL
-	}
+	var ref *webhook.ServiceReference
 	if s := cc.Service; s != nil {
-		ref := &webhook.ServiceReference{Namespace: s.Namespace, Name: s.Name}
-		if s.Port != nil {
-			ref.Port = *s.Port
-		}
-		if s.Path != nil {
-			ref.Path = *s.Path
-		}
-		w.client.Service = ref
+		ref = webhook.NewServiceReference(s.Namespace, s.Name, s.Path, s.Port)
 	}
-	return w, nil
+	return &webhookConverter{hooks: hooks, client: webhook.NewClientConfig(cc.URL, cc.CABundle, ref)}, nil
 }
 
 func (w *webhookConverter) convert(ctx context.Context, objs []runtime.Object, version string) error {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -223,4 +224,24 @@ func WaitForPod(ctx context.Context, f *Factory, ns, name string, done func(pod 
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// TargetPod resolves the POD or TYPE/NAME argument of a command that
+// streams to one pod (attach, exec) in the current namespace: the first
+// pod of a workload's selector, as kubectl picks it. A kind without a
+// selector is refused as kubectl words it.
+func TargetPod(ctx context.Context, f *Factory, target string) (string, *dynamic.Unstructured, error) {
+	ns, _, err := f.Namespace()
+	if err != nil {
+		return "", nil, err
+	}
+	pods, err := PodsFor(ctx, f, ns, target)
+	var noSelector *NoSelectorError
+	if errors.As(err, &noSelector) {
+		return "", nil, fmt.Errorf("cannot attach to %s: %w", noSelector.Type, err)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	return ns, pods[0], nil
 }

@@ -155,20 +155,11 @@ func (c *compiler) compile(config, name string, cc admissionregistrationv1.Webho
 	if timeout != nil && *timeout > 0 {
 		h.timeout = min(time.Duration(*timeout)*time.Second, maxTimeout)
 	}
-	h.client = webhook.ClientConfig{CABundle: cc.CABundle}
-	if cc.URL != nil {
-		h.client.URL = *cc.URL
-	}
+	var ref *webhook.ServiceReference
 	if s := cc.Service; s != nil {
-		ref := &webhook.ServiceReference{Namespace: s.Namespace, Name: s.Name}
-		if s.Port != nil {
-			ref.Port = *s.Port
-		}
-		if s.Path != nil {
-			ref.Path = *s.Path
-		}
-		h.client.Service = ref
+		ref = webhook.NewServiceReference(s.Namespace, s.Name, s.Path, s.Port)
 	}
+	h.client = webhook.NewClientConfig(cc.URL, cc.CABundle, ref)
 	var err error
 	h.matcher, err = matching.NewMatcher(matching.Criteria{Rules: matching.WebhookRules(rules), MatchPolicy: policy, NamespaceSelector: nsSel, ObjectSelector: objSel})
 	if err != nil {

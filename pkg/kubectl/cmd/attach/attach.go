@@ -4,7 +4,6 @@ package attach
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -52,19 +51,11 @@ func NewCommand(f *cmdutil.Factory, streams cmdutil.IOStreams) *cobra.Command {
 
 // Run finds the pod, waits for it to run and attaches.
 func (o *Options) Run(ctx context.Context) error {
-	ns, _, err := o.factory.Namespace()
+	ns, target, err := cmdutil.TargetPod(ctx, o.factory, o.target)
 	if err != nil {
 		return err
 	}
-	pods, err := cmdutil.PodsFor(ctx, o.factory, ns, o.target)
-	var noSelector *cmdutil.NoSelectorError
-	if errors.As(err, &noSelector) {
-		return fmt.Errorf("cannot attach to %s: %w", noSelector.Type, err)
-	}
-	if err != nil {
-		return err
-	}
-	pod, err := WaitForRunning(ctx, o.factory, ns, pods[0].GetName(), o.PodRunningTimeout)
+	pod, err := WaitForRunning(ctx, o.factory, ns, target.GetName(), o.PodRunningTimeout)
 	if err != nil {
 		return err
 	}

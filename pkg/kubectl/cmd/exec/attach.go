@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"strings"
 
 	"kubecore.io/kubecore/pkg/kubectl/cmdutil"
 )
@@ -51,17 +50,5 @@ func Attach(ctx context.Context, f *cmdutil.Factory, streams cmdutil.IOStreams, 
 // attachURL is the attach subresource of the pod with the streams as
 // query parameters.
 func attachURL(server *url.URL, a AttachOptions, o streamOptions) *url.URL {
-	u := *server
-	u.Path = strings.TrimSuffix(u.Path, "/") + "/api/v1/namespaces/" + url.PathEscape(a.Namespace) + "/pods/" + url.PathEscape(a.Pod) + "/attach"
-	q := url.Values{"container": {a.Container}, "stdout": {"true"}}
-	if o.stdin != nil {
-		q.Set("stdin", "true")
-	}
-	if o.tty {
-		q.Set("tty", "true")
-	} else {
-		q.Set("stderr", "true")
-	}
-	u.RawQuery = q.Encode()
-	return &u
+	return streamURL(server, a.Namespace, a.Pod, "attach", url.Values{"container": {a.Container}}, o)
 }

@@ -6,7 +6,6 @@ package exec
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -76,19 +75,10 @@ func (o *Options) Complete(args []string, dash int) error {
 
 // Run finds the pod and its container and runs the command.
 func (o *Options) Run(ctx context.Context) error {
-	ns, _, err := o.factory.Namespace()
+	ns, pod, err := cmdutil.TargetPod(ctx, o.factory, o.target)
 	if err != nil {
 		return err
 	}
-	pods, err := cmdutil.PodsFor(ctx, o.factory, ns, o.target)
-	var noSelector *cmdutil.NoSelectorError
-	if errors.As(err, &noSelector) {
-		return fmt.Errorf("cannot attach to %s: %w", noSelector.Type, err)
-	}
-	if err != nil {
-		return err
-	}
-	pod := pods[0]
 	if phase := dynamic.NestedString(pod.Object, "status", "phase"); phase == "Succeeded" || phase == "Failed" {
 		return fmt.Errorf("cannot exec into a container in a completed pod; current phase is %s", phase)
 	}
@@ -161,17 +151,24 @@ func size(fd int) (terminalSize, bool) {
 // execURL is the exec subresource of the pod with the command and the
 // streams as query parameters.
 func execURL(server *url.URL, ns, pod, container string, command []string, o streamOptions) *url.URL {
+	return streamURL(server, ns, pod, "exec", url.Values{"command": command, "container": {container}}, o)
+}
+
+// streamURL is the streaming subresource (exec, attach) of the pod, with
+// query and the streams o asks for as query parameters: stdout always,
+// stdin when given, a tty or stderr.
+func streamURL(server *url.URL, ns, pod, subresource string, query url.Values, o streamOptions) *url.URL {
 	u := *server
-	u.Path = strings.TrimSuffix(u.Path, "/") + "/api/v1/namespaces/" + url.PathEscape(ns) + "/pods/" + url.PathEscape(pod) + "/exec"
-	q := url.Values{"command": command, "container": {container}, "stdout": {"true"}}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/api/v1/namespaces/" + url.PathEscape(ns) + "/pods/" + url.PathEscape(pod) + "/" + subresource
+	query.Set("stdout", "true")
 	if o.stdin != nil {
-		q.Set("stdin", "true")
+		query.Set("stdin", "true")
 	}
 	if o.tty {
-		q.Set("tty", "true")
+		query.Set("tty", "true")
 	} else {
-		q.Set("stderr", "true")
+		query.Set("stderr", "true")
 	}
-	u.RawQuery = q.Encode()
+	u.RawQuery = query.Encode()
 	return &u
 }
