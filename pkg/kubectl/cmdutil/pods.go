@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
@@ -244,4 +245,25 @@ func TargetPod(ctx context.Context, f *Factory, target string) (string, *dynamic
 		return "", nil, err
 	}
 	return ns, pods[0], nil
+}
+
+// CopyLog copies the log of a pod's container to out, as kubectl does when
+// it cannot attach.
+func CopyLog(ctx context.Context, f *Factory, out io.Writer, ns, pod, container string) error {
+	dyn, err := f.Dynamic()
+	if err != nil {
+		return err
+	}
+	req, err := dyn.Resource(PodsGVR).Namespace(ns).NewRequest("GET", pod, "log")
+	if err != nil {
+		return err
+	}
+	req.Param("container", container)
+	body, err := req.Stream(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = body.Close() }()
+	_, err = io.Copy(out, body)
+	return err
 }

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -194,22 +193,7 @@ func (o *Options) attach(ctx context.Context, ns, pod, container string) error {
 		}
 		fmt.Fprintf(o.streams.ErrOut, "warning: couldn't attach to pod/%s, falling back to streaming logs: %v\n", pod, err)
 	}
-	dyn, err := o.factory.Dynamic()
-	if err != nil {
-		return err
-	}
-	req, err := dyn.Resource(cmdutil.PodsGVR).Namespace(ns).NewRequest("GET", pod, "log")
-	if err != nil {
-		return err
-	}
-	req.Param("container", container)
-	body, err := req.Stream(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = body.Close() }()
-	_, err = io.Copy(o.streams.Out, body)
-	return err
+	return cmdutil.CopyLog(ctx, o.factory, o.streams.Out, ns, pod, container)
 }
 
 // containerState is the state of the named container, ephemeral or not.

@@ -105,22 +105,7 @@ func (o *Options) getPod(ctx context.Context, ns, name string) (*dynamic.Unstruc
 
 // printLog copies the container's log to stdout.
 func (o *Options) printLog(ctx context.Context, ns, name, container string) error {
-	dyn, err := o.factory.Dynamic()
-	if err != nil {
-		return err
-	}
-	req, err := dyn.Resource(cmdutil.PodsGVR).Namespace(ns).NewRequest("GET", name, "log")
-	if err != nil {
-		return err
-	}
-	req.Param("container", container)
-	body, err := req.Stream(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = body.Close() }()
-	_, err = io.Copy(o.streams.Out, body)
-	return err
+	return cmdutil.CopyLog(ctx, o.factory, o.streams.Out, ns, name, container)
 }
 
 func completed(pod *dynamic.Unstructured) bool {
