@@ -144,24 +144,10 @@ func (r *Runtime) Attach(ctx context.Context, id string, s kruntime.ExecStreams)
 			}
 		}()
 	}
-	if s.Resize != nil {
-		go func() {
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case sz, ok := <-s.Resize:
-					if !ok {
-						return
-					}
-					b, _ := json.Marshal(sz)
-					if send(frameResize, b) != nil {
-						return
-					}
-				}
-			}
-		}()
-	}
+	go forwardResizes(ctx, s.Resize, func(sz kruntime.TerminalSize) error {
+		b, _ := json.Marshal(sz)
+		return send(frameResize, b)
+	})
 	for {
 		kind, p, err := readFrame(conn)
 		if err != nil {

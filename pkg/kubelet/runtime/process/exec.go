@@ -94,21 +94,10 @@ func (r *Runtime) Exec(ctx context.Context, id string, cmd []string, s kruntime.
 		if s.Stdin != nil {
 			stdin = master
 		}
-		if s.Resize != nil {
-			go func() {
-				for {
-					select {
-					case <-ctx.Done():
-						return
-					case sz, ok := <-s.Resize:
-						if !ok {
-							return
-						}
-						_ = setWinsize(master, sz)
-					}
-				}
-			}()
-		}
+		go forwardResizes(ctx, s.Resize, func(sz kruntime.TerminalSize) error {
+			_ = setWinsize(master, sz)
+			return nil
+		})
 	} else {
 		if s.Stdin != nil {
 			p, err := x.StdinPipe()
@@ -196,4 +185,22 @@ func ioctl(f *os.File, req uint, arg uintptr) error {
 		return errno
 	}
 	return nil
+}
+
+// forwardResizes hands every terminal size of resizes (nil: none) to
+// apply until ctx ends, resizes closes or apply fails.
+func forwardResizes(ctx context.Context, resizes <-chan kruntime.TerminalSize, apply func(kruntime.TerminalSize) error) {
+	if resizes == nil {
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case sz, ok := <-resizes:
+			if !ok || apply(sz) != nil {
+				return
+			}
+		}
+	}
 }
