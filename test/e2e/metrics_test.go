@@ -282,7 +282,18 @@ spec:
 func TestKubectlTopAndHPA(t *testing.T) {
 	s := framework.StartAllInOne(t, "")
 	k := s.Kubectl(t)
+	bin, err := framework.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundled := s.CLI(bin, "kubectl")
 	ns := s.CreateNamespace(t, "hpa")
+	// Without the metrics API both CLIs say so and fail.
+	for _, cli := range []*framework.Kubectl{k, bundled} {
+		if r := cli.Run(t, "top", "nodes"); r.ExitCode == 0 || !strings.Contains(r.Stderr, "Metrics API not available") {
+			t.Errorf("%s top nodes without metrics-server: %s", cli.Path, r)
+		}
+	}
 	ms := startMetricsServer(t, s)
 	k.MustRunStdin(t, metricsAPIService(ms.port), "apply", "-f", "-")
 	k.MustRunStdin(t, burnerManifest, "apply", "-n", ns, "-f", "-")
@@ -290,8 +301,7 @@ func TestKubectlTopAndHPA(t *testing.T) {
 	k.MustRun(t, "rollout", "status", "-n", ns, "deployment/burner", "--timeout=120s")
 
 	ctx := context.Background()
-	// The bundled CLI has no top yet: the stock kubectl's.
-	for _, cli := range []*framework.Kubectl{k} {
+	for _, cli := range []*framework.Kubectl{k, bundled} {
 		var last string
 		if !framework.WaitFor(ctx, 90*time.Second, func() bool {
 			time.Sleep(time.Second)

@@ -38,6 +38,7 @@ import (
 	"kubecore.io/kubecore/pkg/kubectl/cmd/scale"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/set"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/taint"
+	"kubecore.io/kubecore/pkg/kubectl/cmd/top"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/version"
 	"kubecore.io/kubecore/pkg/kubectl/cmd/wait"
 	"kubecore.io/kubecore/pkg/kubectl/cmdutil"
@@ -85,6 +86,7 @@ func NewKubectlCommand(streams cmdutil.IOStreams) *cobra.Command {
 		}},
 		{"cluster", "Cluster Management Commands:", []*cobra.Command{
 			clusterinfo.NewCommand(f, streams),
+			top.NewCommand(f, streams),
 			drain.NewCordonCommand(f, streams),
 			drain.NewDrainCommand(f, streams),
 			drain.NewUncordonCommand(f, streams),
