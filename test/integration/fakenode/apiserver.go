@@ -10,6 +10,7 @@ import (
 	"kubecore.io/client/tools/clientcmd"
 
 	"kubecore.io/kubecore/cmd/kubecore/app/apiserver"
+	"kubecore.io/kubecore/test/integration/framework"
 )
 
 // StartAPIServer runs an API server over an embedded etcd in a temporary
@@ -20,6 +21,7 @@ func StartAPIServer(t testing.TB) (*rest.Config, string) {
 	o := apiserver.NewOptions()
 	o.DataDir = t.TempDir()
 	o.SecurePort = 0
+	o.DisableAdmissionPlugins = framework.DefaultDisabledAdmissionPlugins()
 	c, err := o.Complete()
 	if err != nil {
 		t.Fatalf("apiserver options: %v", err)

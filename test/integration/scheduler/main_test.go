@@ -22,6 +22,7 @@ import (
 
 	"kubecore.io/kubecore/cmd/kubecore/app/apiserver"
 	"kubecore.io/kubecore/pkg/scheduler"
+	"kubecore.io/kubecore/test/integration/framework"
 )
 
 // restConfig reaches the package's API server.
@@ -40,6 +41,9 @@ func run(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	o := apiserver.NewOptions()
 	o.DataDir, o.SecurePort = dir, 0
+	// Nodes here are plain objects with no lifecycle controller to take
+	// the not-ready taint off: a test server leaves those plugins out.
+	o.DisableAdmissionPlugins = framework.DefaultDisabledAdmissionPlugins()
 	cfg, err := o.Complete()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

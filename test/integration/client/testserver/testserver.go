@@ -21,6 +21,7 @@ import (
 
 	"kubecore.io/kubecore/cmd/kubecore/app/apiserver"
 	"kubecore.io/kubecore/pkg/etcd"
+	"kubecore.io/kubecore/test/integration/framework"
 )
 
 // Server is an API server on 127.0.0.1 and its etcd member. The etcd
@@ -84,6 +85,7 @@ func (s *Server) start() error {
 	o.DataDir = s.DataDir
 	o.EtcdServers = s.etcd.ClientURLs()
 	o.SecurePort = s.port
+	o.DisableAdmissionPlugins = framework.DefaultDisabledAdmissionPlugins()
 	cfg, err := o.Complete()
 	if err != nil {
 		return fmt.Errorf("complete apiserver options: %w", err)
