@@ -1,10 +1,8 @@
 package kubelet
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -24,6 +22,8 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/types"
 	"kubecore.io/apimachinery/pkg/version"
+
+	"kubecore.io/kubecore/pkg/kubelet/stats"
 )
 
 // The hard eviction thresholds of Kubernetes' defaults: below them the node
@@ -101,39 +101,11 @@ type meminfo struct{ total, available uint64 }
 
 // parseMeminfo reads MemTotal and MemAvailable from /proc/meminfo.
 func parseMeminfo(r io.Reader) (meminfo, error) {
-	var m meminfo
-	var haveTotal, haveAvail bool
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		key, rest, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) == 0 {
-			continue
-		}
-		n, err := strconv.ParseUint(f[0], 10, 64)
-		if err != nil {
-			return meminfo{}, fmt.Errorf("meminfo %s: %w", key, err)
-		}
-		if len(f) > 1 && f[1] == "kB" {
-			n *= 1024
-		}
-		switch key {
-		case "MemTotal":
-			m.total, haveTotal = n, true
-		case "MemAvailable":
-			m.available, haveAvail = n, true
-		}
+	fields, err := stats.ParseMeminfo(r)
+	if err != nil {
+		return meminfo{}, fmt.Errorf("meminfo: %w", err)
 	}
-	if err := sc.Err(); err != nil {
-		return meminfo{}, err
-	}
-	if !haveTotal || !haveAvail {
-		return meminfo{}, errors.New("meminfo: no MemTotal or MemAvailable")
-	}
-	return m, nil
+	return meminfo{total: fields["MemTotal"], available: fields["MemAvailable"]}, nil
 }
 
 // statfs returns the size and the space available to users of the file

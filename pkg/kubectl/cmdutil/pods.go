@@ -267,3 +267,20 @@ func CopyLog(ctx context.Context, f *Factory, out io.Writer, ns, pod, container 
 	_, err = io.Copy(out, body)
 	return err
 }
+
+// StreamContainer checks that pod has not completed and picks the
+// container a streaming command talks to: the one asked for, else the
+// default one, announced on errOut unless quiet. action words the refusal
+// ("attach a container", "exec into a container").
+func StreamContainer(pod *dynamic.Unstructured, container, action string, quiet bool, errOut io.Writer) (string, error) {
+	if phase := dynamic.NestedString(pod.Object, "status", "phase"); phase == "Succeeded" || phase == "Failed" {
+		return "", fmt.Errorf("cannot %s in a completed pod; current phase is %s", action, phase)
+	}
+	if container != "" {
+		return container, nil
+	}
+	if quiet {
+		errOut = nil
+	}
+	return DefaultContainer(pod, errOut), nil
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -48,7 +49,7 @@ func (h HostStats) NodeStats(context.Context) (kruntime.NodeStats, error) {
 	if err != nil {
 		return kruntime.NodeStats{}, fmt.Errorf("node memory: %w", err)
 	}
-	mem, err := parseMeminfo(meminfo)
+	mem, err := ParseMeminfo(bytes.NewReader(meminfo))
 	if err != nil {
 		return kruntime.NodeStats{}, fmt.Errorf("node memory: %s: %w", h.path("meminfo"), err)
 	}
@@ -113,10 +114,12 @@ func parseProcStat(b []byte) (cpuNanos uint64, btime int64, err error) {
 	return cpuNanos, btime, nil
 }
 
-// parseMeminfo returns the fields of /proc/meminfo in bytes.
-func parseMeminfo(b []byte) (map[string]uint64, error) {
+// ParseMeminfo returns the fields of /proc/meminfo in bytes (the node's
+// status and its resource metrics both read it); MemTotal and MemAvailable
+// must be there.
+func ParseMeminfo(r io.Reader) (map[string]uint64, error) {
 	out := map[string]uint64{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		name, rest, ok := strings.Cut(sc.Text(), ":")
 		if !ok {

@@ -59,16 +59,9 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if phase := dynamic.NestedString(pod.Object, "status", "phase"); phase == "Succeeded" || phase == "Failed" {
-		return fmt.Errorf("cannot attach a container in a completed pod; current phase is %s", phase)
-	}
-	container := o.Container
-	if container == "" {
-		errOut := o.streams.ErrOut
-		if o.Quiet {
-			errOut = nil
-		}
-		container = cmdutil.DefaultContainer(pod, errOut)
+	container, err := cmdutil.StreamContainer(pod, o.Container, "attach a container", o.Quiet, o.streams.ErrOut)
+	if err != nil {
+		return err
 	}
 	return exec.Attach(ctx, o.factory, o.streams, exec.AttachOptions{
 		Namespace: ns, Pod: pod.GetName(), Container: container, Stdin: o.Stdin, TTY: o.TTY, Quiet: o.Quiet,

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"kubecore.io/client/dynamic"
 	"kubecore.io/kubecore/pkg/kubectl/cmdutil"
 )
 
@@ -79,16 +78,9 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if phase := dynamic.NestedString(pod.Object, "status", "phase"); phase == "Succeeded" || phase == "Failed" {
-		return fmt.Errorf("cannot exec into a container in a completed pod; current phase is %s", phase)
-	}
-	container := o.Container
-	if container == "" {
-		errOut := o.streams.ErrOut
-		if o.Quiet {
-			errOut = nil
-		}
-		container = cmdutil.DefaultContainer(pod, errOut)
+	container, err := cmdutil.StreamContainer(pod, o.Container, "exec into a container", o.Quiet, o.streams.ErrOut)
+	if err != nil {
+		return err
 	}
 	opts := streamOptions{stdout: o.streams.Out, stderr: o.streams.ErrOut}
 	if o.Stdin {
