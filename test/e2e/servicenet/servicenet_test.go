@@ -322,7 +322,9 @@ func TestServicesAcrossHosts(t *testing.T) {
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{
 				NodeSelector: map[string]string{"kubernetes.io/hostname": "node0"},
 				Containers: []corev1.Container{{Name: "web", Image: "python",
-					Command: []string{"python3", "-m", "http.server", "8080", "--bind", ips[0]},
+					// Every address of the pod: its own with the bridge pod
+					// network, the node's with the host's.
+					Command: []string{"python3", "-m", "http.server", "8080"},
 					Ports:   []corev1.ContainerPort{{ContainerPort: 8080}},
 					ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intOrPort(8080)}},
 						PeriodSeconds: 1}}}}}}}, metav1.CreateOptions{}); err != nil {
@@ -366,16 +368,21 @@ func TestServicesAcrossHosts(t *testing.T) {
 	})
 
 	// A headless Service over the same pods: its name gives the pods'
-	// addresses (host network here: node0's).
+	// addresses (their own on the bridge pod network).
 	if _, err := cs.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web-h"},
 		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: labels,
 			Ports: []corev1.ServicePort{{Name: "http", Port: 8080}}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	headless := "web-h." + ns + ".svc.cluster.local"
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+	if err != nil || len(pods.Items) != 1 || pods.Items[0].Status.PodIP == "" {
+		t.Fatalf("the web pod: %v %v", pods, err)
+	}
+	podIP := pods.Items[0].Status.PodIP
 	waitFor(t, 120*time.Second, "headless name from node1", func() error {
 		got, err := lookup(names[1], "10.96.0.10:53", headless)
-		if err != nil || got != ips[0] {
+		if err != nil || got != podIP {
 			return fmt.Errorf("lookup %s: %q %v", headless, got, err)
 		}
 		return nil
