@@ -26,6 +26,7 @@ import (
 	"kubecore.io/client/util/workqueue"
 
 	"kubecore.io/kubecore/pkg/apiserver"
+	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/webhook"
 )
@@ -98,11 +99,11 @@ func New(cfg Config) (*Aggregator, error) {
 	a := &Aggregator{
 		cfg:      cfg,
 		resolver: webhook.Resolver{Services: cfg.Services, Endpoints: cfg.Endpoints},
-		apiServices: cache.NewInformer[*apiregistrationv1.APIService](rest.InProcessListerWatcher(cfg.APIServices), cache.InformerOptions{
+		apiServices: cache.NewInformer[*apiregistrationv1.APIService](generic.InProcessListerWatcher(cfg.APIServices), cache.InformerOptions{
 			Resource: apiregistrationv1.Resource("apiservices"), ResyncPeriod: cfg.ResyncPeriod,
 		}),
-		services:  cache.NewInformer[*corev1.Service](rest.InProcessListerWatcher(cfg.Services), cache.InformerOptions{Resource: corev1.Resource("services")}),
-		endpoints: cache.NewInformer[*corev1.Endpoints](rest.InProcessListerWatcher(cfg.Endpoints), cache.InformerOptions{Resource: corev1.Resource("endpoints")}),
+		services:  cache.NewInformer[*corev1.Service](generic.InProcessListerWatcher(cfg.Services), cache.InformerOptions{Resource: corev1.Resource("services")}),
+		endpoints: cache.NewInformer[*corev1.Endpoints](generic.InProcessListerWatcher(cfg.Endpoints), cache.InformerOptions{Resource: corev1.Resource("endpoints")}),
 		queue:     workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
 
 		openapiServed: map[schema.GroupVersion]bool{},
@@ -113,7 +114,6 @@ func New(cfg Config) (*Aggregator, error) {
 	}
 	return a, nil
 }
-
 
 func groupVersion(s *apiregistrationv1.APIService) schema.GroupVersion {
 	return schema.GroupVersion{Group: s.Spec.Group, Version: s.Spec.Version}

@@ -83,7 +83,7 @@ func New(crds *customresourcedefinition.Storage, groups *apiserver.DynamicGroups
 		served:    map[string]*served{},
 		installed: map[schema.GroupVersion]bool{},
 	}
-	c.inf = cache.NewInformer[*apiextensionsv1.CustomResourceDefinition](rest.InProcessListerWatcher(crds.CustomResourceDefinition), cache.InformerOptions{
+	c.inf = cache.NewInformer[*apiextensionsv1.CustomResourceDefinition](generic.InProcessListerWatcher(crds.CustomResourceDefinition), cache.InformerOptions{
 		Resource: apiextensionsv1.Resource("customresourcedefinitions"),
 	})
 	c.lister = c.inf.Lister()
@@ -488,4 +488,3 @@ func (c *Controller) deleteObjects(ctx context.Context, crd *apiextensionsv1.Cus
 	}
 	return len(items.Items), nil
 }
-

@@ -153,7 +153,9 @@ func (o *options) sort(rows []usage) {
 	case "memory":
 		slices.SortStableFunc(rows, func(a, b usage) int { return b.memory.Cmp(a.memory) })
 	default:
-		slices.SortStableFunc(rows, func(a, b usage) int { return cmp.Or(cmp.Compare(a.namespace, b.namespace), cmp.Compare(a.name, b.name)) })
+		slices.SortStableFunc(rows, func(a, b usage) int {
+			return cmp.Or(cmp.Compare(a.namespace, b.namespace), cmp.Compare(a.name, b.name))
+		})
 	}
 }
 
