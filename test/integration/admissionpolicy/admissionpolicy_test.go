@@ -179,7 +179,7 @@ func TestValidatingPolicyWithParams(t *testing.T) {
 	// A missing parameter with parameterNotFoundAction Deny refuses.
 	c.mustDo(http.MethodDelete, c.cmPath()+"/limits", nil)
 	r = c.eventually("a configmap refused without its parameter", c.configMap("one", 1), func(r response) bool { return r.code != http.StatusCreated })
-	if r.code != http.StatusForbidden || !strings.Contains(r.message(), "no params found") {
+	if r.code != http.StatusUnprocessableEntity || !strings.Contains(r.message(), "no params found") {
 		t.Fatalf("create without params: %d %v", r.code, r.body)
 	}
 }
@@ -253,13 +253,13 @@ func TestValidatingPolicyFailurePolicyAndCost(t *testing.T) {
 		c.mustDo(http.MethodPost, admissionPath+"validatingadmissionpolicybindings", c.binding(name, name, []string{"Deny"}, nil))
 	}
 	r := c.eventually("failurePolicy Fail refuses on a runtime error", c.configMap("fail-1", 1), func(r response) bool { return r.code != http.StatusCreated })
-	if r.code != http.StatusForbidden || !strings.Contains(r.message(), "resulted in error") || !strings.Contains(r.message(), "no such key") {
+	if r.code != http.StatusUnprocessableEntity || !strings.Contains(r.message(), "resulted in error") || !strings.Contains(r.message(), "no such key") {
 		t.Fatalf("failurePolicy Fail: %d %v", r.code, r.body)
 	}
 	// Under Ignore the runtime error is dropped: only the failed
 	// validation refuses.
 	r = c.eventually("the Ignore policy in force", c.configMap("ignore-1", 1), func(r response) bool { return r.code != http.StatusCreated })
-	if r.code != http.StatusForbidden || !strings.Contains(r.message(), "ignore policy in force") || strings.Contains(r.message(), "resulted in error") {
+	if r.code != http.StatusUnprocessableEntity || !strings.Contains(r.message(), "ignore policy in force") || strings.Contains(r.message(), "resulted in error") {
 		t.Fatalf("failurePolicy Ignore: %d %v", r.code, r.body)
 	}
 
@@ -272,7 +272,7 @@ func TestValidatingPolicyFailurePolicyAndCost(t *testing.T) {
 	}))
 	c.mustDo(http.MethodPost, admissionPath+"validatingadmissionpolicybindings", c.binding(name, name, []string{"Deny"}, nil))
 	r = c.eventually("the costly policy refuses", c.configMap("costly-1", 1), func(r response) bool { return r.code != http.StatusCreated })
-	if r.code != http.StatusForbidden || !strings.Contains(r.message(), "cost") {
+	if r.code != http.StatusUnprocessableEntity || !strings.Contains(r.message(), "cost") {
 		t.Fatalf("costly expression: %d %v", r.code, r.body)
 	}
 }
@@ -285,12 +285,12 @@ func TestPolicyChangesTakeEffect(t *testing.T) {
 	}))
 	c.mustDo(http.MethodPost, admissionPath+"validatingadmissionpolicybindings", c.binding(name, name, []string{"Deny"}, nil))
 	c.eventually("the first version refuses 2 keys", c.configMap("x", 2), func(r response) bool {
-		return r.code == http.StatusForbidden && strings.Contains(r.message(), "at most one")
+		return r.code == http.StatusUnprocessableEntity && strings.Contains(r.message(), "at most one")
 	})
 	c.mustDo(http.MethodPatch, admissionPath+"validatingadmissionpolicies/"+name, map[string]any{"spec": map[string]any{
 		"validations": []any{map[string]any{"expression": "object.data.size() <= 3", "message": "at most three"}}}})
 	c.eventually("the second version allows 2 keys", c.configMap("x", 2), func(r response) bool { return r.code == http.StatusCreated })
-	if r := c.createDryRun(c.configMap("x", 4)); r.code != http.StatusForbidden || !strings.Contains(r.message(), "at most three") {
+	if r := c.createDryRun(c.configMap("x", 4)); r.code != http.StatusUnprocessableEntity || !strings.Contains(r.message(), "at most three") {
 		t.Fatalf("4 keys under the second version: %d %v", r.code, r.body)
 	}
 	c.mustDo(http.MethodDelete, admissionPath+"validatingadmissionpolicybindings/"+name, nil)

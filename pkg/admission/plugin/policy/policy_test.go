@@ -116,21 +116,21 @@ func TestValidatingDecisions(t *testing.T) {
 		wantMsg    string
 	}{
 		{name: "allowed", validation: admissionregistrationv1.Validation{Expression: "object.data.size() < 2"}, data: map[string]string{"a": "1"}},
-		{name: "default reason is Forbidden", validation: admissionregistrationv1.Validation{Expression: "object.data.size() < 2"},
-			data: map[string]string{"a": "1", "b": "2"}, wantCode: 403, wantMsg: "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: failed expression: object.data.size() < 2"},
-		{name: "reason Invalid", validation: admissionregistrationv1.Validation{Expression: "false", Message: "no", Reason: new(metav1.StatusReasonInvalid)},
-			wantCode: 422, wantMsg: "denied request: no"},
+		{name: "default reason is Invalid", validation: admissionregistrationv1.Validation{Expression: "object.data.size() < 2"},
+			data: map[string]string{"a": "1", "b": "2"}, wantCode: 422, wantMsg: "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: failed expression: object.data.size() < 2"},
+		{name: "reason Forbidden", validation: admissionregistrationv1.Validation{Expression: "false", Message: "no", Reason: new(metav1.StatusReasonForbidden)},
+			wantCode: 403, wantMsg: "denied request: no"},
 		{name: "messageExpression", validation: admissionregistrationv1.Validation{Expression: "false", Message: "static", MessageExpression: "'user ' + request.userInfo.username"},
-			wantCode: 403, wantMsg: "denied request: user alice"},
+			wantCode: 422, wantMsg: "denied request: user alice"},
 		{name: "variables and request", validation: admissionregistrationv1.Validation{Expression: "variables.n == 1 && request.operation == 'CREATE' && 'devs' in request.userInfo.groups && namespaceObject.metadata.labels.env == 'prod'"},
 			data: map[string]string{"a": "1"}},
 		{name: "runtime error fails", validation: admissionregistrationv1.Validation{Expression: "object.data.nope == 'x'"}, data: map[string]string{"a": "1"},
-			wantCode: 403, wantMsg: "expression 'object.data.nope == 'x'' resulted in error: no such key: nope"},
+			wantCode: 422, wantMsg: "expression 'object.data.nope == 'x'' resulted in error: no such key: nope"},
 		{name: "runtime error ignored", validation: admissionregistrationv1.Validation{Expression: "object.data.nope == 'x'"}, fp: admissionregistrationv1.Ignore},
-		{name: "compile error fails", validation: admissionregistrationv1.Validation{Expression: "object.data +"}, wantCode: 403, wantMsg: "compilation error"},
-		{name: "non-bool fails", validation: admissionregistrationv1.Validation{Expression: "variables.n"}, data: map[string]string{"a": "1"}, wantCode: 403, wantMsg: "must evaluate to bool"},
+		{name: "compile error fails", validation: admissionregistrationv1.Validation{Expression: "object.data +"}, wantCode: 422, wantMsg: "compilation error"},
+		{name: "non-bool fails", validation: admissionregistrationv1.Validation{Expression: "variables.n"}, data: map[string]string{"a": "1"}, wantCode: 422, wantMsg: "must evaluate to bool"},
 		{name: "per-call cost limit", validation: admissionregistrationv1.Validation{Expression: "[0,1,2,3,4,5,6,7,8,9].all(a, [0,1,2,3,4,5,6,7,8,9].all(b, [0,1,2,3,4,5,6,7,8,9].all(c, [0,1,2,3,4,5,6,7,8,9].all(d, [0,1,2,3,4,5,6,7,8,9].all(e, [0,1,2,3,4,5,6,7,8,9].all(f, a+b+c+d+e+f >= 0))))))"},
-			wantCode: 403, wantMsg: "cost limit exceeded"},
+			wantCode: 422, wantMsg: "cost limit exceeded"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := vap("p", "1", tc.validation)

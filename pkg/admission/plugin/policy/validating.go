@@ -17,8 +17,6 @@ import (
 	admissionregistrationv1 "kubecore.io/api/admissionregistration/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
-	"kubecore.io/apimachinery/pkg/runtime/schema"
-	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/admission/matching"
 	"kubecore.io/kubecore/pkg/apirequest"
@@ -286,22 +284,31 @@ func typeName(v ref.Val) string {
 }
 
 // denyError is the answer to a write a binding with the Deny action
-// refuses, as Kubernetes words and codes it by the validation's reason.
+// refuses, as Kubernetes words and codes it: a Forbidden-shaped message
+// whose reason and code are the validation's reason, Invalid (422) when it
+// names none (and for expressions that failed to evaluate).
 func denyError(a *rest.Attributes, policy, binding string, d decision) error {
 	msg := fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: %s", policy, binding, d.message)
-	gr := a.Resource.GroupResource()
-	switch d.reason {
-	case metav1.StatusReasonInvalid:
-		return apierrors.NewInvalid(schema.GroupKind{Group: gr.Group, Kind: gr.Resource}, a.Name, field.ErrorList{{Type: field.ErrorTypeInvalid, Field: "", Detail: msg}})
-	case metav1.StatusReasonUnauthorized:
-		return statusError(http.StatusUnauthorized, d.reason, msg)
-	case metav1.StatusReasonRequestEntityTooLarge:
-		return statusError(http.StatusRequestEntityTooLarge, d.reason, msg)
-	default:
-		return apierrors.NewForbidden(gr, a.Name, errors.New(msg))
+	var se *apierrors.StatusError
+	if !errors.As(apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, errors.New(msg)), &se) {
+		return apierrors.NewInternalError(errors.New(msg))
 	}
-}
-
-func statusError(code int, reason metav1.StatusReason, msg string) error {
-	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: int32(code), Reason: reason, Message: msg}}
+	reason := d.reason
+	if reason == "" {
+		reason = metav1.StatusReasonInvalid
+	}
+	code := http.StatusForbidden
+	switch reason {
+	case metav1.StatusReasonInvalid:
+		code = http.StatusUnprocessableEntity
+	case metav1.StatusReasonUnauthorized:
+		code = http.StatusUnauthorized
+	case metav1.StatusReasonRequestEntityTooLarge:
+		code = http.StatusRequestEntityTooLarge
+	}
+	se.ErrStatus.Reason, se.ErrStatus.Code = reason, int32(code)
+	if se.ErrStatus.Details != nil {
+		se.ErrStatus.Details.Causes = append(se.ErrStatus.Details.Causes, metav1.StatusCause{Message: msg})
+	}
+	return se
 }
