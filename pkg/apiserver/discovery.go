@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strings"
 
 	restful "github.com/emicklei/go-restful/v3"
 
@@ -63,6 +64,13 @@ func (s *Server) installDiscovery() {
 		if r.URL.Path == "/apis/" {
 			// Kubernetes answers /apis/ as /apis.
 			groupList.ServeHTTP(w, r)
+			return
+		}
+		if p := r.URL.Path; strings.HasPrefix(p, "/apis/") && strings.HasSuffix(p, "/") && strings.Count(p, "/") == 3 {
+			// And /apis/<group>/ as /apis/<group>, whoever serves the group.
+			r2 := r.Clone(r.Context())
+			r2.URL.Path = strings.TrimSuffix(p, "/")
+			s.container.ServeHTTP(w, r2)
 			return
 		}
 		if r.URL.Path != "/" {
