@@ -16,7 +16,6 @@ import (
 	"kubecore.io/client/informers"
 	"kubecore.io/client/rest"
 	"kubecore.io/client/tools/cache"
-	"kubecore.io/client/tools/clientcmd"
 	"kubecore.io/client/typed"
 
 	"kubecore.io/kubecore/cmd/kubecore/app/options"
@@ -95,22 +94,9 @@ func (o *Options) Complete() (Config, error) {
 	if o.Cleanup {
 		return Config{completed: c}, nil
 	}
-	rc := o.RESTConfig
-	if rc != nil {
-		rc = rest.CopyConfig(rc)
-	} else {
-		var err error
-		if rc, err = clientcmd.BuildConfigFromFlags("", o.Kubeconfig); err != nil {
-			return Config{}, fmt.Errorf("load kubeconfig %s: %w", o.Kubeconfig, err)
-		}
-	}
-	rc.QPS, rc.Burst, rc.ContentType = o.QPS, o.Burst, o.ContentType
-	if rc.UserAgent == "" {
-		rc.UserAgent = rest.DefaultUserAgent() + "/proxy"
-	}
-	cs, err := typed.NewForConfig(rc)
+	cs, err := options.Client{RESTConfig: o.RESTConfig, Kubeconfig: o.Kubeconfig, QPS: o.QPS, Burst: o.Burst, ContentType: o.ContentType}.NewClientset("proxy")
 	if err != nil {
-		return Config{}, fmt.Errorf("proxy client: %w", err)
+		return Config{}, err
 	}
 	c.client = cs
 	return Config{completed: c}, nil
