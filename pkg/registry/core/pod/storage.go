@@ -15,6 +15,7 @@ import (
 
 	"kubecore.io/kubecore/pkg/apirequest"
 	"kubecore.io/kubecore/pkg/apis/core/validation"
+	"kubecore.io/kubecore/pkg/registry/core/proxy"
 	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 	"kubecore.io/kubecore/pkg/registry/rest"
@@ -36,7 +37,7 @@ type Storage struct {
 	Attach      *StreamREST
 	PortForward *StreamREST
 	// Proxy reaches the pod's IP.
-	Proxy *ProxyREST
+	Proxy *proxy.REST
 }
 
 // REST serves pods.
