@@ -251,7 +251,7 @@ func diff(got, want snapshot) string {
 	var lines []string
 	for _, k := range slices.Sorted(maps.Keys(want)) {
 		if g, ok := got[k]; !ok {
-			lines = append(lines, "missing "+k)
+			lines = append(lines, fmt.Sprintf("missing %s (resourceVersion %s)", k, want[k].resourceVersion))
 		} else if g != want[k] {
 			lines = append(lines, fmt.Sprintf("%s: %+v, want %+v", k, g, want[k]))
 		}
@@ -322,6 +322,12 @@ func TestClientGoAndOursEndWithTheSameCache(t *testing.T) {
 		if time.Now().After(deadline) {
 			for _, p := range problems {
 				t.Error(p)
+			}
+			// Where each client-go informer's reflector stands tells a
+			// missed event (an RV past it) from a stuck watch (an RV
+			// before it).
+			for _, st := range stocks {
+				t.Logf("client-go %s last synced: config maps at %s, pods at %s", st.name, st.cms.LastSyncResourceVersion(), st.pods.LastSyncResourceVersion())
 			}
 			t.FailNow()
 		}
