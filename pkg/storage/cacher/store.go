@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -215,7 +216,9 @@ func (c *Cacher) listLocked(key string, recursive bool, pred storage.SelectionPr
 
 // candidatesLocked returns, sorted by key, the entries a list or watch of
 // key may select: the key alone, the prefix's range, or the entries of an
-// indexed field value the predicate pins.
+// indexed field value the predicate pins. A prefix's range is a window on
+// c.sorted, which later events shift in place: it is valid only while the
+// lock is held (see snapshotLocked).
 func (c *Cacher) candidatesLocked(key string, recursive bool, pred storage.SelectionPredicate) []*entry {
 	key = strings.TrimSuffix(key, "/")
 	if !recursive {
@@ -248,6 +251,14 @@ func (c *Cacher) candidatesLocked(key string, recursive bool, pred storage.Selec
 		return nil
 	}
 	return c.sorted[lo:hi:hi]
+}
+
+// snapshotLocked is candidatesLocked as a slice of its own, for a watcher
+// that sends its initial events after the lock is released: inserts and
+// deletes that come meanwhile shift c.sorted under a window of it, which
+// would then skip some entries and repeat others.
+func (c *Cacher) snapshotLocked(key string, recursive bool, pred storage.SelectionPredicate) []*entry {
+	return slices.Clone(c.candidatesLocked(key, recursive, pred))
 }
 
 // matches applies pred to the entry's precomputed attributes.

@@ -95,7 +95,7 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 	var initial []*entry
 	var replay []*event
 	if rv == 0 {
-		initial = c.candidatesLocked(key, opts.Recursive, opts.Predicate)
+		initial = c.snapshotLocked(key, opts.Recursive, opts.Predicate)
 		w.lastRV = c.rv
 	} else {
 		var ok bool

@@ -58,7 +58,7 @@ func (c *Cacher) watchList(ctx context.Context, key string, opts storage.ListOpt
 	}
 	var entries []*entry
 	if initial {
-		entries = c.candidatesLocked(key, opts.Recursive, opts.Predicate)
+		entries = c.snapshotLocked(key, opts.Recursive, opts.Predicate)
 		w.initialEnd = opts.ProgressNotify
 	}
 	w.lastRV = c.rv

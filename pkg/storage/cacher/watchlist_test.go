@@ -2,6 +2,7 @@ package cacher
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -132,5 +133,79 @@ func mustDelete(t testing.TB, s storage.Interface, ns, name string) {
 	t.Helper()
 	if _, err := s.Delete(context.Background(), podKey(ns, name), nil, nil, nil); err != nil {
 		t.Fatalf("delete %s/%s: %v", ns, name, err)
+	}
+}
+
+// TestInitialEventsWhileTheCacheChanges holds a watcher in the middle of
+// its initial events while deletes shift the cache's sorted entries: the
+// initial events must still be the state at the watch's start, each
+// object once (a client-go informer that relisted by a streaming list
+// lost objects this way), and the deletes follow as events.
+func TestInitialEventsWhileTheCacheChanges(t *testing.T) {
+	under := newEtcdStorage(t)
+	c := newTestCacher(t, under, func(cfg *Config) { cfg.BookmarkInterval = time.Hour })
+	const n, deleted = 60, 20
+	var last *corev1.Pod
+	for i := range n {
+		last = mustCreate(t, c, newPod("shift", fmt.Sprintf("p-%03d", i), "", nil))
+	}
+	yes := true
+	for _, opts := range []storage.ListOptions{
+		{ResourceVersion: "0"},
+		{ResourceVersion: "", SendInitialEvents: &yes, ProgressNotify: true},
+	} {
+		name := "watch from 0"
+		if opts.SendInitialEvents != nil {
+			name = "streaming list"
+		}
+		t.Run(name, func(t *testing.T) {
+			if err := c.waitForRV(ctxT(t), "/pods/shift", rvOf(t, last), nil); err != nil {
+				t.Fatal(err)
+			}
+			opts.Recursive = true
+			w, err := c.Watch(ctxT(t), "/pods/shift", opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			seen := map[string]int{}
+			ev, _ := nextEvent(t, w)
+			seen[storage.Unwrap(ev.Object).(*corev1.Pod).Name]++
+			// The watcher now waits to hand over its second initial event.
+			for i := 1; i <= deleted; i++ {
+				mustDelete(t, c, "shift", fmt.Sprintf("p-%03d", i))
+			}
+			rv, err := under.CurrentResourceVersion(ctxT(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.waitForRV(ctxT(t), "/pods/shift", rv, nil); err != nil {
+				t.Fatal(err)
+			}
+			for i := 1; i < n; i++ {
+				ev, ok := nextEvent(t, w)
+				if !ok || ev.Type != watch.Added {
+					t.Fatalf("initial event %d: %s, want ADDED", i, describe(ev))
+				}
+				seen[storage.Unwrap(ev.Object).(*corev1.Pod).Name]++
+			}
+			for i := range n {
+				if name := fmt.Sprintf("p-%03d", i); seen[name] != 1 {
+					t.Errorf("%s came %d times in the initial events, want once", name, seen[name])
+				}
+			}
+			if opts.SendInitialEvents != nil {
+				expectInitialEventsEnd(t, w, rvOf(t, last))
+			}
+			var want []string
+			for i := 1; i <= deleted; i++ {
+				want = append(want, fmt.Sprintf("DELETED shift/p-%03d", i))
+			}
+			expectEvents(t, w, want...)
+			// Put them back for the next case.
+			for i := 1; i <= deleted; i++ {
+				last = mustCreate(t, c, newPod("shift", fmt.Sprintf("p-%03d", i), "", nil))
+			}
+		})
 	}
 }
