@@ -122,11 +122,12 @@ type Layout struct {
 // full references of the index's ref names or containerd's image names.
 func Open(spec string) (*Layout, error) {
 	l := &Layout{path: spec, Platform: Platform{OS: "linux", Architecture: runtime.GOARCH}}
-	if name, p, ok := strings.Cut(spec, "="); ok {
-		if name == "" || p == "" {
-			return nil, fmt.Errorf("image layout %q: want DIR, ARCHIVE.tar, NAME=DIR or NAME=ARCHIVE.tar", spec)
+	if name, p, ok := strings.Cut(spec, "="); ok && !exists(spec) {
+		repo, tag, digest := parseReference(name)
+		if name == "" || p == "" || tag != "latest" || digest != "" || strings.HasSuffix(name, ":latest") {
+			return nil, fmt.Errorf("image layout %q: want DIR, ARCHIVE.tar, NAME=DIR or NAME=ARCHIVE.tar with NAME a repository without tag or digest", spec)
 		}
-		l.repo, l.path = normalizeRepo(name), p
+		l.repo, l.path = repo, p
 	}
 	s, err := l.open()
 	if err != nil {
@@ -137,6 +138,11 @@ func Open(spec string) (*Layout, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // String is the layout's path.

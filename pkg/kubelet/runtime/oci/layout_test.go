@@ -183,8 +183,18 @@ func TestNamedLayout(t *testing.T) {
 			t.Errorf("ImageConfig(%q) = %+v, %v, %v; want cmd %q", image, got, ok, err, want)
 		}
 	}
-	if _, err := Open("=" + l.dir); err == nil {
-		t.Error("Open(=DIR) succeeded")
+	for _, bad := range []string{"=" + l.dir, "greeter:1.0=" + l.dir, "greeter@sha256:00=" + l.dir, "greeter="} {
+		if _, err := Open(bad); err == nil || !strings.Contains(err.Error(), "want DIR") {
+			t.Errorf("Open(%q): %v; want a usage error", bad, err)
+		}
+	}
+	// A path with "=" in it is a path.
+	odd := filepath.Join(t.TempDir(), "a=b")
+	if err := os.Rename(l.dir, odd); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(odd); err != nil {
+		t.Errorf("Open(%s): %v", odd, err)
 	}
 }
 
