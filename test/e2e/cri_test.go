@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"kubecore.io/kubecore/test/integration/cri/containerd"
 )
@@ -59,6 +60,25 @@ func TestCRIRuntime(t *testing.T) {
 		if out := k.MustRun(t, "get", "node", node, "-o", "jsonpath={.status.nodeInfo.containerRuntimeVersion}"); !strings.HasPrefix(out, "containerd://") {
 			t.Errorf("node's container runtime %q", out)
 		}
+	})
+
+	t.Run("helm create chart's server", func(t *testing.T) { checkChartServer(t, k, ns, node) })
+
+	t.Run("process runtime with containerd's images", func(t *testing.T) {
+		// A process-runtime kubelet reads the entrypoint (/bin/sh) and
+		// env (PATH=/bin) of the busybox image in containerd's store.
+		pnode, _ := startKubelet(t, server, "--image-service-endpoint="+c.Endpoint())
+		onNode := `--overrides={"apiVersion":"v1","spec":{"nodeName":"` + pnode + `"}}`
+		k.MustRun(t, "run", "store", "-n", ns, "--image="+containerd.BusyboxImage, "--image-pull-policy=Never", onNode,
+			"--", "-c", `echo "from the store with PATH=$PATH"; exec sleep 3600`)
+		k.MustRun(t, "wait", "--for=condition=Ready", "pod/store", "-n", ns, "--timeout=60s")
+		eventually(t, 10*time.Second, func() string {
+			if r := k.Run(t, "logs", "store", "-n", ns); !strings.Contains(r.Stdout, "from the store with PATH=/bin") {
+				return "logs: " + r.String()
+			}
+			return ""
+		})
+		k.MustRun(t, "delete", "pod", "store", "-n", ns, "--wait", "--timeout=60s")
 	})
 
 	t.Run("attach", func(t *testing.T) {

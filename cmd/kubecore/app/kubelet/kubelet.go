@@ -38,6 +38,7 @@ import (
 	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
 	"kubecore.io/kubecore/pkg/kubelet/runtime/cri"
 	"kubecore.io/kubecore/pkg/kubelet/runtime/fake"
+	"kubecore.io/kubecore/pkg/kubelet/runtime/oci"
 	"kubecore.io/kubecore/pkg/kubelet/runtime/process"
 	"kubecore.io/kubecore/pkg/kubelet/server"
 	"kubecore.io/kubecore/pkg/kubelet/stats"
@@ -111,6 +112,14 @@ type Options struct {
 	// the process runtime's containers without a command (see
 	// process.LoadEntrypoints); the well-known images need none.
 	ImageEntrypoints string
+	// ImageLayouts are OCI image layouts (directories or OCI archives,
+	// NAME=PATH for a layout of one repository) whose images' configs
+	// the process runtime uses (see oci.Open).
+	ImageLayouts []string
+	// ImageServiceEndpoint, when set, is a CRI image service (containerd's
+	// socket) whose image store gives the process runtime images'
+	// configs, after ImageLayouts.
+	ImageServiceEndpoint string
 
 	// ClusterDNS are the cluster DNS servers written into pods'
 	// resolv.conf; ClusterDomain is the cluster's DNS domain; ResolvConf
@@ -436,7 +445,22 @@ func (o *Options) Complete() (Config, error) {
 			}
 			shim = []string{exe, "kubelet", process.ShimSubcommand}
 		}
-		entrypoints, err := process.LoadEntrypoints(o.ImageEntrypoints)
+		var sources []process.ImageConfigSource
+		for _, spec := range o.ImageLayouts {
+			l, err := oci.Open(spec)
+			if err != nil {
+				return Config{}, fmt.Errorf("--image-layout: %w", err)
+			}
+			sources = append(sources, l)
+		}
+		if o.ImageServiceEndpoint != "" {
+			ic, err := cri.NewImageConfigs(context.Background(), o.ImageServiceEndpoint, 10*time.Second)
+			if err != nil {
+				return Config{}, fmt.Errorf("--image-service-endpoint: %w", err)
+			}
+			sources = append(sources, ic)
+		}
+		entrypoints, err := process.LoadEntrypoints(o.ImageEntrypoints, sources...)
 		if err != nil {
 			return Config{}, fmt.Errorf("--image-entrypoints: %w", err)
 		}
@@ -793,10 +817,16 @@ func AddNetworkFlags(fs *pflag.FlagSet, o *Options) {
 	fs.BoolVar(&o.RunClusterDNS, "run-cluster-dns", o.RunClusterDNS, "Serve cluster DNS on the node IP in this process and publish it as an endpoint of kube-system/kube-dns, as kubecore dns does")
 }
 
-// AddImageEntrypointsFlag adds --image-entrypoints (also all-in-one's).
+// AddImageEntrypointsFlag adds --image-entrypoints and --image-layout
+// (also all-in-one's).
 func AddImageEntrypointsFlag(fs *pflag.FlagSet, o *Options) {
 	fs.StringVar(&o.ImageEntrypoints, "image-entrypoints", o.ImageEntrypoints,
 		"YAML file of image entrypoints for the process runtime (images: {NAME[:TAG]: {entrypoint: [...], cmd: [...]}}), for containers that give no command; well-known images need none")
+	fs.StringArrayVar(&o.ImageLayouts, "image-layout", o.ImageLayouts,
+		"OCI image layout (a directory, or an OCI archive .tar) whose images' Entrypoint, Cmd, Env and WorkingDir the process runtime uses, after --image-entrypoints and before the well-known images; "+
+			"images are found by their full-reference ref.name or containerd name annotations, or with NAME=PATH by NAME and a tag ref.name (repeatable)")
+	fs.StringVar(&o.ImageServiceEndpoint, "image-service-endpoint", o.ImageServiceEndpoint,
+		"CRI image service (unix:///run/containerd/containerd.sock) whose image store gives the process runtime images' Entrypoint, Cmd, Env and WorkingDir, after --image-layout (default: none)")
 }
 
 // pauseSubcommand is `kubecore kubelet pause`, the process runtime's

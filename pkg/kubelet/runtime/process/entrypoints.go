@@ -1,21 +1,34 @@
 package process
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
+	"kubecore.io/kubecore/pkg/kubelet/runtime/oci"
 )
 
 // ImageConfig is what the process runtime knows of an image without
-// pulling it: the ENTRYPOINT and CMD of its configuration.
+// pulling it: the ENTRYPOINT and CMD of its configuration, and, from an
+// image's own configuration (an OCI layout, containerd's store), its ENV
+// and WORKDIR.
 type ImageConfig struct {
 	Entrypoint []string `json:"entrypoint,omitempty"`
 	Cmd        []string `json:"cmd,omitempty"`
+	Env        []string `json:"-"`
+	WorkingDir string   `json:"-"`
+	// User is the image's USER; the process runtime runs every
+	// container as the kubelet's user and refuses an image that asks for
+	// another (see checkUser).
+	User string `json:"-"`
 	// Wrapper marks an entrypoint script of the image that prepares the
 	// container and then runs its arguments (docker-entrypoint.sh). It
 	// does not exist on the host, so the arguments run directly; when they
@@ -49,10 +62,21 @@ var wellKnownImages = map[string]ImageConfig{
 	"registry.k8s.io/e2e-test-images/agnhost": {Entrypoint: []string{"/agnhost"}, Cmd: []string{"pause"}},
 }
 
+// ImageConfigSource holds the configurations of images: an OCI image
+// layout (*oci.Layout) or containerd's image store. ok is false for an
+// image it does not hold.
+type ImageConfigSource interface {
+	ImageConfig(ctx context.Context, image string) (c oci.Config, ok bool, err error)
+}
+
+var _ ImageConfigSource = (*oci.Layout)(nil)
+
 // Entrypoints finds the configuration of images: the user's file first,
-// then the well-known images.
+// then the image sources in order (--image-layout, containerd), then the
+// well-known images.
 type Entrypoints struct {
-	user map[string]ImageConfig
+	user    map[string]ImageConfig
+	sources []ImageConfigSource
 }
 
 // LoadEntrypoints reads an --image-entrypoints file ("" for none):
@@ -61,8 +85,10 @@ type Entrypoints struct {
 //	  example.com/team/server:   # any tag; "server:1.2" names one tag
 //	    entrypoint: ["/usr/local/bin/server"]
 //	    cmd: ["--port=8080"]
-func LoadEntrypoints(path string) (*Entrypoints, error) {
-	e := &Entrypoints{user: map[string]ImageConfig{}}
+//
+// sources are asked, in order, for the images the file does not name.
+func LoadEntrypoints(path string, sources ...ImageConfigSource) (*Entrypoints, error) {
+	e := &Entrypoints{user: map[string]ImageConfig{}, sources: sources}
 	if path == "" {
 		return e, nil
 	}
@@ -83,18 +109,28 @@ func LoadEntrypoints(path string) (*Entrypoints, error) {
 	return e, nil
 }
 
-// lookup returns the configuration of image, if known.
-func (e *Entrypoints) lookup(image string) (ImageConfig, bool) {
+// lookup returns the configuration of image, if known. An image source
+// that holds the image but cannot read it is an error.
+func (e *Entrypoints) lookup(ctx context.Context, image string) (ImageConfig, bool, error) {
 	if e != nil {
 		if c, ok := e.user[normalizeImage(image, true)]; ok {
-			return c, true
+			return c, true, nil
 		}
 		if c, ok := e.user[normalizeImage(image, false)]; ok {
-			return c, true
+			return c, true, nil
+		}
+		for _, s := range e.sources {
+			c, ok, err := s.ImageConfig(ctx, image)
+			if err != nil {
+				return ImageConfig{}, true, err
+			}
+			if ok {
+				return ImageConfig{Entrypoint: c.Entrypoint, Cmd: c.Cmd, Env: c.Env, WorkingDir: c.WorkingDir, User: c.User}, true, nil
+			}
 		}
 	}
 	c, ok := wellKnownImages[normalizeImage(image, false)]
-	return c, ok
+	return c, ok, nil
 }
 
 // normalizeImage drops the digest, the default registry and library
@@ -114,16 +150,15 @@ func normalizeImage(image string, withTag bool) string {
 
 // argv returns what a container runs, as Kubernetes decides it: command
 // (else the image's entrypoint) followed by args (else, without a
-// command, the image's cmd).
-func (e *Entrypoints) argv(image string, command, args []string) ([]string, error) {
+// command, the image's cmd). c is the image's configuration, if known.
+func argv(c ImageConfig, known bool, image string, command, args []string) ([]string, error) {
 	if len(command) > 0 {
 		return append(slices.Clone(command), args...), nil
 	}
-	c, ok := e.lookup(image)
-	if !ok {
+	if !known {
 		return nil, fmt.Errorf("the process runtime runs commands on the host and does not know the entrypoint of image %q: "+
 			"set command in the container spec, map the image in the kubelet's --image-entrypoints file, "+
-			"or run the pod on a node with a CRI runtime", image)
+			"give the kubelet an OCI layout holding it (--image-layout), or run the pod on a node with a CRI runtime", image)
 	}
 	rest := c.Cmd
 	if len(args) > 0 {
@@ -163,4 +198,49 @@ func hostProgram(program string, builtins map[string][]string) ([]string, error)
 		return nil, err
 	}
 	return []string{path}, nil
+}
+
+// withImageConfig gives cfg the image's environment under its own (a
+// variable the container sets wins) and the image's working directory
+// when it sets none, as Kubernetes does.
+func withImageConfig(cfg kruntime.ContainerConfig, image ImageConfig) kruntime.ContainerConfig {
+	if cfg.WorkingDir == "" {
+		cfg.WorkingDir = image.WorkingDir
+	}
+	if len(image.Env) == 0 {
+		return cfg
+	}
+	set := make(map[string]bool, len(cfg.Env))
+	for _, kv := range cfg.Env {
+		set[kv.Key] = true
+	}
+	var env []kruntime.KeyValue
+	for _, e := range image.Env {
+		k, v, _ := strings.Cut(e, "=")
+		if k != "" && !set[k] {
+			env = append(env, kruntime.KeyValue{Key: k, Value: v})
+		}
+	}
+	cfg.Env = append(env, cfg.Env...)
+	return cfg
+}
+
+// checkUser refuses an image whose USER is not the kubelet's own: the
+// process runtime runs containers as the kubelet's user, and cannot look
+// a user name up in the image's /etc/passwd.
+func checkUser(image, user string, root bool) error {
+	name, _, _ := strings.Cut(user, ":")
+	if name == "" {
+		return nil
+	}
+	uid := os.Geteuid()
+	if name == strconv.Itoa(uid) || (name == "root" && uid == 0) {
+		return nil
+	}
+	how := "it runs every container as the kubelet's user (" + strconv.Itoa(uid) + ")"
+	if root {
+		how = "it runs every container as root, the kubelet's user"
+	}
+	return fmt.Errorf("image %q runs as user %q, which the process runtime does not do: %s; "+
+		"run the pod on a node with a CRI runtime, or map the image in the kubelet's --image-entrypoints file", image, user, how)
 }

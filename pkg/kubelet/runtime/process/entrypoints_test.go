@@ -1,14 +1,17 @@
 package process
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
+	"kubecore.io/kubecore/pkg/kubelet/runtime/oci"
 )
 
 func TestNormalizeImage(t *testing.T) {
@@ -69,7 +72,7 @@ func TestArgv(t *testing.T) {
 		{"user file before the well-known", "busybox", nil, nil, []string{"echo", "overridden"}, ""},
 		{"unknown image", "example.com/other", nil, []string{"x"}, nil, "--image-entrypoints"},
 	} {
-		got, err := e.argv(tc.image, tc.command, tc.args)
+		got, err := e.argvOf(tc.image, tc.command, tc.args)
 		switch {
 		case tc.wantErr != "":
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -80,7 +83,7 @@ func TestArgv(t *testing.T) {
 		}
 	}
 	var none *Entrypoints // the well-known images only
-	if got, err := none.argv("busybox", nil, nil); err != nil || !slices.Equal(got, []string{"sh"}) {
+	if got, err := none.argvOf("busybox", nil, nil); err != nil || !slices.Equal(got, []string{"sh"}) {
 		t.Errorf("busybox without a file = %q, %v", got, err)
 	}
 }
@@ -154,5 +157,73 @@ func TestCreateContainerResolvesEntrypoints(t *testing.T) {
 	}
 	if s := waitExited(t, r, id); s.ExitCode != 3 {
 		t.Errorf("busybox with args exited %d, want 3", s.ExitCode)
+	}
+}
+
+func (e *Entrypoints) argvOf(image string, command, args []string) ([]string, error) {
+	c, ok, err := e.lookup(context.Background(), image)
+	if err != nil {
+		return nil, err
+	}
+	return argv(c, ok, image, command, args)
+}
+
+// fakeSource holds image configurations, or fails for broken ones.
+type fakeSource map[string]oci.Config
+
+func (f fakeSource) ImageConfig(_ context.Context, image string) (oci.Config, bool, error) {
+	if image == "example.com/broken" {
+		return oci.Config{}, true, errors.New("blob sha256:00 is missing from the layout")
+	}
+	c, ok := f[image]
+	return c, ok, nil
+}
+
+func TestImageSources(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "entrypoints.yaml")
+	if err := os.WriteFile(file, []byte("images:\n  example.com/mapped:\n    entrypoint: [/bin/mapped]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := fakeSource{
+		"example.com/mapped":  {Entrypoint: []string{"/bin/from-layout"}},
+		"busybox":             {Entrypoint: []string{"/bin/busybox-from-layout"}, Cmd: []string{"sh"}},
+		"example.com/greeter": {Entrypoint: []string{"/bin/greet"}, Cmd: []string{"--loud"}, Env: []string{"GREETING=hi", "PATH=/img/bin"}, WorkingDir: "/srv"},
+	}
+	e, err := LoadEntrypoints(file, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for image, want := range map[string][]string{
+		"example.com/mapped":  {"/bin/mapped"},                    // the user's file first
+		"busybox":             {"/bin/busybox-from-layout", "sh"}, // the source before the table
+		"example.com/greeter": {"/bin/greet", "--loud"},
+		"alpine":              {"/bin/sh"}, // the table last
+	} {
+		if got, err := e.argvOf(image, nil, nil); err != nil || !slices.Equal(got, want) {
+			t.Errorf("argv(%s) = %q, %v; want %q", image, got, err, want)
+		}
+	}
+	if _, err := e.argvOf("example.com/broken", []string{"sh"}, nil); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("a source that fails: %v", err)
+	}
+
+	c, _, _ := e.lookup(context.Background(), "example.com/greeter")
+	got := withImageConfig(kruntime.ContainerConfig{Env: []kruntime.KeyValue{{Key: "GREETING", Value: "mine"}}}, c)
+	wantEnv := []kruntime.KeyValue{{Key: "PATH", Value: "/img/bin"}, {Key: "GREETING", Value: "mine"}}
+	if !slices.Equal(got.Env, wantEnv) || got.WorkingDir != "/srv" {
+		t.Errorf("withImageConfig = env %v, dir %q; want %v, /srv", got.Env, got.WorkingDir, wantEnv)
+	}
+	if got := withImageConfig(kruntime.ContainerConfig{WorkingDir: "/mine"}, c); got.WorkingDir != "/mine" {
+		t.Errorf("the container's working dir lost to the image's: %q", got.WorkingDir)
+	}
+}
+
+func TestCheckUser(t *testing.T) {
+	me := strconv.Itoa(os.Geteuid())
+	for user, ok := range map[string]bool{"": true, me: true, me + ":" + me: true, "4242": false, "nobody": false} {
+		if err := checkUser("img", user, false); (err == nil) != ok {
+			t.Errorf("checkUser(%q) = %v, want ok %v", user, err, ok)
+		}
 	}
 }

@@ -40,6 +40,10 @@ const (
 	// ReasonNeedsRoot: volumes need a private mount namespace, which
 	// needs root.
 	ReasonNeedsRoot = "ProcessRuntimeNeedsRoot"
+	// ReasonImageConfig: the image's configuration could not be read
+	// from the layout or store that holds it, or asks for what the
+	// process runtime cannot do.
+	ReasonImageConfig = "ProcessRuntimeImageConfigError"
 	// ReasonStartError: the process could not be started (exit code 128).
 	ReasonStartError = "StartError"
 )
@@ -413,9 +417,17 @@ func (r *Runtime) ListPodSandbox(context.Context) ([]kruntime.PodSandboxStatus, 
 
 // CreateContainer checks that the container can run as a process and
 // records it.
-func (r *Runtime) CreateContainer(_ context.Context, sandboxID string, cfg kruntime.ContainerConfig) (string, error) {
+func (r *Runtime) CreateContainer(ctx context.Context, sandboxID string, cfg kruntime.ContainerConfig) (string, error) {
+	image, known, err := r.entrypoints.lookup(ctx, cfg.Image)
+	if err != nil {
+		return "", &kruntime.ContainerError{Reason: ReasonImageConfig, Message: fmt.Sprintf("image %q: %v", cfg.Image, err)}
+	}
+	if err := checkUser(cfg.Image, image.User, r.root); err != nil {
+		return "", &kruntime.ContainerError{Reason: ReasonImageConfig, Message: err.Error()}
+	}
+	cfg = withImageConfig(cfg, image)
 	if len(cfg.Command) == 0 {
-		argv, err := r.entrypoints.argv(cfg.Image, nil, cfg.Args)
+		argv, err := argv(image, known, cfg.Image, nil, cfg.Args)
 		if err != nil {
 			return "", &kruntime.ContainerError{Reason: ReasonNeedsCommand, Message: err.Error()}
 		}

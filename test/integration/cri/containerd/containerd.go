@@ -21,6 +21,7 @@ import (
 const (
 	PauseImage   = "kubecore.test/pause:1"
 	BusyboxImage = "kubecore.test/busybox:1"
+	HTTPDImage   = "kubecore.test/httpd:1"
 )
 
 // Containerd is a containerd the tests start, with its root, state,
@@ -127,19 +128,14 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
 		c.Stop()
 		return nil, err
 	}
-	pause, err := pauseImage(PauseImage, repoRoot, imagesDir)
+	images, err := TestImages(repoRoot, imagesDir)
 	if err != nil {
 		c.Stop()
 		return nil, err
 	}
-	busybox, err := busyboxImage(BusyboxImage)
-	if err != nil {
-		c.Stop()
-		return nil, err
-	}
-	for i, img := range []ociImage{pause, busybox} {
+	for i, img := range images {
 		path := filepath.Join(imagesDir, fmt.Sprintf("image-%d.tar", i))
-		if err := img.writeOCIArchive(path); err != nil {
+		if err := img.WriteOCIArchive(path); err != nil {
 			c.Stop()
 			return nil, err
 		}

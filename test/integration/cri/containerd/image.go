@@ -3,6 +3,7 @@ package containerd
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -17,21 +18,25 @@ import (
 	"time"
 )
 
-// imageFile is one file of an image's only layer: content, or a symlink
+// ImageFile is one file of an image's only layer: content, or a symlink
 // to Link.
-type imageFile struct {
+type ImageFile struct {
 	Path    string
 	Mode    int64
 	Content []byte
 	Link    string
 }
 
-// ociImage is a one-layer image built with the standard library.
-type ociImage struct {
+// Image is a one-layer image built with the standard library.
+type Image struct {
 	// Name is what containerd and the CRI know it by.
 	Name       string
 	Entrypoint []string
-	Files      []imageFile
+	Cmd        []string
+	// Env is added to PATH=/bin; WorkingDir is / when empty.
+	Env        []string
+	WorkingDir string
+	Files      []ImageFile
 }
 
 type descriptor struct {
@@ -47,7 +52,7 @@ func digestOf(b []byte) string {
 }
 
 // layerTar is the image's filesystem as an uncompressed tar.
-func (img ociImage) layerTar() ([]byte, error) {
+func (img Image) layerTar() ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	dirs := map[string]bool{}
@@ -84,9 +89,9 @@ func (img ociImage) layerTar() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// writeOCIArchive writes the image as an OCI image layout in a tar, which
-// `ctr images import` reads.
-func (img ociImage) writeOCIArchive(path string) error {
+// WriteOCIArchive writes the image as an OCI image layout in a tar, which
+// `ctr images import` and the kubelet's --image-layout read.
+func (img Image) WriteOCIArchive(path string) error {
 	layer, err := img.layerTar()
 	if err != nil {
 		return fmt.Errorf("image %s layer: %w", img.Name, err)
@@ -94,8 +99,9 @@ func (img ociImage) writeOCIArchive(path string) error {
 	config, err := json.Marshal(map[string]any{
 		"architecture": runtime.GOARCH,
 		"os":           "linux",
-		"config":       map[string]any{"Entrypoint": img.Entrypoint, "Env": []string{"PATH=/bin"}, "WorkingDir": "/"},
-		"rootfs":       map[string]any{"type": "layers", "diff_ids": []string{digestOf(layer)}},
+		"config": map[string]any{"Entrypoint": img.Entrypoint, "Cmd": img.Cmd,
+			"Env": append([]string{"PATH=/bin"}, img.Env...), "WorkingDir": cmp.Or(img.WorkingDir, "/")},
+		"rootfs": map[string]any{"type": "layers", "diff_ids": []string{digestOf(layer)}},
 	})
 	if err != nil {
 		return err
@@ -149,43 +155,75 @@ func (img ociImage) writeOCIArchive(path string) error {
 	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
-// pauseImage builds test/images/pause statically into an image.
-func pauseImage(name, repoRoot, workDir string) (ociImage, error) {
+// PauseImageOf builds test/images/pause statically into an image.
+func PauseImageOf(name, repoRoot, workDir string) (Image, error) {
 	bin := filepath.Join(workDir, "pause")
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./test/images/pause")
 	cmd.Dir = repoRoot
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return ociImage{}, fmt.Errorf("build the pause binary: %w: %s", err, out)
+		return Image{}, fmt.Errorf("build the pause binary: %w: %s", err, out)
 	}
 	b, err := os.ReadFile(bin)
 	if err != nil {
-		return ociImage{}, err
+		return Image{}, err
 	}
-	return ociImage{Name: name, Entrypoint: []string{"/pause"}, Files: []imageFile{{Path: "/pause", Mode: 0o755, Content: b}}}, nil
+	return Image{Name: name, Entrypoint: []string{"/pause"}, Files: []ImageFile{{Path: "/pause", Mode: 0o755, Content: b}}}, nil
 }
 
 // busyboxPath is Debian's busybox-static, which hack/install-containerd.sh
 // installs.
 const busyboxPath = "/bin/busybox"
 
-// busyboxImage is Debian's static busybox with a link per applet, as the
+// BusyboxImageOf is Debian's static busybox with a link per applet, as the
 // shell and tools of test containers.
-func busyboxImage(name string) (ociImage, error) {
+func BusyboxImageOf(name string) (Image, error) {
 	b, err := os.ReadFile(busyboxPath)
 	if err != nil {
-		return ociImage{}, fmt.Errorf("busybox-static is needed (run hack/install-containerd.sh): %w", err)
+		return Image{}, fmt.Errorf("busybox-static is needed (run hack/install-containerd.sh): %w", err)
 	}
 	out, err := exec.Command(busyboxPath, "--list").Output()
 	if err != nil {
-		return ociImage{}, fmt.Errorf("busybox --list: %w", err)
+		return Image{}, fmt.Errorf("busybox --list: %w", err)
 	}
-	files := []imageFile{{Path: "/bin/busybox", Mode: 0o755, Content: b}}
+	files := []ImageFile{{Path: "/bin/busybox", Mode: 0o755, Content: b}}
 	for _, applet := range strings.Fields(string(out)) {
 		if applet != "busybox" {
-			files = append(files, imageFile{Path: "/bin/" + applet, Link: "busybox"})
+			files = append(files, ImageFile{Path: "/bin/" + applet, Link: "busybox"})
 		}
 	}
-	files = append(files, imageFile{Path: "/tmp/.keep", Mode: 0o644})
-	return ociImage{Name: name, Entrypoint: []string{"/bin/sh"}, Files: files}, nil
+	files = append(files, ImageFile{Path: "/tmp/.keep", Mode: 0o644})
+	return Image{Name: name, Entrypoint: []string{"/bin/sh"}, Files: files}, nil
+}
+
+// HTTPDImageOf is busybox serving /www (an index.html saying "ok") on
+// port 80 with its httpd, as its entrypoint: the stand-in for the nginx
+// of `helm create`'s chart.
+func HTTPDImageOf(name string) (Image, error) {
+	img, err := BusyboxImageOf(name)
+	if err != nil {
+		return Image{}, err
+	}
+	img.Files = append(img.Files, ImageFile{Path: "/www/index.html", Mode: 0o644, Content: []byte("ok\n")})
+	img.Entrypoint = []string{"/bin/httpd", "-f", "-v", "-p", "80", "-h", "/www"}
+	return img, nil
+}
+
+// TestImages are the images the CRI tests import: the sandbox's pause
+// image (built from test/images/pause under repoRoot, in workDir),
+// busybox and httpd.
+func TestImages(repoRoot, workDir string) ([]Image, error) {
+	pause, err := PauseImageOf(PauseImage, repoRoot, workDir)
+	if err != nil {
+		return nil, err
+	}
+	busybox, err := BusyboxImageOf(BusyboxImage)
+	if err != nil {
+		return nil, err
+	}
+	httpd, err := HTTPDImageOf(HTTPDImage)
+	if err != nil {
+		return nil, err
+	}
+	return []Image{pause, busybox, httpd}, nil
 }
