@@ -17,6 +17,7 @@ import (
 	"time"
 
 	coordinationv1 "kubecore.io/api/coordination/v1"
+	corev1 "kubecore.io/api/core/v1"
 	flowcontrolv1 "kubecore.io/api/flowcontrol/v1"
 	rbacv1 "kubecore.io/api/rbac/v1"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
@@ -29,7 +30,8 @@ import (
 // floods ConfigMap creates through a priority level of one seat that
 // queues at most 10 of its requests; another user of the same level,
 // another flow, keeps being served, and the controller-manager renews its
-// Lease (leader-election level) within the renew deadline every time. The
+// Lease (leader-election level) within the renew deadline every time, as
+// a node renews its heartbeat Lease (node-high level). The
 // flood gets 429 Too Many Requests with Retry-After, and the metrics
 // count what was queued, dispatched and rejected.
 func TestPriorityAndFairnessUnderFlood(t *testing.T) {
@@ -98,6 +100,18 @@ func TestPriorityAndFairnessUnderFlood(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A node's heartbeat: its Lease, renewed by the kubelet's identity.
+	kubelet := c.withCert("kubelet-apf1", "system:node:apf1", "system:nodes")
+	if _, err := kubelet.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "apf1"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	nodeLeases := kubelet.CoordinationV1().Leases(corev1.NamespaceNodeLease)
+	nodeLease, err := nodeLeases.Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "apf1"},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptrTo("apf1"), LeaseDurationSeconds: ptrTo(int32(40))}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	floodCtx, stopFlood := context.WithCancel(ctx)
 	var (
 		wg                    sync.WaitGroup
@@ -135,8 +149,9 @@ func TestPriorityAndFairnessUnderFlood(t *testing.T) {
 	// While the flood lasts (until it has been shed 200 times and at
 	// least 20 renewals and 20 of dave's requests went through), dave's
 	// requests and the renewals are served, each renewal within the
-	// 10 s renew deadline of the controller-manager.
-	const renewDeadline = 10 * time.Second
+	// 10 s renew deadline of the controller-manager, and so is the node's
+	// heartbeat, within its Lease's 40 s.
+	const renewDeadline, nodeLeaseDuration = 10 * time.Second, 40 * time.Second
 	renewals, daveServed := 0, 0
 	var worstRenewal time.Duration
 	deadline := time.Now().Add(2 * time.Minute)
@@ -157,6 +172,12 @@ func TestPriorityAndFairnessUnderFlood(t *testing.T) {
 		}
 		worstRenewal = max(worstRenewal, took)
 		renewals++
+		start = time.Now()
+		nodeLease.Spec.RenewTime = &now
+		nodeLease, err = nodeLeases.Update(ctx, nodeLease, metav1.UpdateOptions{})
+		if took := time.Since(start); err != nil || took > nodeLeaseDuration {
+			t.Fatalf("node heartbeat %d: %v after %s (lease duration %s)", renewals, err, took, nodeLeaseDuration)
+		}
 
 		resp := dave.do(t, http.MethodPost, "/api/v1/namespaces/default/configmaps",
 			fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dave-%d"}}`, daveServed))
@@ -182,6 +203,7 @@ func TestPriorityAndFairnessUnderFlood(t *testing.T) {
 		{"apiserver_flowcontrol_rejected_requests_total", `flow_schema="flood",priority_level="flood",reason="queue-full"`, 1},
 		{"apiserver_flowcontrol_dispatched_requests_total", `flow_schema="flood",priority_level="flood"`, float64(floodOK.Load() + int64(daveServed))},
 		{"apiserver_flowcontrol_dispatched_requests_total", `flow_schema="system-leader-election",priority_level="leader-election"`, float64(renewals)},
+		{"apiserver_flowcontrol_dispatched_requests_total", `flow_schema="system-node-high",priority_level="node-high"`, float64(renewals)},
 		{"apiserver_flowcontrol_current_inqueue_requests", `flow_schema="flood",priority_level="flood"`, 0},
 		{"apiserver_flowcontrol_nominal_limit_seats", `priority_level="flood"`, 1},
 	} {
