@@ -115,9 +115,13 @@ type Config struct {
 	// health and version; only system:masters may do anything when nil.
 	Authorizer authz.Authorizer
 
-	// FlowClassifier classifies requests by FlowSchema (API priority and
-	// fairness) for the X-Kubernetes-PF-* response headers; nil for none.
-	FlowClassifier FlowClassifier
+	// FlowConfig, when set, turns on API priority and fairness
+	// (flowcontrol.go) in place of the plain in-flight limits: the
+	// server's seats are MaxRequestsInFlight + MaxMutatingRequestsInFlight,
+	// shared by the priority levels FlowConfig delivers. A queued request
+	// waits at most FlowQueueWait (a quarter of RequestTimeout when zero).
+	FlowConfig    FlowConfigSource
+	FlowQueueWait time.Duration
 
 	MaxRequestsInFlight         int
 	MaxMutatingRequestsInFlight int
@@ -192,6 +196,9 @@ func (c Config) Complete() (CompletedConfig, error) {
 	}
 	if c.RequestTimeout == 0 {
 		c.RequestTimeout = DefaultRequestTimeout
+	}
+	if c.FlowQueueWait <= 0 {
+		c.FlowQueueWait = c.RequestTimeout / 4
 	}
 	if c.MaxRequestBodyBytes == 0 {
 		c.MaxRequestBodyBytes = DefaultMaxRequestBodyBytes

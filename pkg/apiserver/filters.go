@@ -19,14 +19,18 @@ import (
 
 // buildFilters wraps h in the filter chain, outermost first: panic
 // recovery, request info, logging and metrics, audit, authentication,
-// per-user rate limit, impersonation, authorization, flow
-// classification, max in flight, timeout, body limit, warnings.
+// per-user rate limit, impersonation, authorization, priority and
+// fairness (or, without it, max in flight), timeout, body limit,
+// warnings.
 func (s *Server) buildFilters(h http.Handler) http.Handler {
 	h = withWarnings(h)
 	h = s.withBodyLimit(h)
 	h = s.withTimeout(h)
-	h = s.withMaxInFlight(h)
-	h = s.withFlowClassification(h)
+	if s.flow != nil {
+		h = s.withPriorityAndFairness(h)
+	} else {
+		h = s.withMaxInFlight(h)
+	}
 	h = s.withAuthorization(h)
 	h = s.withImpersonation(h)
 	h = s.withUserRateLimit(h)

@@ -23,6 +23,16 @@ func (s *Server) installHealth() {
 		return nil
 	}}
 	ready := append([]HealthCheck{ping}, s.cfg.ReadyChecks...)
+	if s.flow != nil {
+		// As Kubernetes' post-start hook: not ready until priority and
+		// fairness has its configuration.
+		ready = append(ready, HealthCheck{Name: "poststarthook/priority-and-fairness-config-consumer", Check: func(context.Context) error {
+			if !s.flow.Configured() {
+				return errors.New("the priority and fairness configuration is not loaded yet")
+			}
+			return nil
+		}})
+	}
 	s.installChecks("healthz", ready)
 	s.installChecks("livez", []HealthCheck{ping})
 	s.installChecks("readyz", append(ready, shutdown))

@@ -20,6 +20,7 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/protobuf"
 
+	"kubecore.io/kubecore/pkg/apiserver/flowcontrol"
 	"kubecore.io/kubecore/pkg/openapi"
 )
 
@@ -34,6 +35,8 @@ type Server struct {
 	handler    http.Handler
 	metrics    *metrics
 	registry   *prometheus.Registry
+	// flow is API priority and fairness, nil when off.
+	flow *flowcontrol.Controller
 	// openapi serves the OpenAPI documents, the dynamic groups' too.
 	openapi *openapi.Handler
 
@@ -68,6 +71,11 @@ func New(c CompletedConfig) (*Server, error) {
 		registry:   prometheus.NewRegistry(),
 	}
 	s.metrics = newMetrics(s.registry)
+	if s.flow = s.cfg.newFlowControl(); s.flow != nil {
+		if err := s.registry.Register(s.flow.Metrics()); err != nil {
+			return nil, fmt.Errorf("register metrics: %w", err)
+		}
+	}
 	for _, c := range c.Metrics {
 		if err := s.registry.Register(c); err != nil {
 			return nil, fmt.Errorf("register metrics: %w", err)
@@ -155,8 +163,32 @@ func (s *Server) Run(ctx context.Context) error {
 	s.addr = ln.Addr()
 	s.addrMu.Unlock()
 
+	var flowDone chan struct{}
+	if s.flow != nil {
+		flowCtx, stopFlow := context.WithCancel(ctx)
+		flowDone = make(chan struct{})
+		go func() {
+			defer close(flowDone)
+			if err := s.cfg.FlowConfig.RunFlowConfig(flowCtx, s.flow.Configure); err != nil {
+				klog.ErrorS(err, "Priority and fairness configuration stopped")
+			}
+		}()
+		defer func() {
+			stopFlow()
+			<-flowDone
+		}()
+	}
 	errCh := make(chan error, 1)
 	go func() { errCh <- srv.Serve(ln) }()
+	if s.flow != nil {
+		// Ready once requests are classified, as Kubernetes' readiness
+		// waits for its priority-and-fairness-config-consumer hook.
+		select {
+		case <-s.flow.ConfiguredNotify():
+		case <-flowDone:
+		case <-ctx.Done():
+		}
+	}
 	close(s.ready)
 	klog.V(2).InfoS("API server is serving", "address", ln.Addr().String())
 

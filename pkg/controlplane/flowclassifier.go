@@ -2,41 +2,76 @@ package controlplane
 
 import (
 	"context"
+	"fmt"
 
+	"k8s.io/klog/v2"
 	flowcontrolv1 "kubecore.io/api/flowcontrol/v1"
+	"kubecore.io/apimachinery/pkg/labels"
+	"kubecore.io/client/tools/cache"
 
-	"kubecore.io/kubecore/pkg/apirequest"
-	"kubecore.io/kubecore/pkg/apis/flowcontrol/match"
 	"kubecore.io/kubecore/pkg/apiserver"
+	"kubecore.io/kubecore/pkg/registry/generic"
 )
 
-// flowClassifier classifies requests by the stored FlowSchemas, read from
-// the watch cache, as API priority and fairness does; it does not queue.
-type flowClassifier struct {
-	schemas cached[*flowcontrolv1.FlowSchema]
-	levels  cached[*flowcontrolv1.PriorityLevelConfiguration]
+// flowConfig feeds API priority and fairness the stored FlowSchemas and
+// PriorityLevelConfigurations through in-process informers, and keeps
+// the FlowSchemas' Dangling conditions, as Kubernetes' APF configuration
+// controller does.
+type flowConfig struct{ in *Instance }
+
+var _ apiserver.FlowConfigSource = flowConfig{}
+
+// FlowConfig returns the source of the API priority and fairness
+// configuration.
+func (in *Instance) FlowConfig() apiserver.FlowConfigSource { return flowConfig{in} }
+
+// RunFlowConfig implements apiserver.FlowConfigSource.
+func (f flowConfig) RunFlowConfig(ctx context.Context, apply func([]*flowcontrolv1.FlowSchema, []*flowcontrolv1.PriorityLevelConfiguration)) error {
+	schemas := cache.NewInformer[*flowcontrolv1.FlowSchema](generic.InProcessListerWatcher(f.in.flowSchemas),
+		cache.InformerOptions{Resource: flowcontrolv1.Resource("flowschemas")})
+	levels := cache.NewInformer[*flowcontrolv1.PriorityLevelConfiguration](generic.InProcessListerWatcher(f.in.priorityLevels),
+		cache.InformerOptions{Resource: flowcontrolv1.Resource("prioritylevelconfigurations")})
+	changed := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	if _, err := schemas.AddEventHandler(onAnyChange[*flowcontrolv1.FlowSchema](poke)); err != nil {
+		return fmt.Errorf("watch flowschemas: %w", err)
+	}
+	if _, err := levels.AddEventHandler(onAnyChange[*flowcontrolv1.PriorityLevelConfiguration](poke)); err != nil {
+		return fmt.Errorf("watch prioritylevelconfigurations: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go schemas.Run(ctx)
+	go levels.Run(ctx)
+	if !cache.WaitForCacheSync(ctx, schemas.HasSynced, levels.HasSynced) {
+		return nil
+	}
+	for {
+		fs, _ := schemas.Lister().List(labels.Everything())
+		pl, _ := levels.Lister().List(labels.Everything())
+		apply(fs, pl)
+		klog.FromContext(ctx).V(2).Info("Applied the priority and fairness configuration", "flowSchemas", len(fs), "priorityLevels", len(pl))
+		if err := f.in.updateDangling(ctx); err != nil && ctx.Err() == nil {
+			klog.FromContext(ctx).Error(err, "Cannot update the FlowSchemas' Dangling conditions")
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+		}
+	}
 }
 
-var _ apiserver.FlowClassifier = flowClassifier{}
-
-// FlowClassifier returns the classifier of requests by FlowSchema.
-func (in *Instance) FlowClassifier() apiserver.FlowClassifier {
-	return flowClassifier{schemas: cached[*flowcontrolv1.FlowSchema]{in.flowSchemas}, levels: cached[*flowcontrolv1.PriorityLevelConfiguration]{in.priorityLevels}}
-}
-
-// Classify implements apiserver.FlowClassifier.
-func (c flowClassifier) Classify(ctx context.Context, user *apirequest.UserInfo, info *apirequest.RequestInfo) (string, string, bool) {
-	schemas, err := c.schemas.list(ctx, "", nil)
-	if err != nil {
-		return "", "", false
+// onAnyChange calls f on every event.
+func onAnyChange[T cache.Object](f func()) cache.ResourceEventHandlerFuncs[T] {
+	return cache.ResourceEventHandlerFuncs[T]{
+		AddFunc:    func(T, bool) { f() },
+		UpdateFunc: func(T, T) { f() },
+		DeleteFunc: func(T) { f() },
 	}
-	fs := match.Classify(schemas, user, info)
-	if fs == nil {
-		return "", "", false
-	}
-	pl, err := c.levels.get(ctx, "", fs.Spec.PriorityLevelConfiguration.Name, false)
-	if err != nil || pl == nil {
-		return string(fs.UID), "", true
-	}
-	return string(fs.UID), string(pl.UID), true
 }

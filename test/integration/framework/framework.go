@@ -115,6 +115,10 @@ type APIServerOptions struct {
 	EnableAdmissionPlugins []string
 	// AuditLogPath, when set, is the server's --audit-log-path.
 	AuditLogPath string
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight, when set, are
+	// the server's --max-requests-inflight and
+	// --max-mutating-requests-inflight (its priority levels' seats).
+	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
 }
 
 // DefaultDisabledAdmissionPlugins are left out of the test servers'
@@ -168,6 +172,12 @@ func startAPIServer(opts APIServerOptions, tempDir func() string) (*APIServer, e
 	o.BindAddress = "127.0.0.1"
 	o.TokenAuthFile = opts.TokenAuthFile
 	o.Limits.AuditLogPath = opts.AuditLogPath
+	if opts.MaxRequestsInFlight > 0 {
+		o.Limits.MaxRequestsInFlight = opts.MaxRequestsInFlight
+	}
+	if opts.MaxMutatingRequestsInFlight > 0 {
+		o.Limits.MaxMutatingRequestsInFlight = opts.MaxMutatingRequestsInFlight
+	}
 	o.DisableAdmissionPlugins = slices.DeleteFunc(DefaultDisabledAdmissionPlugins(), func(p string) bool {
 		return slices.Contains(opts.EnableAdmissionPlugins, p)
 	})

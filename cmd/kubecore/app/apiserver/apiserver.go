@@ -50,9 +50,9 @@ type Resources struct {
 	Authorizer authorizer.Authorizer
 	// Tokens authenticate bearer tokens, after client certificates.
 	Tokens []authenticator.Token
-	// FlowClassifier classifies requests by FlowSchema for the
-	// X-Kubernetes-PF-* headers; nil for none.
-	FlowClassifier apiserver.FlowClassifier
+	// FlowConfig is the API priority and fairness configuration; nil
+	// leaves the plain in-flight limits.
+	FlowConfig apiserver.FlowConfigSource
 	// Dynamic are the group versions of custom resources, served while
 	// their definitions are Established; ReadyChecks join /readyz.
 	Dynamic     *apiserver.DynamicGroups
@@ -214,7 +214,7 @@ func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token, 
 		return Resources{
 			Scheme: in.Scheme, Groups: in.Groups, Authorizer: in.Authorizer(), Tokens: in.TokenAuthenticators(),
 			Dynamic: in.DynamicGroups(), ReadyChecks: []apiserver.HealthCheck{in.APIExtensionsReadyCheck()},
-			FlowClassifier: in.FlowClassifier(), Paths: in.Paths(), Aggregator: agg,
+			FlowConfig: in.FlowConfig(), Paths: in.Paths(), Aggregator: agg,
 			Loops: []Loop{
 				{Name: "kubernetes service", Run: func(ctx context.Context) error {
 					return in.RunKubernetesService(ctx, controlplane.KubernetesServiceInterval)
@@ -490,7 +490,7 @@ func (c Config) Run(ctx context.Context) error {
 		Groups:         res.Groups,
 		Authenticator:  authn,
 		Authorizer:     res.Authorizer,
-		FlowClassifier: res.FlowClassifier,
+		FlowConfig:     res.FlowConfig,
 		Listener:       ln,
 		GetServingCert: serving.current,
 		ClientCA:       tlsClientCAs,

@@ -40,9 +40,9 @@ func NewLimitOptions() LimitOptions {
 // AddFlags adds the limit and audit flags to fs.
 func (o *LimitOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxRequestsInFlight, "max-requests-inflight", o.MaxRequestsInFlight,
-		"Read-only requests served at once; more get 429 TooManyRequests (system:masters, watches, logs and exec are not counted)")
+		"Read-only requests served at once; with --max-mutating-requests-inflight, summed, the seats API priority and fairness shares among its priority levels (exempt levels, watches, logs and exec take none)")
 	fs.IntVar(&o.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", o.MaxMutatingRequestsInFlight,
-		"Mutating requests served at once; more get 429 TooManyRequests")
+		"Mutating requests served at once; summed with --max-requests-inflight into the seats of API priority and fairness")
 	fs.Float64Var(&o.MaxRequestsPerUserPerSecond, "max-requests-per-user-per-second", o.MaxRequestsPerUserPerSecond,
 		"Requests each user may send per second on average, 0 for no limit; more get 429 TooManyRequests with Retry-After. "+
 			"system:masters, nodes (system:nodes), the scheduler and the controller-manager are not limited")
