@@ -25,18 +25,25 @@ func sameCreate(t *testing.T, fast *FieldManager, obj func() runtime.Object, wha
 		t.Fatal(err)
 	}
 	slow.slowCreate = true
-	a, errA := fast.Update(nil, obj(), "creator")
 	b, errB := slow.Update(nil, obj(), "creator")
-	if (errA == nil) != (errB == nil) {
-		t.Fatalf("%s: fast error %v, slow error %v", what, errA, errB)
+	var eb []byte
+	if errB == nil {
+		eb, _ = json.Marshal(managedFields(t, b))
 	}
-	if errA != nil {
-		return
-	}
-	ea, _ := json.Marshal(managedFields(t, a))
-	eb, _ := json.Marshal(managedFields(t, b))
-	if string(ea) != string(eb) {
-		t.Fatalf("%s: fast path recorded\n%s\nslow path recorded\n%s", what, ea, eb)
+	// Twice on the fast manager: the second create of the same object is
+	// answered from the shape cache when the object has a shape key.
+	for round := range 2 {
+		a, errA := fast.Update(nil, obj(), "creator")
+		if (errA == nil) != (errB == nil) {
+			t.Fatalf("%s: fast error %v, slow error %v", what, errA, errB)
+		}
+		if errA != nil {
+			return
+		}
+		ea, _ := json.Marshal(managedFields(t, a))
+		if string(ea) != string(eb) {
+			t.Fatalf("%s (round %d): fast path recorded\n%s\nslow path recorded\n%s", what, round, ea, eb)
+		}
 	}
 
 	o := obj()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -68,6 +69,11 @@ type FieldManager struct {
 	// only read); slowCreate turns the create fast path off (tests).
 	empty      value.Value
 	slowCreate bool
+	// emptyShape is empty as plain maps, lists and scalars; shapes caches
+	// the FieldsV1 of creates by the new object's shape (Go-typed kinds
+	// only, nil otherwise). See shape.go.
+	emptyShape any
+	shapes     *shapeCache
 	// lastLogged is when UpdateNoErrors last logged (unix nanoseconds): a
 	// failure repeated on every write is logged at most once a second.
 	lastLogged atomic.Int64
@@ -105,7 +111,11 @@ func New(opts Options) (*FieldManager, error) {
 		return nil, fmt.Errorf("field manager for %s: the empty object: %w", opts.Kind, err)
 	}
 	// Read as plain maps, its few fields are looked up by name cheaply.
-	f.empty = value.NewValueInterface(empty.AsValue().Unstructured())
+	f.emptyShape = empty.AsValue().Unstructured()
+	f.empty = value.NewValueInterface(f.emptyShape)
+	if opts.New != nil {
+		f.shapes = newShapeCache()
+	}
 	return f, nil
 }
 
@@ -163,12 +173,74 @@ func (f *FieldManager) Update(live, obj runtime.Object, manager string) (runtime
 
 	const current = "current-operation"
 	if create && len(managed.Fields) == 0 && !f.slowCreate {
-		if done, err := f.createFast(obj, managed, current); err != nil {
-			return nil, err
-		} else if done {
-			return f.finishUpdate(obj, newMeta, managed, manager, current)
+		return f.create(obj, newMeta, managed, manager, current)
+	}
+	return f.update(live, obj, newMeta, managed, manager, current)
+}
+
+// create records a create with no managedFields to keep: from the cache
+// when an object of the same shape was created before, else by the fast
+// path (whose result is then cached), else by the slow one.
+func (f *FieldManager) create(obj runtime.Object, newMeta metav1.Object, managed *Managed, manager, current string) (runtime.Object, error) {
+	var w *shapeWriter
+	if f.shapes != nil {
+		w = shapeWriters.Get().(*shapeWriter)
+		defer shapeWriters.Put(w)
+		if !w.shapeKey(obj, f.emptyShape) {
+			w = nil
+		} else if raw, ok := f.shapes.get(w.buf); ok {
+			f.finishCached(newMeta, raw, manager)
+			return obj, nil
 		}
 	}
+	done, err := f.createFast(obj, managed, current)
+	if err != nil {
+		return nil, err
+	}
+	if !done {
+		return f.update(f.newObject(), obj, newMeta, managed, manager, current)
+	}
+	out, err := f.finishUpdate(obj, newMeta, managed, manager, current)
+	if err != nil || w == nil {
+		return out, err
+	}
+	var raw []byte
+	switch entries := newMeta.GetManagedFields(); len(entries) {
+	case 0:
+	case 1:
+		if entries[0].FieldsV1 == nil {
+			return out, nil
+		}
+		raw = entries[0].FieldsV1.Raw
+	default:
+		return out, nil
+	}
+	f.shapes.put(w.buf, raw)
+	return out, nil
+}
+
+// finishCached writes the managedFields of a create whose fields are raw
+// (nil: none), as finishUpdate writes them: one Update entry of manager.
+func (f *FieldManager) finishCached(newMeta metav1.Object, raw []byte, manager string) {
+	if raw == nil {
+		newMeta.SetManagedFields(nil)
+		return
+	}
+	id := f.identity(manager, OperationUpdate)
+	newMeta.SetManagedFields([]metav1.ManagedFieldsEntry{{
+		Manager:     id.Manager,
+		Operation:   OperationUpdate,
+		APIVersion:  string(f.apiVersion),
+		Time:        f.now(),
+		FieldsType:  FieldsTypeV1,
+		FieldsV1:    &metav1.FieldsV1{Raw: slices.Clone(raw)},
+		Subresource: id.Subresource,
+	}})
+}
+
+// update records the change from live to obj by structured-merge-diff's
+// Compare.
+func (f *FieldManager) update(live, obj runtime.Object, newMeta metav1.Object, managed *Managed, manager, current string) (runtime.Object, error) {
 	liveTyped, err := f.toTyped(live, true)
 	if err != nil {
 		return nil, fmt.Errorf("live object %s: %w", describe(live), err)
