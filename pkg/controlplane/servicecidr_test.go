@@ -86,11 +86,12 @@ func TestServiceAllocationRepair(t *testing.T) {
 		t.Errorf("dry run left IPAddress %s: %v", out.(*corev1.Service).Spec.ClusterIP, err)
 	}
 
-	// Lose kept's IPAddress; leak ghost's address and port.
+	// Lose kept's IPAddress; leak ghost's address and port. Ghost is made
+	// first: made after, it could be handed kept's freed address.
+	ghost := create("ghost", 30123)
 	if _, _, err := addresses.(rest.GracefulDeleter).Delete(ctx, kept.Spec.ClusterIP, nil, &metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	ghost := create("ghost", 30123)
 	if _, err := srv.Client().Delete(context.Background(), "/registry/services/default/ghost"); err != nil {
 		t.Fatal(err)
 	}
