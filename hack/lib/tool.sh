@@ -25,10 +25,10 @@ kubecore::build_tool() {
     return 0
   fi
   rm -f "${stamp}"
+  # errexit does not hold in a condition: every step is chained.
   if ! (
-    cd "${module}"
-    export GOWORK=off GOFLAGS="-mod=mod -buildvcs=false" CGO_ENABLED=0
-    go build -o "${out}" "${pkg}" >&2
+    cd "${module}" &&
+      GOWORK=off GOFLAGS="-mod=mod -buildvcs=false" CGO_ENABLED=0 go build -o "${out}" "${pkg}" >&2
   ); then
     exec {lock}>&-
     return 1
