@@ -23,18 +23,11 @@ import (
 // skips, when it cannot be built.
 func metricsServerBinary(t *testing.T) string {
 	t.Helper()
-	script, err := filepath.Abs(filepath.Join("..", "..", "hack", "metrics-server.sh"))
+	p, err := framework.BuildTool("metrics-server.sh")
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("build metrics-server: %v", err)
 	}
-	var stderr bytes.Buffer
-	cmd := exec.Command(script)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("build metrics-server: %v\n%s", err, stderr.String())
-	}
-	return strings.TrimSpace(string(out))
+	return p
 }
 
 // syncBuf is a log buffer written by a child process and read by the test.

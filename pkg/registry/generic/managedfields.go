@@ -52,6 +52,12 @@ func recordsManagedFields(info rest.UpdatedObjectInfo) bool {
 	return ok && r.RecordsManagedFields()
 }
 
+// RecordsManagedFields reports whether info sets managedFields itself; a
+// REST that wraps an UpdatedObjectInfo (as its Update does) forwards it
+// with a RecordsManagedFields method of its own, so that an apply through
+// it is not also recorded as an Update.
+func RecordsManagedFields(info rest.UpdatedObjectInfo) bool { return recordsManagedFields(info) }
+
 // RecordsManagedFields marks an apply: the Store records no Update over it.
 func (a *applyInfo) RecordsManagedFields() bool { return true }
 
@@ -59,6 +65,16 @@ func (a *applyInfo) RecordsManagedFields() bool { return true }
 // object inside the storage's compare-and-swap loop; a missing object is
 // created (not at a subresource).
 func (s *Store) Apply(ctx context.Context, name string, cfg map[string]any, force bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return s.ApplyThrough(ctx, s, name, cfg, force, opts)
+}
+
+// ApplyThrough is Apply run by u's Update, where u is a REST wrapping this
+// Store whose Update does more than the Store's (a Service's allocation of
+// its cluster IP and node ports): an apply, a create-on-apply included,
+// then gets what a PUT or a patch gets. Such a REST implements
+// rest.Applier with it, or else the embedded Store's Apply would bypass
+// its Update.
+func (s *Store) ApplyThrough(ctx context.Context, u rest.Updater, name string, cfg map[string]any, force bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
 	if s.FieldManager == nil {
 		return nil, false, &apierrors.StatusError{ErrStatus: metav1.Status{
 			Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType, Reason: metav1.StatusReasonUnsupportedMediaType,
@@ -69,5 +85,5 @@ func (s *Store) Apply(ctx context.Context, name string, cfg map[string]any, forc
 		opts = &metav1.UpdateOptions{}
 	}
 	info := &applyInfo{fm: s.FieldManager, cfg: cfg, manager: opts.FieldManager, force: force}
-	return s.Update(ctx, name, info, nil, nil, s.Subresource == "", opts)
+	return u.Update(ctx, name, info, nil, nil, s.Subresource == "", opts)
 }

@@ -2,8 +2,12 @@ package process
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -88,5 +92,68 @@ func TestSandboxNetwork(t *testing.T) {
 	}
 	if list, _ := r2.ListPodSandbox(ctx); len(list) != 0 {
 		t.Errorf("sandboxes left: %+v", list)
+	}
+}
+
+// TestSandboxDNS: a container of a sandbox with its own network namespace
+// reads the pod's DNS configuration at /etc/resolv.conf, a file of its own
+// bind-mounted there in its mount namespace; a hostNetwork sandbox's
+// containers keep the host's.
+func TestSandboxDNS(t *testing.T) {
+	ctx := t.Context()
+	r := newRuntime(t, Options{HostIP: "192.0.2.1", Network: &recordingNetwork{}})
+	dns := &kruntime.DNSConfig{Servers: []string{"10.96.0.10"}, Searches: []string{"ns.svc.cluster.local", "svc.cluster.local", "cluster.local"}, Options: []string{"ndots:5"}}
+	spec := func(cfg kruntime.PodSandboxConfig) (shimSpec, string) {
+		t.Helper()
+		sb, err := r.RunPodSandbox(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := r.CreateContainer(ctx, sb, kruntime.ContainerConfig{Name: "c", Command: []string{"true"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The test network's namespace does not exist: nsenter fails,
+		// after the spec is written.
+		_ = r.StartContainer(ctx, id)
+		waitExited(t, r, id)
+		t.Cleanup(func() { _ = r.StopPodSandbox(ctx, sb); _ = r.RemovePodSandbox(ctx, sb) })
+		b, err := os.ReadFile(filepath.Join(r.containerDir(id), "spec.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s shimSpec
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s, id
+	}
+
+	s, id := spec(kruntime.PodSandboxConfig{UID: "own", DNS: dns})
+	file := filepath.Join(r.containerDir(id), "resolv.conf")
+	got, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "nameserver 10.96.0.10\nsearch ns.svc.cluster.local svc.cluster.local cluster.local\noptions ndots:5\n"
+	if string(got) != want {
+		t.Errorf("resolv.conf = %q, want %q", got, want)
+	}
+	if st, err := os.Stat(file); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("resolv.conf mode: %v %v", st, err)
+	}
+	argv := strings.Join(s.Argv, " ")
+	if !strings.Contains(argv, "nsenter --net=") || !strings.Contains(argv, "unshare --mount") ||
+		!strings.Contains(argv, "mount --bind '"+file+"' '/etc/resolv.conf'") ||
+		!strings.Contains(argv, "mount -o remount,bind,ro '/etc/resolv.conf'") {
+		t.Errorf("argv does not mount the pod's resolv.conf: %q", s.Argv)
+	}
+
+	s, id = spec(kruntime.PodSandboxConfig{UID: "host", HostNetwork: true, DNS: dns})
+	if strings.Contains(strings.Join(s.Argv, " "), "resolv.conf") {
+		t.Errorf("hostNetwork container mounts a resolv.conf: %q", s.Argv)
+	}
+	if _, err := os.Stat(filepath.Join(r.containerDir(id), "resolv.conf")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("hostNetwork container has a resolv.conf: %v", err)
 	}
 }

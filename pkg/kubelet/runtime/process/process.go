@@ -501,14 +501,15 @@ func (r *Runtime) StartContainer(_ context.Context, id string) error {
 	}
 	cfg, logPath := c.cfg, c.status.LogPath
 	var netns string
+	var dns *kruntime.DNSConfig
 	if s, ok := r.sandboxes[c.status.SandboxID]; ok {
-		netns = s.NetNS
+		netns, dns = s.NetNS, s.Config.DNS
 	}
 	r.mu.Unlock()
 
 	// Taken before the command starts, so never after its exit.
 	now := time.Now()
-	shim, pid, pidStart, err := r.startShim(id, cfg, logPath, netns)
+	shim, pid, pidStart, err := r.startShim(id, cfg, logPath, netns, dns)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err != nil {
@@ -533,15 +534,29 @@ func (r *Runtime) StartContainer(_ context.Context, id string) error {
 // startShim writes the container's spec and starts its shim, which
 // reports the command's PID and start time, or why it did not start. With
 // netns the command runs in that network namespace: nsenter enters it and
-// execs the command, whose PID it keeps.
-func (r *Runtime) startShim(id string, cfg kruntime.ContainerConfig, logPath, netns string) (*exec.Cmd, int, uint64, error) {
+// execs the command, whose PID it keeps; the pod's dns, when set, is then
+// its /etc/resolv.conf (a file of the container's bind-mounted there), as
+// a runtime with network namespaces gives it.
+func (r *Runtime) startShim(id string, cfg kruntime.ContainerConfig, logPath, netns string, dns *kruntime.DNSConfig) (*exec.Cmd, int, uint64, error) {
 	dir := r.containerDir(id)
 	spec := shimSpec{Argv: append(slices.Clone(cfg.Command), cfg.Args...), Env: environ(cfg.Env),
 		Dir: cfg.WorkingDir, LogPath: logPath, LogMaxSize: r.logMaxSize, LogMaxFiles: r.logMaxFiles,
 		ExitPath:     filepath.Join(dir, "exit.json"),
 		AttachSocket: r.attachSocketPath(id), Stdin: cfg.Stdin, StdinOnce: cfg.StdinOnce, TTY: cfg.TTY}
-	if len(cfg.Mounts) > 0 {
-		spec.Argv = append([]string{"unshare", "--mount", "--propagation", "private", "sh", "-c", mountScript(cfg.Mounts), "kubecore-mount"}, spec.Argv...)
+	mounts := cfg.Mounts
+	if netns != "" && dns != nil && !slices.ContainsFunc(mounts, func(m kruntime.Mount) bool { return m.ContainerPath == resolvConfPath }) {
+		p := filepath.Join(dir, "resolv.conf")
+		if err := writeFileAtomic(p, resolvConf(dns)); err != nil {
+			return nil, 0, 0, fmt.Errorf("resolv.conf: %w", err)
+		}
+		// Readable by a container's user, as the host's is.
+		if err := os.Chmod(p, 0o644); err != nil {
+			return nil, 0, 0, fmt.Errorf("resolv.conf: %w", err)
+		}
+		mounts = append([]kruntime.Mount{{HostPath: p, ContainerPath: resolvConfPath, ReadOnly: true}}, mounts...)
+	}
+	if len(mounts) > 0 {
+		spec.Argv = append([]string{"unshare", "--mount", "--propagation", "private", "sh", "-c", mountScript(mounts), "kubecore-mount"}, spec.Argv...)
 	}
 	if netns != "" {
 		spec.Argv = append([]string{"nsenter", "--net=" + netns, "--"}, spec.Argv...)
@@ -666,13 +681,32 @@ func mountScript(mounts []kruntime.Mount) string {
 	b.WriteString("set -e\n")
 	for _, m := range mounts {
 		src, dst := quote(m.HostPath), quote(m.ContainerPath)
-		fmt.Fprintf(&b, "mkdir -p %s\nmount --bind %s %s\n", dst, src, dst)
+		// A file (resolv.conf) is mounted over an existing file.
+		fmt.Fprintf(&b, "[ -e %s ] || mkdir -p %s\nmount --bind %s %s\n", dst, dst, src, dst)
 		if m.ReadOnly {
 			fmt.Fprintf(&b, "mount -o remount,bind,ro %s\n", dst)
 		}
 	}
 	b.WriteString("exec \"$@\"\n")
 	return b.String()
+}
+
+// resolvConfPath is where a pod's processes read their DNS configuration.
+const resolvConfPath = "/etc/resolv.conf"
+
+// resolvConf renders c as resolv(5) does it.
+func resolvConf(c *kruntime.DNSConfig) []byte {
+	var b strings.Builder
+	for _, s := range c.Servers {
+		fmt.Fprintf(&b, "nameserver %s\n", s)
+	}
+	if len(c.Searches) > 0 {
+		fmt.Fprintf(&b, "search %s\n", strings.Join(c.Searches, " "))
+	}
+	if len(c.Options) > 0 {
+		fmt.Fprintf(&b, "options %s\n", strings.Join(c.Options, " "))
+	}
+	return []byte(b.String())
 }
 
 // quote makes s one shell word.

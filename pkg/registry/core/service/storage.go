@@ -245,6 +245,7 @@ func (r *REST) releaseAll(ctx context.Context, svc *corev1.Service) {
 var (
 	_ rest.Creater = (*REST)(nil)
 	_ rest.Updater = (*REST)(nil)
+	_ rest.Applier = (*REST)(nil)
 )
 
 func dryRun(d []string) bool { return slices.Contains(d, metav1.DryRunAll) }
@@ -312,6 +313,13 @@ func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObje
 	return out, created, nil
 }
 
+// Apply implements rest.Applier through Update, so that a service applied
+// server-side (created or changed) gets its allocations as one created or
+// updated otherwise does.
+func (r *REST) Apply(ctx context.Context, name string, cfg map[string]any, force bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return r.Store.ApplyThrough(ctx, r, name, cfg, force, opts)
+}
+
 // allocatingInfo allocates inside the update loop; a retry first undoes
 // the previous attempt's allocations.
 type allocatingInfo struct {
@@ -323,6 +331,9 @@ type allocatingInfo struct {
 }
 
 func (i *allocatingInfo) Preconditions() *metav1.Preconditions { return i.inner.Preconditions() }
+
+// RecordsManagedFields forwards the inner info's (an apply's) to the Store.
+func (i *allocatingInfo) RecordsManagedFields() bool { return generic.RecordsManagedFields(i.inner) }
 
 func (i *allocatingInfo) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
 	if i.alloc != nil {
