@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 
@@ -22,6 +23,10 @@ import (
 
 // FieldManager is the manager name the operator applies under.
 const FieldManager = "widget-operator"
+
+// ConfigMapLabel is the label the operator applies on each Widget, naming
+// its ConfigMap.
+const ConfigMapLabel = "example.kubecore.io/configmap"
 
 // widgetGVK is the custom resource the operator reconciles.
 var widgetGVK = schema.GroupVersionKind{Group: "example.kubecore.io", Version: "v1", Kind: "Widget"}
@@ -108,20 +113,25 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, fmt.Errorf("apply config map %s: %w", req.NamespacedName, err)
 	}
 
-	// The status, applied through the status subresource with the
-	// Patch(obj, client.Apply) form older operators use.
+	// A label on the Widget itself, applied with the Patch(obj,
+	// client.Apply) form older operators use.
+	label := &unstructured.Unstructured{}
+	label.SetGroupVersionKind(widgetGVK)
+	label.SetName(widget.GetName())
+	label.SetNamespace(widget.GetNamespace())
+	label.SetLabels(map[string]string{ConfigMapLabel: widget.GetName()})
+	//lint:ignore SA1019 the deprecated Patch form is exercised beside client.Apply on purpose
+	if err := r.client.Patch(ctx, label, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil { //nolint:staticcheck // see above
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+
+	// The status, applied through the status subresource.
 	status := &unstructured.Unstructured{}
 	status.SetGroupVersionKind(widgetGVK)
 	status.SetName(widget.GetName())
 	status.SetNamespace(widget.GetNamespace())
 	keys := make([]any, 0, len(data))
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range data {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, k := range slices.Sorted(maps.Keys(data)) {
 		keys = append(keys, k)
 	}
 	if err := unstructured.SetNestedField(status.Object, map[string]any{
@@ -131,8 +141,8 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}, "status"); err != nil {
 		return ctrl.Result{}, err
 	}
-	//lint:ignore SA1019 the deprecated Patch form is the one this test exercises beside client.Apply
-	if err := r.client.Status().Patch(ctx, status, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil { //nolint:staticcheck // see above
+	statusAC := client.ApplyConfigurationFromUnstructured(status)
+	if err := r.client.Status().Apply(ctx, statusAC, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
 		if apierrors.IsNotFound(err) {
 			return ctrl.Result{}, nil
 		}

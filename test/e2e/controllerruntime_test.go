@@ -138,8 +138,9 @@ func widgetManifest(name string, entries ...string) string {
 // TestControllerRuntimeApply runs an operator built on the stock
 // controller-runtime (test/controllerruntime) against kubecore all-in-one:
 // it takes its leader election Lease, fills its caches, applies a
-// ConfigMap per Widget with client.Apply and the Widget's status with
-// Patch(obj, client.Apply); the ConfigMap follows edits of the Widget
+// ConfigMap per Widget with client.Apply, a label on the Widget with
+// Patch(obj, client.Apply) and the Widget's status with Status().Apply
+// (server-side apply on a custom resource and its status); the ConfigMap follows edits of the Widget
 // (removed keys removed by apply) and goes by garbage collection with it.
 func TestControllerRuntimeApply(t *testing.T) {
 	// Build first: a missing binary fails before a cluster is started.
@@ -232,7 +233,10 @@ func TestControllerRuntimeApply(t *testing.T) {
 		return got
 	}
 	w := waitStatus("alpha", "1", "[color shape size]")
-	if got, want := managedFieldsOf(w), []string{"kubectl-client-side-apply/Update/", "widget-operator/Apply/status"}; !slices.Equal(got, want) {
+	if labels, _ := w.field("metadata.labels").(map[string]any); labels["example.kubecore.io/configmap"] != "alpha" {
+		t.Errorf("widget alpha labels %v, want the operator's example.kubecore.io/configmap=alpha", labels)
+	}
+	if got, want := managedFieldsOf(w), []string{"kubectl-client-side-apply/Update/", "widget-operator/Apply/", "widget-operator/Apply/status"}; !slices.Equal(got, want) {
 		t.Errorf("widget alpha managedFields %v, want %v", got, want)
 	}
 
