@@ -196,7 +196,7 @@ func TestControllerRuntimeApply(t *testing.T) {
 	}
 
 	alpha := waitData("alpha", "color=blue,shape=round,size=large")
-	waitData("beta", "only=one")
+	betaRV := waitData("beta", "only=one").str("metadata.resourceVersion")
 	if got := managedFieldsOf(alpha); !slices.Equal(got, []string{"widget-operator/Apply/"}) {
 		t.Errorf("config map alpha managedFields %v, want the operator's apply alone", got)
 	}
@@ -232,6 +232,7 @@ func TestControllerRuntimeApply(t *testing.T) {
 		})
 		return got
 	}
+	betaWidgetRV := waitStatus("beta", "1", "[only]").str("metadata.resourceVersion")
 	w := waitStatus("alpha", "1", "[color shape size]")
 	if labels, _ := w.field("metadata.labels").(map[string]any); labels["example.kubecore.io/configmap"] != "alpha" {
 		t.Errorf("widget alpha labels %v, want the operator's example.kubecore.io/configmap=alpha", labels)
@@ -270,7 +271,15 @@ func TestControllerRuntimeApply(t *testing.T) {
 		}
 		return ""
 	})
-	waitData("beta", "only=one")
+	// beta was reconciled again after its config map was written (its
+	// status and label changed, its config map was created): those
+	// applies changed nothing, so they wrote nothing.
+	if rv := k.MustRun(t, "get", "widget", "beta", "-n", ns, "-o", "jsonpath={.metadata.resourceVersion}"); rv != betaWidgetRV {
+		t.Errorf("widget beta resourceVersion %s, want %s: a no-op apply wrote", rv, betaWidgetRV)
+	}
+	if rv := waitData("beta", "only=one").str("metadata.resourceVersion"); rv != betaRV {
+		t.Errorf("config map beta resourceVersion %s, want %s: a no-op apply wrote", rv, betaRV)
+	}
 	if strings.Contains(log.String(), "\"error\"") || strings.Contains(log.String(), "ERROR") {
 		t.Errorf("the operator logged errors:\n%s", log.String())
 	}
