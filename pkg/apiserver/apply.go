@@ -65,8 +65,12 @@ func (e *endpoint) applyRequest(req writeRequest, opts *metav1.PatchOptions, ns,
 }
 
 // checkApplyTarget rejects a configuration of another kind or version than
-// the endpoint serves (400 as Kubernetes words it), one without a name
-// (422), and one naming another object or namespace than the path (400).
+// the endpoint serves (400 as Kubernetes words it), one without a name at
+// the main resource, where it may create the object (422), and one naming
+// another object or namespace than the path (400). At a subresource
+// (status, scale), which never creates, a configuration may leave the name
+// out, as Kubernetes takes it from the live object: client-go's ApplyScale
+// sends a Scale without one.
 func (e *endpoint) checkApplyTarget(cfg map[string]any, ns, name string) error {
 	apiVersion, _ := cfg["apiVersion"].(string)
 	kind, _ := cfg["kind"].(string)
@@ -82,6 +86,9 @@ func (e *endpoint) checkApplyTarget(cfg map[string]any, ns, name string) error {
 	switch cfgName {
 	case name:
 	case "":
+		if e.subresource != "" {
+			break
+		}
 		return apierrors.NewInvalid(e.kind.GroupKind(), name, field.ErrorList{field.Required(field.NewPath("metadata", "name"), "name is required in an apply configuration")})
 	default:
 		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", cfgName, name))
