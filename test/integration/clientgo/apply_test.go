@@ -13,6 +13,7 @@ import (
 	k8serrors "k8s.io/apimachinery/pkg/api/errors"
 	k8smetav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	autoscalingv1ac "k8s.io/client-go/applyconfigurations/autoscaling/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -223,6 +224,31 @@ func applyDeployment(ctx context.Context, t *testing.T, cs *kubernetes.Clientset
 	if extractedStatus.Status == nil || extractedStatus.Status.Replicas == nil || *extractedStatus.Status.Replicas != 5 || extractedStatus.Spec != nil {
 		t.Errorf("ExtractDeploymentStatus: %+v", extractedStatus)
 	}
+	// Replicas through ApplyScale: team-b owns them, so a scaler conflicts
+	// until it forces, and then owns them under the scale subresource.
+	scale := autoscalingv1ac.Scale().WithSpec(autoscalingv1ac.ScaleSpec().WithReplicas(7))
+	_, err = deployments.ApplyScale(ctx, "web", scale, k8smetav1.ApplyOptions{FieldManager: "scaler"})
+	if !k8serrors.IsConflict(err) || !strings.Contains(err.Error(), `conflict with "team-b"`) || !strings.Contains(err.Error(), ".spec.replicas") {
+		t.Fatalf("ApplyScale over team-b's replicas: %v, want a conflict with \"team-b\" on .spec.replicas", err)
+	}
+	sc, err := deployments.ApplyScale(ctx, "web", scale, k8smetav1.ApplyOptions{FieldManager: "scaler", Force: true})
+	if err != nil {
+		t.Fatalf("forced ApplyScale: %v", err)
+	}
+	if sc.Spec.Replicas != 7 || sc.Name != "web" {
+		t.Errorf("scale after a forced ApplyScale: %+v", sc)
+	}
+	d, err = deployments.Get(ctx, "web", k8smetav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *d.Spec.Replicas != 7 {
+		t.Errorf("replicas after ApplyScale %d, want 7", *d.Spec.Replicas)
+	}
+	if got, want := managersOf(d.ManagedFields), []string{"scaler/Apply/scale", "status-writer/Apply/status", "team-a/Apply/"}; !slices.Equal(got, want) {
+		t.Errorf("managedFields after ApplyScale %v, want %v (team-b owned nothing else)", got, want)
+	}
+
 	// Status through the main resource is ignored, as Kubernetes resets it.
 	ignored := appsv1ac.Deployment("web", ns).WithStatus(appsv1ac.DeploymentStatus().WithReplicas(9))
 	d, err = deployments.Apply(ctx, ignored, k8smetav1.ApplyOptions{FieldManager: "team-c"})
@@ -238,8 +264,8 @@ func applyDeployment(ctx context.Context, t *testing.T, cs *kubernetes.Clientset
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.ResourceVersion != d.ResourceVersion || *got.Spec.Replicas != 5 || got.Status.Replicas != 5 {
-		t.Errorf("GET after the applies: rv %s (want %s) replicas %d status %d", got.ResourceVersion, d.ResourceVersion, *got.Spec.Replicas, got.Status.Replicas)
+	if got.ResourceVersion != d.ResourceVersion || *got.Spec.Replicas != 7 || got.Status.Replicas != 5 {
+		t.Errorf("GET after the applies: rv %s (want %s) replicas %d (want 7) status %d (want 5)", got.ResourceVersion, d.ResourceVersion, *got.Spec.Replicas, got.Status.Replicas)
 	}
 }
 
