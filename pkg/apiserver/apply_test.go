@@ -31,10 +31,10 @@ func TestValidateApplyFields(t *testing.T) {
 	}
 }
 
-// TestCheckApplyTargetName: the main resource needs the name in the
-// configuration (an apply there may create); a subresource, which never
-// creates, takes a configuration without one, as client-go's ApplyScale
-// sends it; a name other than the path's is refused everywhere.
+// TestCheckApplyTargetName: a configuration may leave the name out (the
+// Store refuses to create from one), at the main resource and at a
+// subresource, as client-go's ApplyScale sends it; a name other than the
+// path's is refused everywhere.
 func TestCheckApplyTargetName(t *testing.T) {
 	deployments := &endpoint{resource: "deployments", namespaced: true, kind: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}}
 	scale := &endpoint{resource: "deployments", subresource: "scale", namespaced: true, kind: schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}}
@@ -47,26 +47,23 @@ func TestCheckApplyTargetName(t *testing.T) {
 		return c
 	}
 	for _, tc := range []struct {
-		what    string
-		e       *endpoint
-		cfg     map[string]any
-		invalid bool // 422
-		bad     bool // 400
+		what string
+		e    *endpoint
+		cfg  map[string]any
+		bad  bool // 400
 	}{
-		{"main resource, no name", deployments, cfg("apps/v1", "Deployment", ""), true, false},
-		{"main resource, the path's name", deployments, cfg("apps/v1", "Deployment", "web"), false, false},
-		{"main resource, another name", deployments, cfg("apps/v1", "Deployment", "other"), false, true},
-		{"scale, no name", scale, cfg("autoscaling/v1", "Scale", ""), false, false},
-		{"scale, another name", scale, cfg("autoscaling/v1", "Scale", "other"), false, true},
-		{"status, no name", status, cfg("apps/v1", "Deployment", ""), false, false},
+		{"main resource, no name", deployments, cfg("apps/v1", "Deployment", ""), false},
+		{"main resource, the path's name", deployments, cfg("apps/v1", "Deployment", "web"), false},
+		{"main resource, another name", deployments, cfg("apps/v1", "Deployment", "other"), true},
+		{"scale, no name", scale, cfg("autoscaling/v1", "Scale", ""), false},
+		{"scale, another name", scale, cfg("autoscaling/v1", "Scale", "other"), true},
+		{"status, no name", status, cfg("apps/v1", "Deployment", ""), false},
 	} {
 		err := tc.e.checkApplyTarget(tc.cfg, "ns", "web")
 		switch {
-		case tc.invalid && !apierrors.IsInvalid(err):
-			t.Errorf("%s: %v, want 422 Invalid", tc.what, err)
 		case tc.bad && !apierrors.IsBadRequest(err):
 			t.Errorf("%s: %v, want 400 BadRequest", tc.what, err)
-		case !tc.invalid && !tc.bad && err != nil:
+		case !tc.bad && err != nil:
 			t.Errorf("%s: %v, want it accepted", tc.what, err)
 		}
 	}

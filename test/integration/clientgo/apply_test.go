@@ -12,10 +12,12 @@ import (
 	k8scorev1 "k8s.io/api/core/v1"
 	k8serrors "k8s.io/apimachinery/pkg/api/errors"
 	k8smetav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	autoscalingv1ac "k8s.io/client-go/applyconfigurations/autoscaling/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	k8sclientcmd "k8s.io/client-go/tools/clientcmd"
 
@@ -77,6 +79,14 @@ func webDeployment(ns string, replicas int32, env ...*corev1ac.EnvVarApplyConfig
 // managedFields the server recorded.
 func TestClientGoApply(t *testing.T) {
 	s := testserver.Start(t)
+	cfg, err := k8sclientcmd.BuildConfigFromFlags("", s.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ name, contentType string }{
 		{"json", ""},
 		{"protobuf", "application/vnd.kubernetes.protobuf"},
@@ -89,7 +99,7 @@ func TestClientGoApply(t *testing.T) {
 			}
 			cs := stockClientset(t, s.Kubeconfig, tc.contentType)
 			t.Run("deployment", func(t *testing.T) { applyDeployment(ctx, t, cs, ns) })
-			t.Run("configmap", func(t *testing.T) { applyConfigMap(ctx, t, cs, ns) })
+			t.Run("configmap", func(t *testing.T) { applyConfigMap(ctx, t, cs, dyn, ns) })
 		})
 	}
 }
@@ -269,7 +279,7 @@ func applyDeployment(ctx context.Context, t *testing.T, cs *kubernetes.Clientset
 	}
 }
 
-func applyConfigMap(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, ns string) {
+func applyConfigMap(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, dyn *dynamic.DynamicClient, ns string) {
 	cms := cs.CoreV1().ConfigMaps(ns)
 	owner := k8smetav1.ApplyOptions{FieldManager: "settings"}
 
@@ -320,6 +330,24 @@ func applyConfigMap(ctx context.Context, t *testing.T, cs *kubernetes.Clientset,
 	if want := map[string]string{"a": "forced"}; fmt.Sprint(cm.Data) != fmt.Sprint(want) {
 		t.Errorf("data after other's forced apply of a alone: %v, want %v", cm.Data, want)
 	}
+	// Through the dynamic client (JSON), a configuration may leave the name out
+	// when the object exists (the path names it), but creates nothing.
+	nameless := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"a": "forced", "d": "4"}}}
+	u, err := dyn.Resource(k8scorev1.SchemeGroupVersion.WithResource("configmaps")).Namespace(ns).Apply(ctx, "settings", nameless, k8smetav1.ApplyOptions{FieldManager: "other"})
+	if err != nil {
+		t.Fatalf("apply without a name to an existing config map: %v", err)
+	}
+	if u.GetName() != "settings" || fmt.Sprint(u.Object["data"]) != fmt.Sprint(map[string]any{"a": "forced", "d": "4"}) {
+		t.Errorf("after an apply without a name: name %q data %v", u.GetName(), u.Object["data"])
+	}
+	_, err = dyn.Resource(k8scorev1.SchemeGroupVersion.WithResource("configmaps")).Namespace(ns).Apply(ctx, "absent", nameless, k8smetav1.ApplyOptions{FieldManager: "other"})
+	if !k8serrors.IsInvalid(err) || !strings.Contains(err.Error(), "metadata.name: Required value") {
+		t.Errorf("create on apply without a name: %v, want 422 naming metadata.name", err)
+	}
+	if _, err := cms.Get(ctx, "absent", k8smetav1.GetOptions{}); !k8serrors.IsNotFound(err) {
+		t.Errorf("GET after a refused create on apply: %v, want NotFound", err)
+	}
+
 	// A dry-run apply stores nothing.
 	if _, err := cms.Apply(ctx, corev1ac.ConfigMap("dry", ns).WithData(map[string]string{"x": "1"}), k8smetav1.ApplyOptions{FieldManager: "settings", DryRun: []string{k8smetav1.DryRunAll}}); err != nil {
 		t.Fatalf("dry-run apply: %v", err)
