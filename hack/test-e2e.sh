@@ -12,5 +12,6 @@ export KUBECORE_BIN="${KUBECORE_OUTPUT}/bin/kubecore"
 if [[ -z "${WHAT:-}" ]]; then
   "${KUBECORE_ROOT}/hack/helm.sh" >/dev/null
   "${KUBECORE_ROOT}/hack/metrics-server.sh" >/dev/null
+  "${KUBECORE_ROOT}/hack/controller-runtime.sh" >/dev/null
 fi
 go test -count=1 -timeout 20m ${WHAT:-./test/e2e/...} ${TESTFLAGS:-}

@@ -10,7 +10,6 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
-	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/fieldmanager"
 	"kubecore.io/kubecore/pkg/registry/rest"
@@ -65,8 +64,11 @@ func (e *endpoint) applyRequest(req writeRequest, opts *metav1.PatchOptions, ns,
 }
 
 // checkApplyTarget rejects a configuration of another kind or version than
-// the endpoint serves (400 as Kubernetes words it), one without a name
-// (422), and one naming another object or namespace than the path (400).
+// the endpoint serves (400 as Kubernetes words it) and one naming another
+// object or namespace than the path (400). A configuration may leave the
+// name out, as Kubernetes takes it from the live object (client-go's
+// ApplyScale sends a Scale without one); the Store refuses to create an
+// object from such a configuration (422).
 func (e *endpoint) checkApplyTarget(cfg map[string]any, ns, name string) error {
 	apiVersion, _ := cfg["apiVersion"].(string)
 	kind, _ := cfg["kind"].(string)
@@ -82,7 +84,6 @@ func (e *endpoint) checkApplyTarget(cfg map[string]any, ns, name string) error {
 	switch cfgName {
 	case name:
 	case "":
-		return apierrors.NewInvalid(e.kind.GroupKind(), name, field.ErrorList{field.Required(field.NewPath("metadata", "name"), "name is required in an apply configuration")})
 	default:
 		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", cfgName, name))
 	}

@@ -7,6 +7,7 @@ import (
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/apirequest"
 	"kubecore.io/kubecore/pkg/fieldmanager"
@@ -32,6 +33,7 @@ func (s *Store) recordUpdate(ctx context.Context, live, obj runtime.Object, fiel
 // configuration into the current object, recording managedFields itself.
 type applyInfo struct {
 	fm      *fieldmanager.FieldManager
+	name    string
 	cfg     map[string]any
 	manager string
 	force   bool
@@ -41,7 +43,15 @@ var _ rest.UpdatedObjectInfo = (*applyInfo)(nil)
 
 func (a *applyInfo) Preconditions() *metav1.Preconditions { return nil }
 
+// UpdatedObject merges the configuration into old. A configuration without
+// a name creates nothing (422); into an existing object it keeps the live
+// name, as Kubernetes does.
 func (a *applyInfo) UpdatedObject(_ context.Context, old runtime.Object) (runtime.Object, error) {
+	if old == nil {
+		if meta, _ := a.cfg["metadata"].(map[string]any); meta["name"] == nil || meta["name"] == "" {
+			return nil, apierrors.NewInvalid(a.fm.Kind().GroupKind(), a.name, field.ErrorList{field.Required(field.NewPath("metadata", "name"), "name is required in an apply configuration")})
+		}
+	}
 	return a.fm.Apply(old, a.cfg, a.manager, a.force)
 }
 
@@ -84,6 +94,6 @@ func (s *Store) ApplyThrough(ctx context.Context, u rest.Updater, name string, c
 	if opts == nil {
 		opts = &metav1.UpdateOptions{}
 	}
-	info := &applyInfo{fm: s.FieldManager, cfg: cfg, manager: opts.FieldManager, force: force}
+	info := &applyInfo{fm: s.FieldManager, name: name, cfg: cfg, manager: opts.FieldManager, force: force}
 	return u.Update(ctx, name, info, nil, nil, s.Subresource == "", opts)
 }
