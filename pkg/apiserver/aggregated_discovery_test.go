@@ -2,7 +2,9 @@ package apiserver
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"testing"
 
@@ -241,4 +243,58 @@ func TestDiscoveryDocumentsAgree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkAggregatedDiscovery measures a GET of /apis in the aggregated
+// form while the served set does not change (the cached bytes are
+// written) against one after each change of a dynamic group (the
+// document is rebuilt; the figure includes the Set), with 30 group
+// versions of 4 resources each, through the whole filter chain. Target:
+// serving the cached document costs a small fraction of a rebuild.
+func BenchmarkAggregatedDiscovery(b *testing.B) {
+	dynamic := NewDynamicGroups()
+	cfg := Config{Scheme: newTestScheme(), Authenticator: headerAuth{}, Dynamic: dynamic}
+	for i := range 30 {
+		st := newMemStore()
+		cfg.Groups = append(cfg.Groups, APIGroupInfo{
+			GroupVersion: schema.GroupVersion{Group: fmt.Sprintf("g%02d.example.com", i), Version: "v1"},
+			Storage:      map[string]rest.Storage{"widgets": st, "widgets/status": st, "gadgets": st, "gizmos": st},
+		})
+	}
+	cc, err := cfg.Complete()
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := New(cc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	get := func() int {
+		req := httptest.NewRequest(http.MethodGet, "/apis", nil)
+		req.Header.Set("X-Test-User", "admin")
+		req.Header.Set("Accept", ContentTypeDiscoveryV2)
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("GET /apis: %d", rec.Code)
+		}
+		return rec.Body.Len()
+	}
+	dgv := schema.GroupVersion{Group: "dyn.example.com", Version: "v1"}
+	b.Run("cached", func(b *testing.B) {
+		size := get()
+		for b.Loop() {
+			get()
+		}
+		b.ReportMetric(float64(size), "bytes/doc")
+	})
+	b.Run("rebuilt", func(b *testing.B) {
+		st := newMemStore()
+		for b.Loop() {
+			if err := dynamic.Set(APIGroupInfo{GroupVersion: dgv, Storage: map[string]rest.Storage{"widgets": st}}); err != nil {
+				b.Fatal(err)
+			}
+			get()
+		}
+	})
 }
