@@ -14,8 +14,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	apidiscoveryv2 "kubecore.io/api/apidiscovery/v2"
 	apiregistrationv1 "kubecore.io/api/apiregistration/v1"
 	corev1 "kubecore.io/api/core/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
@@ -78,6 +80,13 @@ type Aggregator struct {
 	openapi   apiserver.OpenAPIDocuments
 	// openapiServed are the group versions whose documents it set.
 	openapiServed map[schema.GroupVersion]bool
+
+	// discovered are the aggregated discovery entries of the group
+	// versions whose servers were asked; discoveryGen counts the changes
+	// of what discovery lists.
+	discoveryMu  sync.Mutex
+	discovered   map[schema.GroupVersion]apidiscoveryv2.APIVersionDiscovery
+	discoveryGen atomic.Uint64
 }
 
 var _ apiserver.Aggregator = (*Aggregator)(nil)
@@ -107,6 +116,7 @@ func New(cfg Config) (*Aggregator, error) {
 		queue:     workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
 
 		openapiServed: map[schema.GroupVersion]bool{},
+		discovered:    map[schema.GroupVersion]apidiscoveryv2.APIVersionDiscovery{},
 	}
 	a.lister = a.apiServices.Lister()
 	if err := a.addHandlers(); err != nil {

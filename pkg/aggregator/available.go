@@ -47,7 +47,8 @@ const (
 )
 
 func (a *Aggregator) addHandlers() error {
-	enqueue := func(s *apiregistrationv1.APIService) { a.queue.Add(s.Name) }
+	// An APIService event may change the groups /apis lists.
+	enqueue := func(s *apiregistrationv1.APIService) { a.bumpDiscovery(); a.queue.Add(s.Name) }
 	if _, err := a.apiServices.AddEventHandler(cache.ResourceEventHandlerFuncs[*apiregistrationv1.APIService]{
 		AddFunc:    func(s *apiregistrationv1.APIService, _ bool) { enqueue(s) },
 		UpdateFunc: func(_, s *apiregistrationv1.APIService) { enqueue(s) },
@@ -106,11 +107,15 @@ func (a *Aggregator) sync(ctx context.Context, name string) error {
 	if apierrors.IsNotFound(err) {
 		if v, g, ok := strings.Cut(name, "."); ok {
 			a.removeOpenAPI(schema.GroupVersion{Group: g, Version: v})
+			a.forgetDiscovery(schema.GroupVersion{Group: g, Version: v})
 		}
 		return nil
 	}
 	if err != nil {
 		return err
+	}
+	if !a.aggregated(s) {
+		a.forgetDiscovery(groupVersion(s))
 	}
 	if s.Spec.Service == nil {
 		return nil // local: the control plane marks it
@@ -118,6 +123,7 @@ func (a *Aggregator) sync(ctx context.Context, name string) error {
 	want := a.check(ctx, s)
 	if !a.cfg.Local(groupVersion(s)) {
 		a.refreshOpenAPI(ctx, s, want.Status == apiregistrationv1.ConditionTrue)
+		a.refreshDiscovery(ctx, s, want.Status == apiregistrationv1.ConditionTrue)
 	}
 	if cur := condition(s); cur != nil && cur.Status == want.Status && cur.Reason == want.Reason && cur.Message == want.Message {
 		return nil

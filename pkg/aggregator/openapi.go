@@ -102,39 +102,46 @@ func (a *Aggregator) fetchOpenAPI(ctx context.Context, s *apiregistrationv1.APIS
 
 // get GETs the server-relative URL ref from s's server as the aggregator.
 func (a *Aggregator) get(ctx context.Context, s *apiregistrationv1.APIService, ref string) ([]byte, error) {
+	data, _, err := a.getAccept(ctx, s, ref, "application/json")
+	return data, err
+}
+
+// getAccept GETs ref from s's server as the aggregator, accepting the
+// media types of accept; it returns the body and its Content-Type.
+func (a *Aggregator) getAccept(ctx context.Context, s *apiregistrationv1.APIService, ref, accept string) ([]byte, string, error) {
 	loc, err := a.resolver.Locate(ctx, clientConfig(s))
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	rel, err := url.Parse(ref)
 	if err != nil || rel.IsAbs() || !strings.HasPrefix(rel.Path, "/") {
-		return nil, fmt.Errorf("bad server-relative URL %q", ref)
+		return nil, "", fmt.Errorf("bad server-relative URL %q", ref)
 	}
 	u := *loc.URL
 	u.Path, u.RawQuery = rel.Path, rel.RawQuery
 	transport, err := a.cfg.Clients.Transport(loc)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	ctx, cancel := context.WithTimeout(ctx, discoveryTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", accept)
 	setIdentity(req.Header, &apirequest.UserInfo{Name: checkUser, Groups: []string{checkGroup}})
 	resp, err := transport.RoundTrip(req)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer func() { _ = resp.Body.Close() }()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxOpenAPIBytes))
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %d", u.String(), resp.StatusCode)
+		return nil, "", fmt.Errorf("GET %s: %d", u.String(), resp.StatusCode)
 	}
-	return data, nil
+	return data, resp.Header.Get("Content-Type"), nil
 }

@@ -3,12 +3,12 @@ package apiserver
 import (
 	"net"
 	"net/http"
-	"slices"
 	"sort"
 	"strings"
 
 	restful "github.com/emicklei/go-restful/v3"
 
+	apidiscoveryv2 "kubecore.io/api/apidiscovery/v2"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
@@ -16,50 +16,65 @@ import (
 )
 
 // installDiscovery serves /api, /apis, /apis/<group>, each group version's
-// resource list, and /version. Aggregated discovery is not served: clients
-// asking for it get the plain documents and fall back to them.
-func (s *Server) installDiscovery() {
+// resource list, and /version. /api and /apis answer the aggregated
+// discovery document (apidiscovery.k8s.io/v2) to clients asking for it.
+func (s *Server) installDiscovery() error {
 	var legacyVersions []string
-	groups := map[string][]schema.GroupVersion{}
+	var coreLists []*metav1.APIResourceList
+	groups := map[string][]*metav1.APIResourceList{}
 	var groupOrder []string
-	for _, g := range s.cfg.Groups {
-		gv := g.GroupVersion
+	for i, g := range s.cfg.Groups {
+		gv, list := g.GroupVersion, s.static.lists[i]
 		if gv.Group == "" {
 			legacyVersions = append(legacyVersions, gv.Version)
+			coreLists = append(coreLists, list)
 			continue
 		}
 		if _, ok := groups[gv.Group]; !ok {
 			groupOrder = append(groupOrder, gv.Group)
 		}
-		groups[gv.Group] = append(groups[gv.Group], gv)
+		groups[gv.Group] = append(groups[gv.Group], list)
 	}
 	sort.Strings(groupOrder)
 
+	var core []apidiscoveryv2.APIGroupDiscovery
+	if len(coreLists) > 0 {
+		core = append(core, discoveryGroup("", coreLists))
+	}
+	var err error
+	if s.static.core, err = encodeDiscoveryList(core); err != nil {
+		return err
+	}
 	s.container.Handle("/api", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, &metav1.APIVersions{
-			TypeMeta: metav1.TypeMeta{Kind: "APIVersions"},
-			Versions: legacyVersions,
-			ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{
-				{ClientCIDR: "0.0.0.0/0", ServerAddress: serverAddress(r)},
-			},
+		serveDiscovery(w, r, func() (encodedDiscovery, error) { return s.static.core, nil }, func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusOK, &metav1.APIVersions{
+				TypeMeta: metav1.TypeMeta{Kind: "APIVersions"},
+				Versions: legacyVersions,
+				ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{
+					{ClientCIDR: "0.0.0.0/0", ServerAddress: serverAddress(r)},
+				},
+			})
 		})
 	}))
 
-	list := &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: []metav1.APIGroup{}}
 	for _, name := range groupOrder {
-		g := apiGroup(name, groups[name])
-		list.Groups = append(list.Groups, g)
+		g := apiGroup(name, groupVersionsOf(groups[name]))
+		s.static.apiGroups = append(s.static.apiGroups, g)
+		s.static.v2Groups = append(s.static.v2Groups, discoveryGroup(name, groups[name]))
 		g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
 		s.container.Handle("/apis/"+name, staticJSON(&g))
 	}
-	s.container.Handle("/apis", s.groupList(list))
+	if s.static.apiGroups == nil {
+		s.static.apiGroups = []metav1.APIGroup{}
+	}
+	groupList := http.HandlerFunc(s.serveAPIs)
+	s.container.Handle("/apis", groupList)
 	s.container.Handle("/version", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, version.Get())
 	}))
 	for p, h := range s.cfg.Paths {
 		s.container.Handle(p, h)
 	}
-	groupList := s.groupList(list)
 	s.container.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/apis/" {
 			// Kubernetes answers /apis/ as /apis.
@@ -83,6 +98,17 @@ func (s *Server) installDiscovery() {
 		}
 		writeJSON(w, http.StatusOK, &metav1.RootPaths{Paths: s.rootPaths()})
 	}))
+	return nil
+}
+
+// groupVersionsOf lists the group versions of resource lists.
+func groupVersionsOf(lists []*metav1.APIResourceList) []schema.GroupVersion {
+	out := make([]schema.GroupVersion, 0, len(lists))
+	for _, l := range lists {
+		gv, _ := schema.ParseGroupVersion(l.GroupVersion)
+		out = append(out, gv)
+	}
+	return out
 }
 
 func apiGroup(name string, versions []schema.GroupVersion) metav1.APIGroup {
@@ -94,22 +120,21 @@ func apiGroup(name string, versions []schema.GroupVersion) metav1.APIGroup {
 	return g
 }
 
-// groupList serves /apis: the built-in groups of static, then those
-// served dynamically, then the aggregated ones.
-func (s *Server) groupList(static *metav1.APIGroupList) http.Handler {
-	h := staticJSON(static)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		dynamic := s.cfg.Dynamic.apiGroups()
-		if s.cfg.Aggregator != nil {
-			dynamic = append(dynamic, s.cfg.Aggregator.APIGroups()...)
+// serveAPIs answers /apis: the built-in groups, then those served
+// dynamically, then the aggregated ones, in the legacy or the aggregated
+// form.
+func (s *Server) serveAPIs(w http.ResponseWriter, r *http.Request) {
+	docs, err := s.apisDocuments()
+	if err != nil {
+		writeError(w, apierrors.NewInternalError(err))
+		return
+	}
+	serveDiscovery(w, r, func() (encodedDiscovery, error) { return docs.v2, nil }, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentTypeJSON)
+		w.WriteHeader(http.StatusOK)
+		if r.Method != http.MethodHead {
+			_, _ = w.Write(docs.legacy)
 		}
-		if len(dynamic) == 0 {
-			h.ServeHTTP(w, r)
-			return
-		}
-		list := *static
-		list.Groups = append(slices.Clip(static.Groups), dynamic...)
-		staticJSON(&list).ServeHTTP(w, r)
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/klog/v2"
 
+	apidiscoveryv2 "kubecore.io/api/apidiscovery/v2"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
@@ -25,6 +26,8 @@ type DynamicGroups struct {
 	mu     sync.RWMutex
 	server *Server
 	groups map[schema.GroupVersion]*dynamicGroup
+	// gen counts the changes of the served set, for discovery's cache.
+	gen uint64
 }
 
 // dynamicGroup is one served group version.
@@ -64,6 +67,7 @@ func (d *DynamicGroups) bind(s *Server) error {
 		}
 		d.groups[gv] = built
 	}
+	d.gen++
 	return nil
 }
 
@@ -83,6 +87,7 @@ func (d *DynamicGroups) Set(g APIGroupInfo) error {
 		return err
 	}
 	d.groups[g.GroupVersion] = built
+	d.gen++
 	klog.V(2).InfoS("Serving dynamic group version", "groupVersion", g.GroupVersion.String())
 	return nil
 }
@@ -95,6 +100,7 @@ func (d *DynamicGroups) Remove(gv schema.GroupVersion) {
 		return
 	}
 	delete(d.groups, gv)
+	d.gen++
 	if d.server != nil && d.server.openapi != nil {
 		d.server.openapi.RemoveGroupVersion(gv)
 	}
@@ -157,10 +163,23 @@ func (d *DynamicGroups) versions(group string) []schema.GroupVersion {
 	return out
 }
 
-// apiGroups returns the discovery entries of the dynamic groups, by name.
-func (d *DynamicGroups) apiGroups() []metav1.APIGroup {
+// generation changes whenever the served set does.
+func (d *DynamicGroups) generation() uint64 {
 	if d == nil {
-		return nil
+		return 0
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.gen
+}
+
+// discoveryGroups returns the legacy and aggregated discovery entries of
+// the dynamic groups, by name, from the same resource lists. The kinds of
+// custom resources carry their group and version, as Kubernetes lists
+// them.
+func (d *DynamicGroups) discoveryGroups() ([]metav1.APIGroup, []apidiscoveryv2.APIGroupDiscovery) {
+	if d == nil {
+		return nil, nil
 	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
@@ -168,13 +187,35 @@ func (d *DynamicGroups) apiGroups() []metav1.APIGroup {
 	for gv := range d.groups {
 		names[gv.Group] = true
 	}
-	var out []metav1.APIGroup
+	var legacy []metav1.APIGroup
+	var v2 []apidiscoveryv2.APIGroupDiscovery
 	for _, name := range sortedNames(names) {
-		if versions := d.versions(name); len(versions) > 0 {
-			out = append(out, apiGroup(name, versions))
+		versions := d.versions(name)
+		if len(versions) == 0 {
+			continue
 		}
+		legacy = append(legacy, apiGroup(name, versions))
+		g := apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		for _, gv := range versions {
+			v := versionDiscovery(d.groups[gv].list)
+			for i := range v.Resources {
+				fullKind(v.Resources[i].ResponseKind, gv)
+				for j := range v.Resources[i].Subresources {
+					fullKind(v.Resources[i].Subresources[j].ResponseKind, gv)
+				}
+			}
+			g.Versions = append(g.Versions, v)
+		}
+		v2 = append(v2, g)
 	}
-	return out
+	return legacy, v2
+}
+
+// fullKind fills the group and version of a kind that has none.
+func fullKind(k *metav1.GroupVersionKind, gv schema.GroupVersion) {
+	if k != nil && k.Kind != "" && k.Group == "" && k.Version == "" {
+		k.Group, k.Version = gv.Group, gv.Version
+	}
 }
 
 func sortedNames(set map[string]bool) []string {

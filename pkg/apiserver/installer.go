@@ -59,7 +59,9 @@ func (s *Server) installAPI() error {
 		for _, e := range eps {
 			e.install(ws)
 		}
-		installResourceList(ws, resourceList(g.GroupVersion, eps))
+		list := resourceList(g.GroupVersion, eps)
+		installResourceList(ws, list)
+		s.static.lists = append(s.static.lists, list)
 		s.container.Add(ws)
 	}
 	return nil

@@ -39,6 +39,10 @@ type Server struct {
 	flow *flowcontrol.Controller
 	// openapi serves the OpenAPI documents, the dynamic groups' too.
 	openapi *openapi.Handler
+	// static is the discovery of the built-in groups; discovery caches
+	// the documents of /apis.
+	static    staticDiscovery
+	discovery discoveryCache
 
 	shuttingDown atomic.Bool
 	ready        chan struct{}
@@ -87,7 +91,9 @@ func New(c CompletedConfig) (*Server, error) {
 	if err := s.installAPI(); err != nil {
 		return nil, err
 	}
-	s.installDiscovery()
+	if err := s.installDiscovery(); err != nil {
+		return nil, err
+	}
 	if err := s.installOpenAPI(); err != nil {
 		return nil, err
 	}

@@ -142,7 +142,8 @@ func TestRequests(t *testing.T) {
 		{"discovery groups with a trailing slash", call{method: "GET", path: "/apis/"}, 200, []string{`"kind":"APIGroupList"`, `"name":"test.kubecore.io"`}, [2]string{}},
 		{"a group with a trailing slash", call{method: "GET", path: "/apis/test.kubecore.io/"}, 200, []string{`"kind":"APIGroup"`, `"name":"test.kubecore.io"`}, [2]string{}},
 		{"discovery group", call{method: "GET", path: "/apis/test.kubecore.io"}, 200, []string{`"kind":"APIGroup"`}, [2]string{}},
-		{"aggregated discovery falls back", call{method: "GET", path: "/apis", accept: "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"}, 200, []string{`"kind":"APIGroupList"`}, [2]string{"Content-Type", "application/json"}},
+		{"aggregated discovery", call{method: "GET", path: "/apis", accept: "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"}, 200, []string{`"kind":"APIGroupDiscoveryList"`}, [2]string{"Content-Type", ContentTypeDiscoveryV2}},
+		{"removed v2beta1 falls back", call{method: "GET", path: "/apis", accept: "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"}, 200, []string{`"kind":"APIGroupList"`}, [2]string{"Content-Type", "application/json"}},
 		{"metrics", call{method: "GET", path: "/metrics"}, 200, []string{`apiserver_request_total{code="201",group="test.kubecore.io",resource="widgets",subresource="",verb="POST",version="v1"}`}, [2]string{}},
 	}
 	for _, s := range steps {

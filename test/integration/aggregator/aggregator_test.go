@@ -59,6 +59,9 @@ type backend struct {
 	mu    sync.Mutex
 	calls []seen
 	srv   *webhooktest.Server
+	// v2 serves the aggregated discovery document at /apis, where flunders
+	// have a status subresource the legacy list lacks.
+	v2 bool
 }
 
 func (b *backend) record(r *http.Request) {
@@ -119,6 +122,11 @@ func (b *backend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		_ = conn.WriteMessage(typ, append([]byte("echo: "), msg...))
+	case r.URL.Path == "/apis" && b.v2 && strings.HasPrefix(r.Header.Get("Accept"), "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"):
+		w.Header().Set("Content-Type", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
+		_, _ = io.WriteString(w, `{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":[{"metadata":{"name":"`+group+`"},"versions":[{"version":"`+version+`","freshness":"Current","resources":[`+
+			`{"resource":"flunders","responseKind":{"group":"","version":"","kind":"Flunder"},"scope":"Namespaced","singularResource":"flunder","verbs":["get","list","watch"],`+
+			`"subresources":[{"subresource":"status","responseKind":{"group":"","version":"","kind":"Flunder"},"verbs":["get"]}]}]}]}]}`)
 	case r.URL.Path == gvPath:
 		_ = json.NewEncoder(w).Encode(map[string]any{
 			"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group + "/" + version,
@@ -332,6 +340,55 @@ func (e *env) groupNames() []string {
 	return names
 }
 
+// discoveryV2 GETs /apis as the aggregated discovery document and returns
+// the freshness and resources (subresources as resource/sub) of each
+// group version.
+func (e *env) discoveryV2() map[string]string {
+	e.t.Helper()
+	req, err := http.NewRequestWithContext(e.t.Context(), "GET", e.api.URL+"/apis", nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json")
+	resp, err := e.hc.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusOK || ct != "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList" {
+		e.t.Fatalf("GET /apis v2: %d %s", resp.StatusCode, ct)
+	}
+	var doc struct {
+		Items []struct {
+			Metadata struct{ Name string }
+			Versions []struct {
+				Version, Freshness string
+				Resources          []struct {
+					Resource     string
+					Subresources []struct{ Subresource string }
+				}
+			}
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		e.t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, g := range doc.Items {
+		for _, v := range g.Versions {
+			desc := v.Freshness
+			for _, r := range v.Resources {
+				desc += " " + r.Resource
+				for _, s := range r.Subresources {
+					desc += " " + r.Resource + "/" + s.Subresource
+				}
+			}
+			out[g.Metadata.Name+"/"+v.Version] = desc
+		}
+	}
+	return out
+}
+
 func TestProxyDiscoveryAndAvailability(t *testing.T) {
 	e := newEnv(t, "bob-token,bob,1001,\"devs\"\n")
 	b := e.startBackend("wardle")
@@ -353,6 +410,16 @@ func TestProxyDiscoveryAndAvailability(t *testing.T) {
 		body = e.expect(http.StatusOK, "GET", gvPath, "", nil)
 		if !bytes.Contains(body, []byte(`"name":"flunders"`)) {
 			t.Errorf("%s: %s", gvPath, body)
+		}
+		// The backend has no aggregated discovery: its legacy list is
+		// converted into the aggregated document.
+		var d map[string]string
+		e.eventually("the group version in the aggregated /apis", func() bool {
+			d = e.discoveryV2()
+			return d[group+"/"+version] == "Current flunders"
+		})
+		if d["apps/v1"] == "" {
+			t.Errorf("aggregated /apis lacks apps/v1: %v", d)
 		}
 	})
 
@@ -606,9 +673,27 @@ func TestProxyDiscoveryAndAvailability(t *testing.T) {
 		if names := e.groupNames(); slices.Contains(names, group) || !slices.Contains(names, "apps") {
 			t.Errorf("/apis with the backend down: %v", names)
 		}
+		// The aggregated document keeps the group version, Stale with the
+		// resources last seen, as Kubernetes does; the others are Current.
+		e.eventually("the group version to be Stale", func() bool {
+			return e.discoveryV2()[group+"/"+version] == "Stale flunders"
+		})
+		if d := e.discoveryV2(); !strings.HasPrefix(d["apps/v1"], "Current ") || !strings.Contains(d["apps/v1"], " deployments ") {
+			t.Errorf("apps/v1 with a backend down: %q", d["apps/v1"])
+		}
+		if _, err := os.Stat(kubectlPath); err == nil {
+			// The stock kubectl still gets the other kinds.
+			out, err := exec.Command(kubectlPath, "--kubeconfig", e.api.Kubeconfig, "--cache-dir", t.TempDir(), "get", "configmaps", "-n", e.ns).CombinedOutput()
+			if err != nil {
+				t.Errorf("kubectl get configmaps with a backend down: %v\n%s", err, out)
+			}
+		}
 		e.expect(http.StatusOK, "GET", "/api/v1/namespaces/"+e.ns+"/configmaps", "", nil)
 		e.setEndpoints("wardle", b.srv.Port)
 		e.waitAvailable(version+"."+group, "True", "Passed")
+		e.eventually("the group version to be Current again", func() bool {
+			return e.discoveryV2()[group+"/"+version] == "Current flunders"
+		})
 		e.eventually("200", func() bool {
 			code, _ := e.do("GET", gvPath+"/namespaces/"+e.ns+"/flunders", "", nil)
 			return code == http.StatusOK
@@ -625,6 +710,10 @@ func TestProxyDiscoveryAndAvailability(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 		e.expect(http.StatusNotFound, "GET", gvPath+"/namespaces/"+e.ns+"/flunders", "", nil)
+		e.eventually("the group version to leave the aggregated /apis", func() bool {
+			_, ok := e.discoveryV2()[group+"/"+version]
+			return !ok
+		})
 		e.eventually("the group version to leave /openapi/v3", func() bool {
 			return !bytes.Contains(e.expect(http.StatusOK, "GET", "/openapi/v3", "", nil), []byte(`"apis/`+group+`/`+version+`"`))
 		})
@@ -684,4 +773,25 @@ func TestBadAPIServices(t *testing.T) {
 		t.Errorf("/apis: %v", names)
 	}
 	e.expect(http.StatusOK, "GET", "/apis/apps/v1/namespaces/"+e.ns+"/deployments", "", nil)
+}
+
+// TestAggregatedDiscoveryFromV2Backend: a backend serving the aggregated
+// discovery document is read through it (its flunders have a status
+// subresource only that document lists).
+func TestAggregatedDiscoveryFromV2Backend(t *testing.T) {
+	e := newEnv(t, "")
+	b := &backend{v2: true}
+	b.srv = webhooktest.NewServer(e.t, b, webhooktest.Options{ClientCAs: e.caPool(filepath.Join(pki.FrontProxyDir, "ca.crt"))}, "wardle2."+e.ns+".svc")
+	e.expect(http.StatusCreated, "POST", "/api/v1/namespaces/"+e.ns+"/services", "", map[string]any{
+		"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "wardle2"},
+		"spec": map[string]any{"ports": []map[string]any{{"port": 443, "protocol": "TCP"}}},
+	})
+	e.setEndpoints("wardle2", b.srv.Port)
+	e.do("DELETE", "/apis/apiregistration.k8s.io/v1/apiservices/"+version+"."+group, "", nil)
+	e.createAPIService(group+"/"+version, "wardle2", b.srv.CABundle, 1000)
+	defer e.do("DELETE", "/apis/apiregistration.k8s.io/v1/apiservices/"+version+"."+group, "", nil)
+	e.waitAvailable(version+"."+group, "True", "Passed")
+	e.eventually("the backend's aggregated entry", func() bool {
+		return e.discoveryV2()[group+"/"+version] == "Current flunders flunders/status"
+	})
 }

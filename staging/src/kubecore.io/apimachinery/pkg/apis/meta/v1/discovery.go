@@ -117,3 +117,11 @@ type RootPaths struct {
 	// Paths such as "/api", "/apis", "/healthz".
 	Paths []string `json:"paths" protobuf:"bytes,1,rep,name=paths"`
 }
+
+// GroupVersionKind names a kind in its group version, in the wire form of
+// discovery documents (every field always present).
+type GroupVersionKind struct {
+	Group   string `json:"group" protobuf:"bytes,1,opt,name=group"`
+	Version string `json:"version" protobuf:"bytes,2,opt,name=version"`
+	Kind    string `json:"kind" protobuf:"bytes,3,opt,name=kind"`
+}

@@ -331,6 +331,21 @@ func (in *GroupVersionForDiscovery) DeepCopy() *GroupVersionForDiscovery {
 }
 
 // DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *GroupVersionKind) DeepCopyInto(out *GroupVersionKind) {
+	*out = *in
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *GroupVersionKind) DeepCopy() *GroupVersionKind {
+	if in == nil {
+		return nil
+	}
+	out := new(GroupVersionKind)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
 func (in *LabelSelector) DeepCopyInto(out *LabelSelector) {
 	*out = *in
 	if in.MatchLabels != nil {
