@@ -41,10 +41,10 @@ type tracker struct {
 
 func newTracker(job *batchv1.Job) *tracker {
 	t := &tracker{
-		job:         job,
-		indexed:     isIndexed(job),
-		perIndex:    hasBackoffLimitPerIndex(job),
-		onlyFailed:  onlyReplaceFailedPods(job),
+		job:        job,
+		indexed:    isIndexed(job),
+		perIndex:   hasBackoffLimitPerIndex(job),
+		onlyFailed: onlyReplaceFailedPods(job),
 		finishing: job.DeletionTimestamp != nil || condition(job, batchv1.JobFailureTarget) != nil ||
 			condition(job, batchv1.JobSuccessCriteriaMet) != nil,
 		completions: int(deref(job.Spec.Completions, 0)),
