@@ -3,8 +3,10 @@
 // exponential back-off up to the backoff limit, enforces the active
 // deadline, suspends and resumes, counts finished pods through the
 // batch.kubernetes.io/job-tracking finalizer so that no count is lost,
-// writes the Job's conditions and counters, and deletes finished Jobs
-// after ttlSecondsAfterFinished.
+// applies the pod failure policy (FailJob, FailIndex, Ignore, Count), the
+// success policy, backoffLimitPerIndex with maxFailedIndexes and the pod
+// replacement policy, writes the Job's conditions and counters, and
+// deletes finished Jobs after ttlSecondsAfterFinished.
 package job
 
 import (
