@@ -3,8 +3,10 @@
 // exponential back-off up to the backoff limit, enforces the active
 // deadline, suspends and resumes, counts finished pods through the
 // batch.kubernetes.io/job-tracking finalizer so that no count is lost,
-// writes the Job's conditions and counters, and deletes finished Jobs
-// after ttlSecondsAfterFinished.
+// applies the pod failure policy (FailJob, FailIndex, Ignore, Count), the
+// success policy, backoffLimitPerIndex with maxFailedIndexes and the pod
+// replacement policy, writes the Job's conditions and counters, and
+// deletes finished Jobs after ttlSecondsAfterFinished.
 package job
 
 import (
@@ -322,6 +324,10 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 			c.recordSuccess(key)
 		}
 	})
+	if t.failJob != "" && condition(job, batchv1.JobFailureTarget) == nil && condition(job, batchv1.JobSuccessCriteriaMet) == nil {
+		// Written with the pod that matched, before its finalizer goes.
+		setCondition(job, batchv1.JobFailureTarget, corev1.ConditionTrue, batchv1.JobReasonPodFailurePolicy, t.failJob, now)
+	}
 	if t.recorded {
 		t.writeUncounted(job)
 		if job, err = c.updateStatus(ctx, key, job); err != nil {
@@ -418,12 +424,14 @@ func (c *Controller) manage(ctx context.Context, key string, job *batchv1.Job, o
 	if condition(job, batchv1.JobFailureTarget) == nil && condition(job, batchv1.JobSuccessCriteriaMet) == nil {
 		if reason, msg, fail := failureReason(job, o, now); fail {
 			setCondition(job, batchv1.JobFailureTarget, corev1.ConditionTrue, reason, msg, now)
+		} else if msg, met := successPolicyMet(job, o.completed); met && isIndexed(job) {
+			setCondition(job, batchv1.JobSuccessCriteriaMet, corev1.ConditionTrue, batchv1.JobReasonSuccessPolicy, msg, now)
 		} else if succeededEnough(job, o) {
 			setCondition(job, batchv1.JobSuccessCriteriaMet, corev1.ConditionTrue, batchv1.JobReasonCompletionsReached, msgCompletions, now)
 		}
 	}
-	target := condition(job, batchv1.JobFailureTarget)
-	if target != nil || condition(job, batchv1.JobSuccessCriteriaMet) != nil {
+	target, met := condition(job, batchv1.JobFailureTarget), condition(job, batchv1.JobSuccessCriteriaMet)
+	if target != nil || met != nil {
 		// The outcome is known: stop what runs, then finish.
 		err := c.deletePods(ctx, key, job, o, o.active)
 		unc := job.Status.UncountedTerminatedPods
@@ -431,7 +439,7 @@ func (c *Controller) manage(ctx context.Context, key string, job *batchv1.Job, o
 			if target != nil {
 				setCondition(job, batchv1.JobFailed, corev1.ConditionTrue, target.Reason, target.Message, now)
 			} else {
-				setCondition(job, batchv1.JobComplete, corev1.ConditionTrue, batchv1.JobReasonCompletionsReached, msgCompletions, now)
+				setCondition(job, batchv1.JobComplete, corev1.ConditionTrue, met.Reason, met.Message, now)
 				ts := metaTime(now)
 				job.Status.CompletionTime = &ts
 			}
@@ -463,16 +471,39 @@ func (c *Controller) manage(ctx context.Context, key string, job *batchv1.Job, o
 		return nil
 	}
 	if isIndexed(job) {
-		excess, held := indexedExcess(job, o.active, o.completed)
+		done := o.completed
+		if len(o.failedIndexes) > 0 {
+			done = maps.Clone(o.completed)
+			maps.Copy(done, o.failedIndexes)
+		}
+		excess, held := indexedExcess(job, o.active, done)
 		if err := c.deletePods(ctx, key, job, o, excess); err != nil {
 			return err
 		}
+		if onlyReplaceFailedPods(job) {
+			// A terminating pod keeps its index (and its place within
+			// parallelism) until it has failed.
+			held = maps.Clone(held)
+			for _, p := range o.terminatingPods {
+				if ix := podIndex(p); ix >= 0 {
+					held[ix] = struct{}{}
+				}
+			}
+		}
 		want := int(deref(job.Spec.Parallelism, 1)) - len(held)
-		return c.createPods(ctx, key, job, o, pendingIndexes(int(deref(job.Spec.Completions, 0)), o.completed, held, want), now)
+		pending := pendingIndexes(int(deref(job.Spec.Completions, 0)), done, held, want)
+		if hasBackoffLimitPerIndex(job) {
+			pending = c.indexesPastBackoff(key, o, pending, now)
+		}
+		return c.createPods(ctx, key, job, o, pending, now)
 	}
 	diff := int(wantActive(job, o)) - len(o.active)
 	if diff < 0 {
 		return c.deletePods(ctx, key, job, o, podsToDelete(o.active, -diff))
+	}
+	if onlyReplaceFailedPods(job) {
+		// Pods being deleted are replaced only once they have failed.
+		diff = max(0, diff-int(o.terminating))
 	}
 	indexes := make([]int, diff)
 	for i := range indexes {
@@ -488,7 +519,7 @@ func (c *Controller) createPods(ctx context.Context, key string, job *batchv1.Jo
 	if n <= 0 {
 		return nil
 	}
-	if wait := c.backoffRemaining(key, now); wait > 0 {
+	if wait := c.backoffRemaining(key, now); wait > 0 && !hasBackoffLimitPerIndex(job) {
 		c.Queue().AddAfter(key, wait)
 		return nil
 	}
@@ -496,9 +527,17 @@ func (c *Controller) createPods(ctx context.Context, key string, job *batchv1.Jo
 	ref := metav1.NewControllerRef(job, controllerKind)
 	var next atomic.Int64
 	created, err := controller.SlowStartBatch(n, 1, c.opts.MaxRequestsInFlight, func() error {
-		pod, err := newPod(job, ref, indexes[next.Add(1)-1])
+		ix := indexes[next.Add(1)-1]
+		pod, err := newPod(job, ref, ix)
 		if err != nil {
 			return err
+		}
+		if hasBackoffLimitPerIndex(job) {
+			h := o.indexHistory[ix]
+			pod.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(int(h.failures))
+			if h.ignored > 0 {
+				pod.Annotations[batchv1.JobIndexIgnoredFailureCountAnnotation] = strconv.Itoa(int(h.ignored))
+			}
 		}
 		_, err = c.podControl.CreatePod(ctx, pod, job)
 		return err
@@ -512,6 +551,29 @@ func (c *Controller) createPods(ctx context.Context, key string, job *batchv1.Jo
 		return fmt.Errorf("create pods for %s: %w", key, err)
 	}
 	return nil
+}
+
+// indexesPastBackoff returns the pending indexes whose retry delay (the
+// pod back-off doubled per failure of the index, from its last failure)
+// has passed, and looks at the Job again when the first other one ends.
+func (c *Controller) indexesPastBackoff(key string, o *observed, pending []int, now time.Time) []int {
+	var ready []int
+	var wait time.Duration
+	for _, ix := range pending {
+		h := o.indexHistory[ix]
+		left := h.lastFailure.Add(backoffDelay(int(h.failures), c.opts.PodFailureBackOff, c.opts.MaxPodFailureBackOff)).Sub(now)
+		if h.failures == 0 || left <= 0 {
+			ready = append(ready, ix)
+			continue
+		}
+		if wait == 0 || left < wait {
+			wait = left
+		}
+	}
+	if wait > 0 {
+		c.Queue().AddAfter(key, wait)
+	}
+	return ready
 }
 
 // newPod makes a pod of job from its template, with the tracking

@@ -21,6 +21,11 @@ type fakeAPI struct {
 	statuses []batchv1.JobStatus
 	created  int
 	patched  []string
+	// pods are the pods created; deleted the names of those deleted; last
+	// the Job as last written.
+	pods    []*corev1.Pod
+	deleted []string
+	last    *batchv1.Job
 }
 
 func (f *fakeAPI) Get(context.Context, string, metav1.GetOptions) (*batchv1.Job, error) {
@@ -32,6 +37,7 @@ func (f *fakeAPI) UpdateStatus(_ context.Context, j *batchv1.Job, _ metav1.Updat
 	out := j.DeepCopy()
 	out.ResourceVersion = strconv.Itoa(f.rv)
 	f.statuses = append(f.statuses, out.Status)
+	f.last = out
 	return out, nil
 }
 
@@ -39,10 +45,14 @@ func (f *fakeAPI) Delete(context.Context, string, metav1.DeleteOptions) error { 
 
 func (f *fakeAPI) CreatePod(_ context.Context, p *corev1.Pod, _ runtime.Object) (*corev1.Pod, error) {
 	f.created++
+	f.pods = append(f.pods, p)
 	return p, nil
 }
 
-func (f *fakeAPI) DeletePod(context.Context, string, string, runtime.Object) error { return nil }
+func (f *fakeAPI) DeletePod(_ context.Context, _, name string, _ runtime.Object) error {
+	f.deleted = append(f.deleted, name)
+	return nil
+}
 
 // TestStaleCacheCreatesNothing syncs twice from the same cache: the second
 // sync sees the Job as it was before the first one counted a finished

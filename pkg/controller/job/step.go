@@ -29,6 +29,11 @@ type observed struct {
 	failed      int32
 	completed   indexSet // Indexed Jobs: the completed indexes
 	created     int32    // pods created by this sync
+	// terminatingPods are the pods counted in terminating.
+	terminatingPods []*corev1.Pod
+	// failedIndexes and indexHistory: Jobs with backoffLimitPerIndex.
+	failedIndexes indexSet
+	indexHistory  map[int]indexHistory
 }
 
 func deref[T any](p *T, def T) T {
@@ -92,6 +97,15 @@ func failureReason(j *batchv1.Job, o *observed, now time.Time) (reason, message 
 	if d := j.Spec.ActiveDeadlineSeconds; d != nil && j.Status.StartTime != nil && !deref(j.Spec.Suspend, false) {
 		if !now.Before(j.Status.StartTime.Add(time.Duration(*d) * time.Second)) {
 			return batchv1.JobReasonDeadlineExceeded, msgDeadline, true
+		}
+	}
+	if hasBackoffLimitPerIndex(j) {
+		failed := len(o.failedIndexes)
+		if m := j.Spec.MaxFailedIndexes; m != nil && failed > int(*m) {
+			return batchv1.JobReasonMaxFailedIndexesExceeded, msgMaxFailedIndexes, true
+		}
+		if failed > 0 && failed+len(o.completed) >= int(deref(j.Spec.Completions, 0)) {
+			return batchv1.JobReasonFailedIndexes, msgFailedIndexes, true
 		}
 	}
 	return "", "", false

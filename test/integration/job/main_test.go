@@ -29,7 +29,8 @@ var testEtcd *framework.Etcd
 func TestMain(m *testing.M) { os.Exit(framework.RunWithEtcd(m, &testEtcd)) }
 
 // outcomeAnnotation tells the fake node how a pod ends: "succeed",
-// "fail", or anything else to keep it running.
+// "fail", "failOdd" (by completion index), "succeed0" (index 0 only), or
+// anything else to keep it running.
 const outcomeAnnotation = "test.kubecore.io/outcome"
 
 // env is one test's cluster: an API server, the fake node agent finishing
@@ -76,11 +77,23 @@ func startCluster(t *testing.T) (*env, *informers.SharedInformerFactory) {
 	})
 	agent, err := fakenode.Start(ctx, cs, fakenode.Options{Nodes: nodes, Bind: true, LeaseRenewInterval: -1,
 		Finish: func(p *corev1.Pod) corev1.PodPhase {
-			switch p.Annotations[outcomeAnnotation] {
-			case "succeed":
+			ix := p.Annotations[batchv1.JobCompletionIndexAnnotation]
+			switch outcome := p.Annotations[outcomeAnnotation]; {
+			case outcome == "succeed":
 				return corev1.PodSucceeded
-			case "fail":
+			case outcome == "fail":
 				return corev1.PodFailed
+			case outcome == "failOdd" && ix != "":
+				// Indexed Jobs: odd indexes fail, even ones succeed.
+				if (ix[len(ix)-1]-'0')%2 == 1 {
+					return corev1.PodFailed
+				}
+				return corev1.PodSucceeded
+			case outcome == "succeed0" && ix != "":
+				// Indexed Jobs: index 0 succeeds, the others run.
+				if ix == "0" {
+					return corev1.PodSucceeded
+				}
 			}
 			return corev1.PodRunning
 		}})

@@ -4,8 +4,10 @@ package v1
 
 import (
 	"maps"
+	"math"
 
 	batchv1 "kubecore.io/api/batch/v1"
+	corev1 "kubecore.io/api/core/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 
 	coredefaults "kubecore.io/kubecore/pkg/apis/core/v1"
@@ -29,8 +31,10 @@ func RegisterDefaults(s *runtime.Scheme) {
 func ptr[T any](v T) *T { return &v }
 
 // SetDefaultsJob: one completion and one pod at a time when neither is
-// given, parallelism 1 otherwise, six retries, NonIndexed, not suspended,
-// and the template's labels on a Job that has none.
+// given, parallelism 1 otherwise, six retries (unlimited with a per-index
+// limit), NonIndexed, not suspended, pods replaced once Failed with a pod
+// failure policy (TerminatingOrFailed without), pod condition patterns
+// matching True, and the template's labels on a Job that has none.
 func SetDefaultsJob(j *batchv1.Job) {
 	sp := &j.Spec
 	if sp.Completions == nil && sp.Parallelism == nil {
@@ -40,7 +44,27 @@ func SetDefaultsJob(j *batchv1.Job) {
 		sp.Parallelism = ptr[int32](1)
 	}
 	if sp.BackoffLimit == nil {
-		sp.BackoffLimit = ptr[int32](6)
+		if sp.BackoffLimitPerIndex != nil {
+			sp.BackoffLimit = ptr[int32](math.MaxInt32)
+		} else {
+			sp.BackoffLimit = ptr[int32](6)
+		}
+	}
+	if sp.PodReplacementPolicy == nil {
+		if sp.PodFailurePolicy != nil {
+			sp.PodReplacementPolicy = ptr(batchv1.Failed)
+		} else {
+			sp.PodReplacementPolicy = ptr(batchv1.TerminatingOrFailed)
+		}
+	}
+	if pfp := sp.PodFailurePolicy; pfp != nil {
+		for i := range pfp.Rules {
+			for j := range pfp.Rules[i].OnPodConditions {
+				if c := &pfp.Rules[i].OnPodConditions[j]; c.Status == "" {
+					c.Status = corev1.ConditionTrue
+				}
+			}
+		}
 	}
 	if sp.CompletionMode == nil {
 		sp.CompletionMode = ptr(batchv1.NonIndexedCompletion)

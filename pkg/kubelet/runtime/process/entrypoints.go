@@ -60,6 +60,7 @@ var wellKnownImages = map[string]ImageConfig{
 	"registry.k8s.io/pause":                   {Entrypoint: []string{"/pause"}},
 	"k8s.gcr.io/pause":                        {Entrypoint: []string{"/pause"}},
 	"registry.k8s.io/e2e-test-images/agnhost": {Entrypoint: []string{"/agnhost"}, Cmd: []string{"pause"}},
+	"registry.k8s.io/e2e-test-images/busybox": {Cmd: []string{"sh"}},
 }
 
 // ImageConfigSource holds the configurations of images: an OCI image

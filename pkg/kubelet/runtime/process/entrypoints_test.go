@@ -64,6 +64,7 @@ func TestArgv(t *testing.T) {
 		{"image cmd", "python:3.12", nil, nil, []string{"python3"}, ""},
 		{"entrypoint with cmd", "registry.k8s.io/e2e-test-images/agnhost:2.53", nil, nil, []string{"/agnhost", "pause"}, ""},
 		{"entrypoint with args", "registry.k8s.io/e2e-test-images/agnhost:2.53", nil, []string{"netexec"}, []string{"/agnhost", "netexec"}, ""},
+		{"e2e busybox cmd", "registry.k8s.io/e2e-test-images/busybox:1.37.0-1", nil, nil, []string{"sh"}, ""},
 		{"wrapper script runs its args", "node:22", nil, []string{"npm", "start"}, []string{"npm", "start"}, ""},
 		{"wrapper script puts its program before flags", "node", nil, []string{"-e", "1"}, []string{"node", "-e", "1"}, ""},
 		{"wrapper script with the image cmd", "nginx:1.27", nil, nil, []string{"nginx", "-g", "daemon off;"}, ""},

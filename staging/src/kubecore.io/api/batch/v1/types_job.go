@@ -82,6 +82,145 @@ type JobSpec struct {
 	// True stops the Job: no pods are created and running ones are deleted,
 	// and the active deadline is reset. Defaults to false.
 	Suspend *bool `json:"suspend,omitempty" protobuf:"varint,10,opt,name=suspend"`
+
+	// How failed pods are handled: the first rule matching a failed pod
+	// (on its containers' exit codes or its conditions) decides whether the
+	// failure fails the Job, fails the pod's index, is ignored or counts
+	// against backoffLimit (the default, when no rule matches). Needs
+	// restartPolicy Never. Immutable.
+	PodFailurePolicy *PodFailurePolicy `json:"podFailurePolicy,omitempty" protobuf:"bytes,11,opt,name=podFailurePolicy"`
+
+	// When an Indexed Job may be declared succeeded before every index
+	// succeeded: once any rule is met the Job gets SuccessCriteriaMet, its
+	// remaining pods are stopped, then it is Complete. Immutable.
+	SuccessPolicy *SuccessPolicy `json:"successPolicy,omitempty" protobuf:"bytes,16,opt,name=successPolicy"`
+
+	// Retries of each index of an Indexed Job before that index is marked
+	// failed (status.failedIndexes); the failures of an index are counted in
+	// its pods' batch.kubernetes.io/job-index-failure-count annotation.
+	// Immutable.
+	BackoffLimitPerIndex *int32 `json:"backoffLimitPerIndex,omitempty" protobuf:"varint,12,opt,name=backoffLimitPerIndex"`
+
+	// With backoffLimitPerIndex: the number of failed indexes past which the
+	// Job fails (reason MaxFailedIndexesExceeded) and its pods are stopped.
+	// At most completions and 100000.
+	MaxFailedIndexes *int32 `json:"maxFailedIndexes,omitempty" protobuf:"varint,13,opt,name=maxFailedIndexes"`
+
+	// When a replacement pod is created: TerminatingOrFailed (as soon as a
+	// pod is being deleted) or Failed (only once it is fully terminated and
+	// failed). Defaults to Failed with a podFailurePolicy, which only allows
+	// Failed, and to TerminatingOrFailed otherwise.
+	PodReplacementPolicy *PodReplacementPolicy `json:"podReplacementPolicy,omitempty" protobuf:"bytes,14,opt,name=podReplacementPolicy"`
+}
+
+// PodReplacementPolicy says when a Job creates the replacement of a pod.
+type PodReplacementPolicy string
+
+// The pod replacement policies.
+const (
+	// TerminatingOrFailed replaces a pod once it is being deleted or has
+	// failed.
+	TerminatingOrFailed PodReplacementPolicy = "TerminatingOrFailed"
+	// Failed replaces a pod only once it has terminated and failed.
+	Failed PodReplacementPolicy = "Failed"
+)
+
+// PodFailurePolicyAction is what a matching rule of a pod failure policy
+// does.
+type PodFailurePolicyAction string
+
+// The pod failure policy actions.
+const (
+	// PodFailurePolicyActionFailJob fails the Job and stops its pods.
+	PodFailurePolicyActionFailJob PodFailurePolicyAction = "FailJob"
+	// PodFailurePolicyActionFailIndex marks the pod's index failed without
+	// retrying it; needs backoffLimitPerIndex.
+	PodFailurePolicyActionFailIndex PodFailurePolicyAction = "FailIndex"
+	// PodFailurePolicyActionIgnore replaces the pod without counting the
+	// failure.
+	PodFailurePolicyActionIgnore PodFailurePolicyAction = "Ignore"
+	// PodFailurePolicyActionCount counts the failure against the backoff
+	// limit, as when no rule matches.
+	PodFailurePolicyActionCount PodFailurePolicyAction = "Count"
+)
+
+// PodFailurePolicyOnExitCodesOperator says how exit codes are compared with
+// a rule's values.
+type PodFailurePolicyOnExitCodesOperator string
+
+// The exit code operators.
+const (
+	// PodFailurePolicyOnExitCodesOpIn matches a non-zero exit code among the
+	// values.
+	PodFailurePolicyOnExitCodesOpIn PodFailurePolicyOnExitCodesOperator = "In"
+	// PodFailurePolicyOnExitCodesOpNotIn matches a non-zero exit code not
+	// among the values.
+	PodFailurePolicyOnExitCodesOpNotIn PodFailurePolicyOnExitCodesOperator = "NotIn"
+)
+
+// PodFailurePolicyOnExitCodesRequirement matches a failed pod by the exit
+// codes of its terminated containers.
+type PodFailurePolicyOnExitCodesRequirement struct {
+	// Only the container (or init container) of this name is looked at;
+	// unset means all of them.
+	ContainerName *string `json:"containerName,omitempty" protobuf:"bytes,1,opt,name=containerName"`
+
+	// In or NotIn.
+	Operator PodFailurePolicyOnExitCodesOperator `json:"operator" protobuf:"bytes,2,req,name=operator"`
+
+	// The exit codes, sorted, unique, at most 255; 0 is not allowed with In.
+	// +listType=set
+	Values []int32 `json:"values" protobuf:"varint,3,rep,name=values"`
+}
+
+// PodFailurePolicyOnPodConditionsPattern matches a failed pod by one of its
+// conditions.
+type PodFailurePolicyOnPodConditionsPattern struct {
+	// The condition's type.
+	Type corev1.PodConditionType `json:"type" protobuf:"bytes,1,req,name=type"`
+
+	// The condition's status; defaults to True.
+	Status corev1.ConditionStatus `json:"status,omitempty" protobuf:"bytes,2,req,name=status"`
+}
+
+// PodFailurePolicyRule is one rule of a pod failure policy: an action and
+// one requirement, on exit codes or on pod conditions.
+type PodFailurePolicyRule struct {
+	// What to do with a failed pod that matches.
+	Action PodFailurePolicyAction `json:"action" protobuf:"bytes,1,req,name=action"`
+
+	// Matches on the exit codes of the pod's containers.
+	OnExitCodes *PodFailurePolicyOnExitCodesRequirement `json:"onExitCodes,omitempty" protobuf:"bytes,2,opt,name=onExitCodes"`
+
+	// Matches when the pod has any of these conditions. At most 20.
+	// +listType=atomic
+	OnPodConditions []PodFailurePolicyOnPodConditionsPattern `json:"onPodConditions,omitempty" protobuf:"bytes,3,rep,name=onPodConditions"`
+}
+
+// PodFailurePolicy is the ordered list of rules applied to failed pods.
+type PodFailurePolicy struct {
+	// The rules, at most 20, looked at in order.
+	// +listType=atomic
+	Rules []PodFailurePolicyRule `json:"rules" protobuf:"bytes,1,rep,name=rules"`
+}
+
+// SuccessPolicy lists the rules that declare an Indexed Job succeeded.
+type SuccessPolicy struct {
+	// The rules, at most 20; the Job succeeds once any is met.
+	// +listType=atomic
+	Rules []SuccessPolicyRule `json:"rules" protobuf:"bytes,1,rep,name=rules"`
+}
+
+// SuccessPolicyRule is met when the given indexes succeeded (all of them,
+// or succeededCount of them), or when succeededCount indexes succeeded.
+type SuccessPolicyRule struct {
+	// Indexes as completedIndexes writes them ("0,2-4"), increasing and
+	// below completions.
+	SucceededIndexes *string `json:"succeededIndexes,omitempty" protobuf:"bytes,1,opt,name=succeededIndexes"`
+
+	// How many of the indexes (of succeededIndexes, or of all) must have
+	// succeeded; at most completions.
+	SucceededCount *int32 `json:"succeededCount,omitempty" protobuf:"varint,2,opt,name=succeededCount"`
 }
 
 // JobStatus is the most recently observed state of a Job.
@@ -121,6 +260,10 @@ type JobStatus struct {
 
 	// Active pods with a Ready condition.
 	Ready *int32 `json:"ready,omitempty" protobuf:"varint,9,opt,name=ready"`
+
+	// Failed indexes of a Job with backoffLimitPerIndex, written as
+	// completedIndexes is.
+	FailedIndexes *string `json:"failedIndexes,omitempty" protobuf:"bytes,10,opt,name=failedIndexes"`
 }
 
 // UncountedTerminatedPods holds the uids of finished pods not yet counted

@@ -40,6 +40,7 @@ func TestZeroValueEncoding(t *testing.T) {
 func TestProtobufRoundTrip(t *testing.T) {
 	i32 := func(v int32) *int32 { return &v }
 	now := metav1.Unix(1764000000, 0)
+	name, indexes, replacement, failed := "c", "0-2", Failed, "3"
 	job := &Job{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pi", UID: "u"},
 		Spec: JobSpec{
@@ -48,11 +49,17 @@ func TestProtobufRoundTrip(t *testing.T) {
 			CompletionMode: func() *CompletionMode { m := IndexedCompletion; return &m }(),
 			Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}},
 			Template:       corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i"}}}},
+			PodFailurePolicy: &PodFailurePolicy{Rules: []PodFailurePolicyRule{
+				{Action: PodFailurePolicyActionFailIndex, OnExitCodes: &PodFailurePolicyOnExitCodesRequirement{ContainerName: &name, Operator: PodFailurePolicyOnExitCodesOpIn, Values: []int32{1, 42}}},
+				{Action: PodFailurePolicyActionIgnore, OnPodConditions: []PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue}}},
+			}},
+			SuccessPolicy:        &SuccessPolicy{Rules: []SuccessPolicyRule{{SucceededIndexes: &indexes, SucceededCount: i32(1)}}},
+			BackoffLimitPerIndex: i32(1), MaxFailedIndexes: i32(2), PodReplacementPolicy: &replacement,
 		},
 		Status: JobStatus{
 			Conditions: []JobCondition{{Type: JobComplete, Status: corev1.ConditionTrue, Reason: "r", Message: "m", LastProbeTime: now, LastTransitionTime: now}},
 			StartTime:  &now, CompletionTime: &now, Active: 1, Succeeded: 2, Failed: 3, Terminating: i32(4), Ready: i32(5),
-			CompletedIndexes:        "0-2",
+			CompletedIndexes: "0-2", FailedIndexes: &failed,
 			UncountedTerminatedPods: &UncountedTerminatedPods{Succeeded: []types.UID{"a", "b"}, Failed: []types.UID{"c"}},
 		},
 	}

@@ -20,6 +20,13 @@ const (
 	JobCompletionIndexAnnotation = "batch.kubernetes.io/job-completion-index"
 	JobCompletionIndexLabel      = "batch.kubernetes.io/job-completion-index"
 
+	// JobIndexFailureCountAnnotation counts, on a pod of a Job with
+	// backoffLimitPerIndex, the failures of its index before it was made;
+	// JobIndexIgnoredFailureCountAnnotation counts those a pod failure
+	// policy ignored.
+	JobIndexFailureCountAnnotation        = "batch.kubernetes.io/job-index-failure-count"
+	JobIndexIgnoredFailureCountAnnotation = "batch.kubernetes.io/job-index-ignored-failure-count"
+
 	// JobCompletionIndexEnv is the environment variable through which a
 	// container of an Indexed Job reads its completion index.
 	JobCompletionIndexEnv = "JOB_COMPLETION_INDEX"
@@ -46,4 +53,14 @@ const (
 	JobReasonCompletionsReached   = "CompletionsReached"
 	JobReasonSuspended            = "JobSuspended"
 	JobReasonResumed              = "JobResumed"
+	// JobReasonPodFailurePolicy: a FailJob rule of the pod failure policy
+	// matched a failed pod.
+	JobReasonPodFailurePolicy = "PodFailurePolicy"
+	// JobReasonFailedIndexes: every index finished and some failed.
+	JobReasonFailedIndexes = "FailedIndexes"
+	// JobReasonMaxFailedIndexesExceeded: more indexes failed than
+	// maxFailedIndexes.
+	JobReasonMaxFailedIndexesExceeded = "MaxFailedIndexesExceeded"
+	// JobReasonSuccessPolicy: a rule of the success policy was met.
+	JobReasonSuccessPolicy = "SuccessPolicy"
 )

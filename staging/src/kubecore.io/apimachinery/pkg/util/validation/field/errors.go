@@ -82,6 +82,10 @@ var _ error = (*Error)(nil)
 // omitted marks a BadValue that must not be printed.
 type omitted struct{}
 
+// OmitValueType is a BadValue for errors about a whole object whose value
+// is not worth printing (Kubernetes' field.OmitValueType).
+type OmitValueType struct{}
+
 // Error renders "<field>: <body>".
 func (e *Error) Error() string {
 	return e.Field + ": " + e.ErrorBody()
@@ -96,9 +100,10 @@ func (e *Error) ErrorBody() string {
 		s = e.Type.String()
 	case ErrorTypeInvalid, ErrorTypeTypeInvalid, ErrorTypeNotSupported, ErrorTypeNotFound,
 		ErrorTypeDuplicate, ErrorTypeTooMany, ErrorTypeTooFew:
-		if _, skip := e.BadValue.(omitted); skip {
+		switch e.BadValue.(type) {
+		case omitted, OmitValueType:
 			s = e.Type.String()
-		} else {
+		default:
 			s = e.Type.String() + ": " + renderValue(e.BadValue)
 		}
 	default:
