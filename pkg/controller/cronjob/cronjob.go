@@ -102,7 +102,7 @@ func newController(jobs func(string) JobClient, cronJobs func(string) CronJobCli
 	c := &Controller{
 		jobs:      jobs,
 		cronJobs:  cronJobs,
-		recorder:  recorder,
+		recorder:  record.OrDiscard(recorder),
 		cjLister:  cjLister,
 		jobLister: jobLister,
 		now:       opts.Now,
@@ -119,12 +119,6 @@ func finishedType(j *batchv1.Job) batchv1.JobConditionType {
 		}
 	}
 	return ""
-}
-
-func (c *Controller) event(cj *batchv1.CronJob, eventType, reason, format string, args ...any) {
-	if c.recorder != nil {
-		c.recorder.Eventf(cj, eventType, reason, format, args...)
-	}
 }
 
 // sync brings the CronJob named by key up to date: its status from its
@@ -190,7 +184,7 @@ func (c *Controller) reconcileActive(ctx context.Context, cj *batchv1.CronJob, j
 		inActive := slices.ContainsFunc(cj.Status.Active, func(r corev1.ObjectReference) bool { return r.UID == j.UID })
 		switch {
 		case inActive && ft != "":
-			c.event(cj, corev1.EventTypeNormal, "SawCompletedJob", "Saw completed job: %s, condition: %s", j.Name, ft)
+			c.recorder.Eventf(cj, corev1.EventTypeNormal, "SawCompletedJob", "Saw completed job: %s, condition: %s", j.Name, ft)
 		case !inActive && ft == "":
 			klog.FromContext(ctx).V(4).Info("A running job is not in the active list", "cronJob", klog.KObj(cj), "job", j.Name)
 		}
@@ -207,7 +201,7 @@ func (c *Controller) reconcileActive(ctx context.Context, cj *batchv1.CronJob, j
 		j, err := c.jobs(cj.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err) || err == nil && j.UID != ref.UID:
-			c.event(cj, corev1.EventTypeNormal, "MissingJob", "Active job went missing: %v", ref.Name)
+			c.recorder.Eventf(cj, corev1.EventTypeNormal, "MissingJob", "Active job went missing: %v", ref.Name)
 		case err != nil:
 			return fmt.Errorf("get job %s/%s: %w", cj.Namespace, ref.Name, err)
 		case finishedType(j) == "":
@@ -226,12 +220,12 @@ func (c *Controller) schedule(ctx context.Context, cj *batchv1.CronJob, jobs []*
 	}
 	loc, err := cron.LoadLocation(cj.Spec.TimeZone)
 	if err != nil {
-		c.event(cj, corev1.EventTypeWarning, "UnknownTimeZone", "invalid timeZone: %v", err)
+		c.recorder.Eventf(cj, corev1.EventTypeWarning, "UnknownTimeZone", "invalid timeZone: %v", err)
 		return 0, nil
 	}
 	sched, err := cron.Parse(cj.Spec.Schedule)
 	if err != nil {
-		c.event(cj, corev1.EventTypeWarning, "UnparseableSchedule", "unparseable schedule: %q : %s", cj.Spec.Schedule, err)
+		c.recorder.Eventf(cj, corev1.EventTypeWarning, "UnparseableSchedule", "unparseable schedule: %q : %s", cj.Spec.Schedule, err)
 		return 0, nil
 	}
 	next := sched.Next(now.In(loc))
@@ -244,10 +238,10 @@ func (c *Controller) schedule(ctx context.Context, cj *batchv1.CronJob, jobs []*
 		return requeue, nil
 	}
 	if missed > tooManyMissed {
-		c.event(cj, corev1.EventTypeWarning, "TooManyMissedTimes", "too many missed start times: %d. Set or decrease .spec.startingDeadlineSeconds or check clock skew", missed)
+		c.recorder.Eventf(cj, corev1.EventTypeWarning, "TooManyMissedTimes", "too many missed start times: %d. Set or decrease .spec.startingDeadlineSeconds or check clock skew", missed)
 	}
 	if d := cj.Spec.StartingDeadlineSeconds; d != nil && scheduled.Add(time.Duration(*d)*time.Second).Before(now) {
-		c.event(cj, corev1.EventTypeWarning, "MissSchedule", "Missed scheduled time to start a job: %s", scheduled.UTC().Format(time.RFC1123Z))
+		c.recorder.Eventf(cj, corev1.EventTypeWarning, "MissSchedule", "Missed scheduled time to start a job: %s", scheduled.UTC().Format(time.RFC1123Z))
 		return requeue, nil
 	}
 	name := jobName(cj, scheduled)
@@ -257,7 +251,7 @@ func (c *Controller) schedule(ctx context.Context, cj *batchv1.CronJob, jobs []*
 	switch cj.Spec.ConcurrencyPolicy {
 	case batchv1.ForbidConcurrent:
 		if len(cj.Status.Active) > 0 {
-			c.event(cj, corev1.EventTypeNormal, "JobAlreadyActive", "Not starting job because prior execution is running and concurrency policy is Forbid")
+			c.recorder.Eventf(cj, corev1.EventTypeNormal, "JobAlreadyActive", "Not starting job because prior execution is running and concurrency policy is Forbid")
 			return requeue, nil
 		}
 	case batchv1.ReplaceConcurrent:
@@ -280,14 +274,14 @@ func (c *Controller) schedule(ctx context.Context, cj *batchv1.CronJob, jobs []*
 			return 0, fmt.Errorf("get job %s/%s: %w", cj.Namespace, name, err)
 		}
 		if !metav1.IsControlledBy(created, cj) {
-			c.event(cj, corev1.EventTypeWarning, "FailedCreate", "Error creating job: a job %s not controlled by this cronjob exists", name)
+			c.recorder.Eventf(cj, corev1.EventTypeWarning, "FailedCreate", "Error creating job: a job %s not controlled by this cronjob exists", name)
 			return requeue, nil
 		}
 	case err != nil:
-		c.event(cj, corev1.EventTypeWarning, "FailedCreate", "Error creating job: %v", err)
+		c.recorder.Eventf(cj, corev1.EventTypeWarning, "FailedCreate", "Error creating job: %v", err)
 		return 0, fmt.Errorf("create job %s/%s: %w", cj.Namespace, name, err)
 	default:
-		c.event(cj, corev1.EventTypeNormal, "SuccessfulCreate", "Created job %v", created.Name)
+		c.recorder.Eventf(cj, corev1.EventTypeNormal, "SuccessfulCreate", "Created job %v", created.Name)
 	}
 	klog.FromContext(ctx).V(2).Info("Created a scheduled job", "cronJob", klog.KObj(cj), "job", created.Name, "scheduled", scheduled)
 	cj.Status.Active = append(cj.Status.Active, corev1.ObjectReference{
@@ -331,10 +325,10 @@ func (c *Controller) deleteJob(ctx context.Context, cj *batchv1.CronJob, name st
 	background := metav1.DeletePropagationBackground
 	err := c.jobs(cj.Namespace).Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &background})
 	if err != nil && !apierrors.IsNotFound(err) {
-		c.event(cj, corev1.EventTypeWarning, "FailedDelete", "Deleted job: %v", err)
+		c.recorder.Eventf(cj, corev1.EventTypeWarning, "FailedDelete", "Deleted job: %v", err)
 		return fmt.Errorf("delete job %s/%s: %w", cj.Namespace, name, err)
 	}
-	c.event(cj, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted job %v", name)
+	c.recorder.Eventf(cj, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted job %v", name)
 	return nil
 }
 

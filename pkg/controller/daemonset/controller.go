@@ -105,7 +105,7 @@ func New(client Client, factory *informers.SharedInformerFactory, opts Options) 
 	c := &Controller{
 		client:     client,
 		podControl: opts.PodControl,
-		recorder:   opts.Recorder,
+		recorder:   record.OrDiscard(opts.Recorder),
 		opts:       opts,
 		creations:  controller.NewExpectations(nil),
 		deletions:  controller.NewUIDTrackingExpectations(nil),
@@ -179,12 +179,6 @@ func (c *Controller) nodeChanged(old, cur *corev1.Node) []string {
 	return keys
 }
 
-func (c *Controller) event(ds *appsv1.DaemonSet, eventType, reason, format string, args ...any) {
-	if c.recorder != nil {
-		c.recorder.Eventf(ds, eventType, reason, format, args...)
-	}
-}
-
 // expectationsMet reports whether key's earlier creations and deletions
 // have all been seen (or have timed out).
 func (c *Controller) expectationsMet(key string) bool {
@@ -202,7 +196,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	selector, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
 	if err != nil || selector.Empty() {
 		// Validation forbids it; retrying cannot fix it.
-		c.event(ds, corev1.EventTypeWarning, "SelectingAll", "This daemon set is selecting all pods or has an invalid selector: %v", err)
+		c.recorder.Eventf(ds, corev1.EventTypeWarning, "SelectingAll", "This daemon set is selecting all pods or has an invalid selector: %v", err)
 		return nil
 	}
 	if ds.DeletionTimestamp != nil {
@@ -211,7 +205,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	place, err := newPlacement(ds)
 	if err != nil {
-		c.event(ds, corev1.EventTypeWarning, "InvalidAffinity", "%v", err)
+		c.recorder.Eventf(ds, corev1.EventTypeWarning, "InvalidAffinity", "%v", err)
 		return nil
 	}
 	nodes, err := c.nodes.Lister().List(labels.Everything())
@@ -269,7 +263,7 @@ func (c *Controller) act(ctx context.Context, key string, ds *appsv1.DaemonSet, 
 	failed := func(node string) time.Duration {
 		wait := c.failed.next(string(ds.UID)+"/"+node, now)
 		if wait == 0 {
-			c.event(ds, corev1.EventTypeWarning, FailedDaemonPodReason, "Found failed daemon pod on node %s, will try to kill it", node)
+			c.recorder.Eventf(ds, corev1.EventTypeWarning, FailedDaemonPodReason, "Found failed daemon pod on node %s, will try to kill it", node)
 		}
 		return wait
 	}
@@ -282,7 +276,7 @@ func (c *Controller) act(ctx context.Context, key string, ds *appsv1.DaemonSet, 
 	}
 	step, err := rollingUpdate(ds, decisions, byNode, hash, now)
 	if err != nil {
-		c.event(ds, corev1.EventTypeWarning, "InvalidUpdateStrategy", "%v", err)
+		c.recorder.Eventf(ds, corev1.EventTypeWarning, "InvalidUpdateStrategy", "%v", err)
 		return nil
 	}
 	if !step.empty() {

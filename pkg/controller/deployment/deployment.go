@@ -100,7 +100,7 @@ func newController(deployments func(string) DeploymentClient, replicaSets func(s
 	c := &Controller{
 		deployments: deployments,
 		replicaSets: replicaSets,
-		recorder:    opts.Recorder,
+		recorder:    record.OrDiscard(opts.Recorder),
 		now:         opts.Now,
 	}
 	c.Controller = controller.New(Name, c.sync)
@@ -133,7 +133,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	d := cached.DeepCopy()
 	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil || selector.Empty() {
-		c.event(d, corev1.EventTypeWarning, "SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
+		c.recorder.Eventf(d, corev1.EventTypeWarning, "SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
 		if d.Status.ObservedGeneration < d.Generation {
 			d.Status.ObservedGeneration = d.Generation
 			_, err := c.deployments(d.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{})
@@ -164,12 +164,6 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return c.rolloutRolling(ctx, d, rsList)
 	}
 	return fmt.Errorf("deployment %s: unexpected strategy type %q", key, d.Spec.Strategy.Type)
-}
-
-func (c *Controller) event(obj *appsv1.Deployment, eventType, reason, format string, args ...any) {
-	if c.recorder != nil {
-		c.recorder.Eventf(obj, eventType, reason, format, args...)
-	}
 }
 
 // claimReplicaSets returns the ReplicaSets d controls, adopting matching

@@ -127,11 +127,11 @@ func (c *Controller) getNewReplicaSet(ctx context.Context, d *appsv1.Deployment,
 			setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, appsv1.FailedRSCreateReason, msg, c.now()))
 			_ = c.updateStatus(ctx, d) // the create error is what matters
 		}
-		c.event(d, corev1.EventTypeWarning, appsv1.FailedRSCreateReason, "%s", msg)
+		c.recorder.Eventf(d, corev1.EventTypeWarning, appsv1.FailedRSCreateReason, "%s", msg)
 		return nil, fmt.Errorf("create replica set %s/%s: %w", rs.Namespace, rs.Name, err)
 	}
 	if replicas > 0 {
-		c.event(d, corev1.EventTypeNormal, "ScalingReplicaSet", "Scaled up replica set %s from 0 to %d", created.Name, replicas)
+		c.recorder.Eventf(d, corev1.EventTypeNormal, "ScalingReplicaSet", "Scaled up replica set %s from 0 to %d", created.Name, replicas)
 	}
 	if err := c.syncDeploymentRevision(ctx, d, strconv.FormatInt(newRevision, 10)); err != nil {
 		return nil, err
@@ -206,7 +206,7 @@ func (c *Controller) scaleReplicaSet(ctx context.Context, rs *appsv1.ReplicaSet,
 		return false, nil, fmt.Errorf("scale replica set %s/%s to %d: %w", rs.Namespace, rs.Name, size, err)
 	}
 	if sizeChanged {
-		c.event(d, corev1.EventTypeNormal, "ScalingReplicaSet", "Scaled %s replica set %s from %d to %d", operation, rs.Name, cur, size)
+		c.recorder.Eventf(d, corev1.EventTypeNormal, "ScalingReplicaSet", "Scaled %s replica set %s from %d to %d", operation, rs.Name, cur, size)
 	}
 	return sizeChanged, out, nil
 }

@@ -17,7 +17,6 @@ import (
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/labels"
-	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/client/controller"
 	"kubecore.io/client/discovery"
 	"kubecore.io/client/informers"
@@ -100,7 +99,7 @@ type Controller struct {
 // New returns a controller working through client, fed by the informers
 // of factory.
 func New(client Client, factory *informers.SharedInformerFactory, opts Options) (*Controller, error) {
-	c := &Controller{recorder: opts.Recorder, now: controller.OrNow(opts.Now),
+	c := &Controller{recorder: record.OrDiscard(opts.Recorder), now: controller.OrNow(opts.Now),
 		staleAfter: controller.OrDefault(opts.StalePodDisruptionTimeout, StalePodDisruptionTimeout)}
 	c.statuses = func(ns string) StatusWriter { return client.PolicyV1().PodDisruptionBudgets(ns) }
 	c.podStatuses = func(ns string) PodStatusWriter { return client.CoreV1().Pods(ns) }
@@ -193,7 +192,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	st, recheck, err := c.compute(ctx, pdb)
 	if err != nil {
-		c.event(pdb, corev1.EventTypeWarning, "CalculateExpectedPodCountFailed", "Failed to calculate the number of expected pods: %v", err)
+		c.recorder.Eventf(pdb, corev1.EventTypeWarning, "CalculateExpectedPodCountFailed", "Failed to calculate the number of expected pods: %v", err)
 		if werr := c.writeStatus(ctx, pdb, failedStatus(pdb, err)); werr != nil {
 			return errors.Join(err, werr)
 		}
@@ -221,7 +220,7 @@ func (c *Controller) compute(ctx context.Context, pdb *policyv1.PodDisruptionBud
 		return policyv1.PodDisruptionBudgetStatus{}, time.Time{}, fmt.Errorf("list pods: %w", err)
 	}
 	if len(pods) == 0 {
-		c.event(pdb, corev1.EventTypeNormal, "NoPods", "No matching pods found")
+		c.recorder.Eventf(pdb, corev1.EventTypeNormal, "NoPods", "No matching pods found")
 	}
 	expected, desiredHealthy, unmanaged, err := desired(pdb.Spec, pods, func(pods []*corev1.Pod) (int32, []string, error) {
 		return c.scales.expected(ctx, pods)
@@ -231,13 +230,13 @@ func (c *Controller) compute(ctx context.Context, pdb *policyv1.PodDisruptionBud
 	}
 	if len(unmanaged) > 0 {
 		klog.FromContext(ctx).V(4).Info("Pods without a controller are not counted in the expected pods", "podDisruptionBudget", klog.KObj(pdb), "pods", unmanaged)
-		c.event(pdb, corev1.EventTypeWarning, "UnmanagedPods", "Pods selected by this PodDisruptionBudget (selector: %v) were found to be unmanaged. As a result, the status of the PDB cannot be calculated correctly, which may result in undefined behavior. To account for these pods please set \".spec.minAvailable\" field of the PDB to an integer value.", sel)
+		c.recorder.Eventf(pdb, corev1.EventTypeWarning, "UnmanagedPods", "Pods selected by this PodDisruptionBudget (selector: %v) were found to be unmanaged. As a result, the status of the PDB cannot be calculated correctly, which may result in undefined behavior. To account for these pods please set \".spec.minAvailable\" field of the PDB to an integer value.", sel)
 	}
 	now := c.now()
 	disrupted, expired, recheck := disruptedPods(pdb.Status.DisruptedPods, pods, now)
 	for _, pod := range expired {
 		klog.FromContext(ctx).V(2).Info("Evicted pod was not deleted in time, counting it again", "pod", klog.KObj(pod), "podDisruptionBudget", klog.KObj(pdb))
-		c.event(pod, corev1.EventTypeWarning, "NotDeleted", "Pod was expected by PDB %s/%s to be deleted but it wasn't", pdb.Namespace, pdb.Name)
+		c.recorder.Eventf(pod, corev1.EventTypeWarning, "NotDeleted", "Pod was expected by PDB %s/%s to be deleted but it wasn't", pdb.Namespace, pdb.Name)
 	}
 	healthy := currentHealthy(pods, disrupted, now)
 	return budgetStatus(pdb, healthy, desiredHealthy, expected, disrupted), recheck, nil
@@ -310,11 +309,4 @@ func (c *Controller) syncStalePod(ctx context.Context, key string) error {
 	}
 	klog.FromContext(ctx).V(2).Info("Reset the stale DisruptionTarget condition of a pod not deleted after its eviction", "pod", klog.KObj(pod))
 	return nil
-}
-
-// event records an Event about obj, when the controller has a recorder.
-func (c *Controller) event(obj runtime.Object, eventType, reason, format string, args ...any) {
-	if c.recorder != nil {
-		c.recorder.Eventf(obj, eventType, reason, format, args...)
-	}
 }

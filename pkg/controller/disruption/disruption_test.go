@@ -16,6 +16,7 @@ import (
 	"kubecore.io/apimachinery/pkg/util/intstr"
 	"kubecore.io/client/controller"
 	"kubecore.io/client/tools/cache"
+	"kubecore.io/client/tools/record"
 )
 
 var now = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -144,6 +145,7 @@ func newTestController(t *testing.T, w *fakeWriter, generic ScaleGetter, pdb *po
 	must(depIdx.Add(dep))
 	must(ssIdx.Add(ss))
 	c := &Controller{
+		recorder:   record.OrDiscard(nil),
 		statuses:   func(string) StatusWriter { return w },
 		now:        func() time.Time { return now },
 		staleAfter: StalePodDisruptionTimeout,

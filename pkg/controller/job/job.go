@@ -170,7 +170,7 @@ func newController(jobs func(string) JobClient, patchPod PatchPodFunc, podContro
 		jobs:         jobs,
 		patchPod:     patchPod,
 		podControl:   podControl,
-		recorder:     recorder,
+		recorder:     record.OrDiscard(recorder),
 		jobLister:    jobLister,
 		podLister:    podLister,
 		expectations: controller.NewUIDTrackingExpectations(nil),
@@ -448,7 +448,7 @@ func (c *Controller) manage(ctx context.Context, key string, job *batchv1.Job, o
 	}
 	if deref(job.Spec.Suspend, false) {
 		if setCondition(job, batchv1.JobSuspended, corev1.ConditionTrue, batchv1.JobReasonSuspended, msgSuspended, now) {
-			c.event(job, corev1.EventTypeNormal, "Suspended", msgSuspended)
+			c.recorder.Event(job, corev1.EventTypeNormal, "Suspended", msgSuspended)
 		}
 		if !satisfied {
 			return nil
@@ -457,7 +457,7 @@ func (c *Controller) manage(ctx context.Context, key string, job *batchv1.Job, o
 	}
 	if condition(job, batchv1.JobSuspended) != nil {
 		setCondition(job, batchv1.JobSuspended, corev1.ConditionFalse, batchv1.JobReasonResumed, msgResumed, now)
-		c.event(job, corev1.EventTypeNormal, "Resumed", msgResumed)
+		c.recorder.Event(job, corev1.EventTypeNormal, "Resumed", msgResumed)
 		job.Status.StartTime = nil
 	}
 	if job.Status.StartTime == nil {
@@ -648,18 +648,12 @@ func (c *Controller) updateStatus(ctx context.Context, key string, job *batchv1.
 // recordFinish records the Event of a Job that just finished.
 func (c *Controller) recordFinish(before, after *batchv1.Job) {
 	if condition(before, batchv1.JobComplete) == nil && condition(after, batchv1.JobComplete) != nil {
-		c.event(after, corev1.EventTypeNormal, "Completed", "Job completed")
+		c.recorder.Event(after, corev1.EventTypeNormal, "Completed", "Job completed")
 	}
 	if condition(before, batchv1.JobFailed) == nil {
 		if f := condition(after, batchv1.JobFailed); f != nil {
-			c.event(after, corev1.EventTypeWarning, f.Reason, f.Message)
+			c.recorder.Event(after, corev1.EventTypeWarning, f.Reason, f.Message)
 		}
-	}
-}
-
-func (c *Controller) event(job *batchv1.Job, eventType, reason, message string) {
-	if c.recorder != nil {
-		c.recorder.Event(job, eventType, reason, message)
 	}
 }
 

@@ -95,20 +95,13 @@ func className(c *corev1.PersistentVolumeClaim) string {
 	return *c.Spec.StorageClassName
 }
 
-// event records an Event about a claim when there is a recorder.
-func (p *Provisioner) event(claim *corev1.PersistentVolumeClaim, eventType, reason, format string, args ...any) {
-	if p.recorder != nil {
-		p.recorder.Eventf(claim, eventType, reason, format, args...)
-	}
-}
-
 // New returns a provisioner working through client, fed by the informers
 // of factory.
 func New(client Client, factory *informers.SharedInformerFactory, opts Options) (*Provisioner, error) {
 	if opts.Dir == "" {
 		opts.Dir = DefaultDir
 	}
-	p := &Provisioner{client: client, recorder: opts.Recorder, dir: opts.Dir}
+	p := &Provisioner{client: client, recorder: record.OrDiscard(opts.Recorder), dir: opts.Dir}
 	p.Controller = controller.New(Name, p.sync)
 	claims := controller.Informer(p.Controller, factory, informers.PersistentVolumeClaims)
 	volumes := controller.Informer(p.Controller, factory, informers.PersistentVolumes)
@@ -156,7 +149,7 @@ func (p *Provisioner) sync(ctx context.Context, key string) error {
 	switch {
 	case apierrors.IsNotFound(err):
 		if claim.Spec.VolumeName == "" && claim.Annotations[AnnSelectedNode] != "" {
-			p.event(claim, corev1.EventTypeWarning, "ProvisioningFailed", "storageclass.storage.k8s.io %q not found", className(claim))
+			p.recorder.Eventf(claim, corev1.EventTypeWarning, "ProvisioningFailed", "storageclass.storage.k8s.io %q not found", className(claim))
 		}
 		return nil // a class event does not requeue: the claim's next event will
 	case err != nil:
@@ -179,7 +172,7 @@ func (p *Provisioner) sync(ctx context.Context, key string) error {
 	}
 	pv, err := p.provision(ctx, claim, class, node)
 	if err != nil {
-		p.event(claim, corev1.EventTypeWarning, "ProvisioningFailed", "failed to provision volume with StorageClass %q: %v", class.Name, err)
+		p.recorder.Eventf(claim, corev1.EventTypeWarning, "ProvisioningFailed", "failed to provision volume with StorageClass %q: %v", class.Name, err)
 		return err
 	}
 	return p.bind(ctx, claim, pv)
@@ -253,7 +246,7 @@ func (p *Provisioner) expand(ctx context.Context, claim *corev1.PersistentVolume
 		return nil
 	}
 	if class.AllowVolumeExpansion == nil || !*class.AllowVolumeExpansion {
-		p.event(claim, corev1.EventTypeWarning, "VolumeResizeFailed", "StorageClass %q does not allow volume expansion", class.Name)
+		p.recorder.Eventf(claim, corev1.EventTypeWarning, "VolumeResizeFailed", "StorageClass %q does not allow volume expansion", class.Name)
 		return nil
 	}
 	cp := pv.DeepCopy()
@@ -261,7 +254,7 @@ func (p *Provisioner) expand(ctx context.Context, claim *corev1.PersistentVolume
 	if _, err := p.client.CoreV1().PersistentVolumes().Update(ctx, cp, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("expand volume %s: %w", pv.Name, err)
 	}
-	p.event(claim, corev1.EventTypeNormal, "VolumeResizeSuccessful", "Resized volume %s to %s", pv.Name, want.String())
+	p.recorder.Eventf(claim, corev1.EventTypeNormal, "VolumeResizeSuccessful", "Resized volume %s to %s", pv.Name, want.String())
 	klog.FromContext(ctx).V(2).Info("Expanded volume", "persistentVolume", pv.Name, "claim", klog.KObj(claim), "size", want.String())
 	return nil // the volume's update requeues the claim, whose status follows
 }
@@ -313,7 +306,7 @@ func (p *Provisioner) provision(ctx context.Context, claim *corev1.PersistentVol
 		return nil, fmt.Errorf("create volume %s for claim %s/%s: %w", name, claim.Namespace, claim.Name, err)
 	}
 	klog.FromContext(ctx).V(2).Info("Provisioned volume", "persistentVolume", name, "claim", klog.KObj(claim), "node", node)
-	p.event(claim, corev1.EventTypeNormal, "ProvisioningSucceeded", "Successfully provisioned volume %s on node %s", name, node)
+	p.recorder.Eventf(claim, corev1.EventTypeNormal, "ProvisioningSucceeded", "Successfully provisioned volume %s on node %s", name, node)
 	return created, nil
 }
 

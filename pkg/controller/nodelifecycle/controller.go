@@ -104,7 +104,7 @@ type Client interface {
 func New(client Client, factory *informers.SharedInformerFactory, opts Options) (*Controller, error) {
 	opts.complete()
 	c := &Controller{
-		client: client, recorder: opts.Recorder, opts: opts,
+		client: client, recorder: record.OrDiscard(opts.Recorder), opts: opts,
 		tainter: &limiter{qps: opts.EvictionRate},
 		probes:  map[string]*probe{},
 	}
@@ -258,7 +258,7 @@ func (c *Controller) syncNode(ctx context.Context, name string) error {
 				return fmt.Errorf("mark node %s unknown: %w", name, err)
 			}
 			node = updated
-			c.event(node, corev1.EventTypeNormal, "NodeNotReady", fmt.Sprintf("Node %s status is now: NodeNotReady", name))
+			c.recorder.Event(node, corev1.EventTypeNormal, "NodeNotReady", fmt.Sprintf("Node %s status is now: NodeNotReady", name))
 		}
 	} else {
 		c.nodeQueue.AddAfter(name, c.opts.NodeMonitorGracePeriod-silentFor+10*time.Millisecond)
@@ -303,10 +303,4 @@ func (c *Controller) updateTaints(ctx context.Context, node *corev1.Node, now ti
 	}
 	klog.FromContext(ctx).V(2).Info("Updated node taints", "node", node.Name, "ready", readyStatus(node), "noExecute", hasNoExecute(want))
 	return nil
-}
-
-func (c *Controller) event(obj *corev1.Node, eventType, reason, message string) {
-	if c.recorder != nil {
-		c.recorder.Event(obj, eventType, reason, message)
-	}
 }

@@ -89,7 +89,7 @@ func (c *Controller) syncPod(ctx context.Context, key string) error {
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		return fmt.Errorf("evict pod %s from node %s: %w", key, node.Name, err)
 	}
-	if err == nil && c.recorder != nil {
+	if err == nil {
 		c.recorder.Eventf(pod, corev1.EventTypeNormal, "TaintManagerEviction", "Marking for deletion Pod %s", key)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 
 	corev1 "kubecore.io/api/core/v1"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/client/tools/record"
 )
 
 func node(ready corev1.ConditionStatus, taints ...corev1.Taint) *corev1.Node {
@@ -135,7 +136,7 @@ func TestDisruptionAndRate(t *testing.T) {
 		}
 		return out
 	}
-	c := &Controller{opts: Options{EvictionRate: 0.1, SecondaryEvictionRate: 0.01}}
+	c := &Controller{recorder: record.OrDiscard(nil), opts: Options{EvictionRate: 0.1, SecondaryEvictionRate: 0.01}}
 	tests := []struct {
 		ready, notReady int
 		want            disruption

@@ -121,7 +121,7 @@ func New(client Client, factory *informers.SharedInformerFactory, opts Options) 
 
 func newController(hpas func(string) controller.StatusClient[*autoscalingv2.HorizontalPodAutoscaler], opts Options) *Controller {
 	c := &Controller{
-		hpas: hpas, scales: opts.Scales, metrics: opts.Metrics, recorder: opts.Recorder,
+		hpas: hpas, scales: opts.Scales, metrics: opts.Metrics, recorder: record.OrDiscard(opts.Recorder),
 		syncPeriod: controller.OrDefault(opts.SyncPeriod, DefaultSyncPeriod),
 		tolerance:  controller.OrDefault(opts.Tolerance, DefaultTolerance),
 		downWindow: controller.OrDefault(opts.DownscaleStabilization, DefaultScaleDownStabilization),
@@ -136,12 +136,6 @@ func (c *Controller) forget(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.history, key)
-}
-
-func (c *Controller) event(hpa *autoscalingv2.HorizontalPodAutoscaler, eventType, reason, format string, args ...any) {
-	if c.recorder != nil {
-		c.recorder.Eventf(hpa, eventType, reason, format, args...)
-	}
 }
 
 // sync evaluates the HPA named by key and comes back after the sync
@@ -181,7 +175,7 @@ func (c *Controller) reconcile(ctx context.Context, key string, hpa *autoscaling
 	ref := hpa.Spec.ScaleTargetRef
 	scale, err := c.scales.GetScale(ctx, hpa.Namespace, ref)
 	if err != nil {
-		c.event(hpa, corev1.EventTypeWarning, "FailedGetScale", "%v", err)
+		c.recorder.Eventf(hpa, corev1.EventTypeWarning, "FailedGetScale", "%v", err)
 		setCondition(st, autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale", now, "the HPA controller was unable to get the target's current scale: %v", err)
 		return errors.Join(fmt.Errorf("get scale of %s %s: %w", ref.Kind, ref.Name, err), write())
 	}
@@ -222,13 +216,13 @@ func (c *Controller) reconcile(ctx context.Context, key string, hpa *autoscaling
 	if desired != current {
 		scale.Spec.Replicas = desired
 		if _, err := c.scales.UpdateScale(ctx, hpa.Namespace, ref, scale); err != nil {
-			c.event(hpa, corev1.EventTypeWarning, "FailedRescale", "New size: %d; reason: %s; error: %v", desired, reason, err)
+			c.recorder.Eventf(hpa, corev1.EventTypeWarning, "FailedRescale", "New size: %d; reason: %s; error: %v", desired, reason, err)
 			setCondition(st, autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedUpdateScale", now, "the HPA controller was unable to update the target scale: %v", err)
 			st.DesiredReplicas = current
 			return errors.Join(fmt.Errorf("update scale of %s %s: %w", ref.Kind, ref.Name, err), write())
 		}
 		setCondition(st, autoscalingv2.AbleToScale, corev1.ConditionTrue, "SucceededRescale", now, "the HPA controller was able to update the target scale to %d", desired)
-		c.event(hpa, corev1.EventTypeNormal, "SuccessfulRescale", "New size: %d; reason: %s", desired, reason)
+		c.recorder.Eventf(hpa, corev1.EventTypeNormal, "SuccessfulRescale", "New size: %d; reason: %s", desired, reason)
 		c.recordScale(key, now, desired-current)
 		t := metav1.NewTime(now)
 		st.LastScaleTime = &t
@@ -245,13 +239,13 @@ func (c *Controller) reconcile(ctx context.Context, key string, hpa *autoscaling
 func (c *Controller) computeMetrics(ctx context.Context, hpa *autoscalingv2.HorizontalPodAutoscaler, scale *autoscalingv1.Scale, current int32,
 	st *autoscalingv2.HorizontalPodAutoscalerStatus, now time.Time) (int32, string, []autoscalingv2.MetricStatus, error) {
 	if scale.Status.Selector == "" {
-		c.event(hpa, corev1.EventTypeWarning, "SelectorRequired", "selector is required")
+		c.recorder.Eventf(hpa, corev1.EventTypeWarning, "SelectorRequired", "selector is required")
 		setCondition(st, autoscalingv2.ScalingActive, corev1.ConditionFalse, "InvalidSelector", now, "the HPA target's scale is missing a selector")
 		return 0, "", nil, errors.New("the HPA target's scale is missing a selector")
 	}
 	selector, err := labels.Parse(scale.Status.Selector)
 	if err != nil {
-		c.event(hpa, corev1.EventTypeWarning, "InvalidSelector", "couldn't convert selector into a corresponding internal selector object: %v", err)
+		c.recorder.Eventf(hpa, corev1.EventTypeWarning, "InvalidSelector", "couldn't convert selector into a corresponding internal selector object: %v", err)
 		setCondition(st, autoscalingv2.ScalingActive, corev1.ConditionFalse, "InvalidSelector", now, "the HPA target's scale has an invalid selector: %v", err)
 		return 0, "", nil, fmt.Errorf("parse selector %q: %w", scale.Status.Selector, err)
 	}
@@ -280,7 +274,7 @@ func (c *Controller) computeMetrics(ctx context.Context, hpa *autoscalingv2.Hori
 			if firstErr == nil {
 				firstErr = err
 			}
-			c.event(hpa, corev1.EventTypeWarning, reason, "%v", err)
+			c.recorder.Eventf(hpa, corev1.EventTypeWarning, reason, "%v", err)
 			setCondition(st, autoscalingv2.ScalingActive, corev1.ConditionFalse, reason, now, "the HPA was unable to compute the replica count: %v", err)
 			continue
 		}

@@ -32,12 +32,12 @@ func (c *Controller) ensureClaims(ctx context.Context, set *appsv1.StatefulSet, 
 		claim.OwnerReferences = desiredClaimOwners(set, claim, nil, false)
 		_, err = c.client.CoreV1().PersistentVolumeClaims(set.Namespace).Create(ctx, claim, metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
-			c.event(set, corev1.EventTypeWarning, "FailedCreate", fmt.Sprintf("create Claim %s for Pod %s in StatefulSet %s failed error: %v", name, podName(set, ordinal), set.Name, err))
+			c.recorder.Event(set, corev1.EventTypeWarning, "FailedCreate", fmt.Sprintf("create Claim %s for Pod %s in StatefulSet %s failed error: %v", name, podName(set, ordinal), set.Name, err))
 			errs = append(errs, fmt.Errorf("create claim %s/%s: %w", set.Namespace, name, err))
 			continue
 		}
 		if err == nil {
-			c.event(set, corev1.EventTypeNormal, "SuccessfulCreate", fmt.Sprintf("create Claim %s Pod %s in StatefulSet %s success", name, podName(set, ordinal), set.Name))
+			c.recorder.Event(set, corev1.EventTypeNormal, "SuccessfulCreate", fmt.Sprintf("create Claim %s Pod %s in StatefulSet %s success", name, podName(set, ordinal), set.Name))
 		}
 	}
 	return errors.Join(errs...)

@@ -64,7 +64,7 @@ type Controller struct {
 // New returns a StatefulSet controller working through client, fed by the
 // informers of factory.
 func New(client Client, factory *informers.SharedInformerFactory, opts Options) (*Controller, error) {
-	c := &Controller{client: client, recorder: opts.Recorder, podControl: opts.PodControl, now: controller.OrNow(opts.Now)}
+	c := &Controller{client: client, recorder: record.OrDiscard(opts.Recorder), podControl: opts.PodControl, now: controller.OrNow(opts.Now)}
 	if c.podControl == nil {
 		c.podControl = podcontrol.PodControl{Pods: func(ns string) podcontrol.PodWriter { return client.CoreV1().Pods(ns) }}
 	}
@@ -96,7 +96,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
 	if err != nil || selector.Empty() {
 		// Validation forbids it; a stored one is never retried.
-		c.event(set, corev1.EventTypeWarning, "InvalidSelector", fmt.Sprintf("Invalid selector: %v", err))
+		c.recorder.Event(set, corev1.EventTypeWarning, "InvalidSelector", fmt.Sprintf("Invalid selector: %v", err))
 		return nil
 	}
 	pods, err := c.claimPods(ctx, set, selector)
@@ -213,10 +213,4 @@ func (c *Controller) truncateHistory(ctx context.Context, set *appsv1.StatefulSe
 	}
 	return history.Truncate(ctx, c.client.AppsV1().ControllerRevisions(set.Namespace), revs, limit,
 		func(r *appsv1.ControllerRevision) bool { return live[r.Name] })
-}
-
-func (c *Controller) event(set *appsv1.StatefulSet, eventType, reason, message string) {
-	if c.recorder != nil {
-		c.recorder.Event(set, eventType, reason, message)
-	}
 }

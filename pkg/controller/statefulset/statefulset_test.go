@@ -8,6 +8,7 @@ import (
 	appsv1 "kubecore.io/api/apps/v1"
 	corev1 "kubecore.io/api/core/v1"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/client/tools/record"
 )
 
 func testSet(replicas int32) *appsv1.StatefulSet {
@@ -138,7 +139,7 @@ func TestComputeStatus(t *testing.T) {
 			if got != tt.want || st.UpdateRevision != "upd" || st.ObservedGeneration != 3 {
 				t.Errorf("status %s (update %s, generation %d), want %s", got, st.UpdateRevision, st.ObservedGeneration, tt.want)
 			}
-			c := &Controller{now: func() time.Time { return now }}
+			c := &Controller{recorder: record.OrDiscard(nil), now: func() time.Time { return now }}
 			if wait := c.nextAvailable(set, tt.pods); (wait > 0) != tt.minWait {
 				t.Errorf("nextAvailable = %v", wait)
 			}

@@ -174,10 +174,10 @@ func (c *Controller) createPod(ctx context.Context, set *appsv1.StatefulSet, tmp
 		return fmt.Errorf("pod %s/%s already exists: %w", pod.Namespace, pod.Name, err)
 	}
 	if err != nil {
-		c.event(set, corev1.EventTypeWarning, "FailedCreate", fmt.Sprintf("create Pod %s in StatefulSet %s failed error: %v", pod.Name, set.Name, err))
+		c.recorder.Event(set, corev1.EventTypeWarning, "FailedCreate", fmt.Sprintf("create Pod %s in StatefulSet %s failed error: %v", pod.Name, set.Name, err))
 		return err
 	}
-	c.event(set, corev1.EventTypeNormal, "SuccessfulCreate", fmt.Sprintf("create Pod %s in StatefulSet %s successful", pod.Name, set.Name))
+	c.recorder.Event(set, corev1.EventTypeNormal, "SuccessfulCreate", fmt.Sprintf("create Pod %s in StatefulSet %s successful", pod.Name, set.Name))
 	return nil
 }
 
@@ -187,9 +187,9 @@ func (c *Controller) deletePod(ctx context.Context, set *appsv1.StatefulSet, pod
 		return nil
 	}
 	if err != nil {
-		c.event(set, corev1.EventTypeWarning, "FailedDelete", fmt.Sprintf("delete Pod %s in StatefulSet %s failed error: %v", pod.Name, set.Name, err))
+		c.recorder.Event(set, corev1.EventTypeWarning, "FailedDelete", fmt.Sprintf("delete Pod %s in StatefulSet %s failed error: %v", pod.Name, set.Name, err))
 		return err
 	}
-	c.event(set, corev1.EventTypeNormal, "SuccessfulDelete", fmt.Sprintf("delete Pod %s in StatefulSet %s successful", pod.Name, set.Name))
+	c.recorder.Event(set, corev1.EventTypeNormal, "SuccessfulDelete", fmt.Sprintf("delete Pod %s in StatefulSet %s successful", pod.Name, set.Name))
 	return nil
 }
