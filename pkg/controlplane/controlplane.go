@@ -48,6 +48,7 @@ import (
 	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
 	"kubecore.io/kubecore/pkg/fieldmanager"
 	"kubecore.io/kubecore/pkg/printers"
+	"kubecore.io/kubecore/pkg/registry/core/componentstatus"
 	"kubecore.io/kubecore/pkg/registry/core/namespace"
 	"kubecore.io/kubecore/pkg/registry/core/node"
 	"kubecore.io/kubecore/pkg/registry/core/service"
@@ -83,6 +84,10 @@ type Config struct {
 	// Service default/kubernetes and its Endpoints point at it. Without
 	// it (zero) they are not made.
 	Advertise Endpoint
+	// Components replace the componentstatuses' default probes of the
+	// same names (etcd's members, the scheduler's and controller-manager's
+	// health ports).
+	Components []componentstatus.Probe
 	// StaticTokens is the API server's static token file, which
 	// TokenReviews ask too; nil without one.
 	StaticTokens authenticator.Token

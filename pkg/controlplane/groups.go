@@ -80,6 +80,7 @@ func (in *Instance) groups(cfg Config) []groupStorage {
 			Kubelet:     cfg.Kubelet,
 			Disruptions: disruptions,
 			Token:       in.tokenREST(),
+			Components:  cfg.Components,
 		}), func(rs strategy.Resources) { in.builtCore(rs); coreEvents = storeOf(rs, "events") }},
 		{provider(apiregistration.Provider()), func(rs strategy.Resources) {
 			in.apiServices = storeOf(rs, "apiservices")

@@ -139,11 +139,18 @@ func TestCorePolicyKinds(t *testing.T) {
 	expectContains(t, "describe rc", k.MustRun(t, "describe", "rc", "web", "-n", ns), "Selector:     app=web", "Replicas:     3 current / 3 desired")
 	expectContains(t, "get all", k.MustRun(t, "get", "all", "-n", ns), "replicationcontroller/web")
 
-	// componentstatuses: etcd is probed; kubectl get cs prints the table.
+	// componentstatuses: etcd is probed, all-in-one's in-process scheduler
+	// and controller-manager report that they run; kubectl get cs prints
+	// the table.
 	tb = parseTable(t, k.MustRun(t, "get", "cs"))
 	expectHeader(t, "get cs", tb, "NAME", "STATUS", "MESSAGE", "ERROR")
 	if row := tb.row(t, "etcd-0"); row["STATUS"] != "Healthy" || row["MESSAGE"] != `{"health":"true","reason":""}` {
 		t.Errorf("etcd-0 row %v", row)
+	}
+	for _, name := range []string{"scheduler", "controller-manager"} {
+		if row := tb.row(t, name); row["STATUS"] != "Healthy" || row["MESSAGE"] != "ok" {
+			t.Errorf("%s row %v", name, row)
+		}
 	}
 
 	// Bad input: Kubernetes' field errors, nothing stored.

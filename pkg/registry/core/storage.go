@@ -44,9 +44,10 @@ type Provider struct {
 	Disruptions pod.DisruptionChecker
 	// Token serves serviceaccounts/token; nil leaves it out.
 	Token rest.Storage
-	// Components are the componentstatuses; nil probes etcd's members and
-	// the scheduler and controller-manager at Kubernetes' default
-	// addresses (componentstatus.DefaultProbes).
+	// Components replace the componentstatuses' default probes
+	// (componentstatus.DefaultProbes: etcd's members, and the scheduler and
+	// controller-manager at Kubernetes' default addresses) of the same
+	// names, and add the others.
 	Components []componentstatus.Probe
 }
 
@@ -91,10 +92,11 @@ func (p Provider) NewStorage(ctx context.Context, rs strategy.Resources, opts ge
 		return fmt.Errorf("storage of replicationcontrollers: %w", err)
 	}
 	rs["replicationcontrollers"], rs["replicationcontrollers/status"], rs["replicationcontrollers/scale"] = rcs.Store, rcs.Status, rcs.Scale
-	probes := p.Components
-	if probes == nil && opts.Client != nil {
+	var probes []componentstatus.Probe
+	if opts.Client != nil {
 		probes = componentstatus.DefaultProbes(opts.Client)
 	}
+	probes = componentstatus.Replace(probes, p.Components...)
 	var csTable rest.TableConvertor
 	if opts.TableConvertorFor != nil {
 		csTable = opts.TableConvertorFor(corev1.Resource("componentstatuses"))

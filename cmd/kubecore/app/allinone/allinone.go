@@ -5,12 +5,15 @@
 package allinone
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -26,6 +29,7 @@ import (
 	"kubecore.io/kubecore/pkg/auth/bootstrappolicy"
 	"kubecore.io/kubecore/pkg/dns"
 	"kubecore.io/kubecore/pkg/pki"
+	"kubecore.io/kubecore/pkg/registry/core/componentstatus"
 )
 
 // Options are the flags of `kubecore all-in-one`.
@@ -167,6 +171,38 @@ type component struct {
 	user     string
 	group    []string
 	complete func(kubeconfig string) (runner, error)
+	// health, when set, is reported as a componentstatus.
+	health *health
+}
+
+// health is whether an in-process component runs, for componentstatuses:
+// the scheduler and controller-manager of all-in-one serve no health port
+// for the API server to probe.
+type health struct {
+	mu      sync.Mutex
+	running bool
+	err     error // why it stopped
+}
+
+func (h *health) set(running bool, err error) {
+	h.mu.Lock()
+	h.running, h.err = running, err
+	h.mu.Unlock()
+}
+
+// probe reports h under name: healthy while the component runs.
+func (h *health) probe(name string) componentstatus.Probe {
+	return componentstatus.Probe{Name: name, Check: func(context.Context) (string, error) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		switch {
+		case h.running:
+			return "ok", nil
+		case h.err != nil:
+			return "", fmt.Errorf("stopped: %w", h.err)
+		}
+		return "", errors.New("not running in this all-in-one yet")
+	}}
 }
 
 // Complete validates o and returns the config Run needs.
@@ -174,7 +210,10 @@ func (o *Options) Complete() (Config, error) {
 	if err := errors.Join(o.Validate()...); err != nil {
 		return Config{}, err
 	}
-	ac, err := o.APIServer.Complete()
+	cmHealth, schedHealth := &health{}, &health{}
+	as := *o.APIServer
+	as.Components = append(slices.Clone(as.Components), cmHealth.probe("controller-manager"), schedHealth.probe("scheduler"))
+	ac, err := as.Complete()
 	if err != nil {
 		return Config{}, err
 	}
@@ -191,10 +230,10 @@ func (o *Options) Complete() (Config, error) {
 		out = io.Discard
 	}
 	components := []component{
-		{name: "controller-manager", user: "system:kube-controller-manager", complete: func(kubeconfig string) (runner, error) {
+		{name: "controller-manager", user: "system:kube-controller-manager", health: cmHealth, complete: func(kubeconfig string) (runner, error) {
 			return o.controllerManagerOptions(kubeconfig, dir).Complete()
 		}},
-		{name: "scheduler", user: "system:kube-scheduler", complete: func(kubeconfig string) (runner, error) {
+		{name: "scheduler", user: "system:kube-scheduler", health: schedHealth, complete: func(kubeconfig string) (runner, error) {
 			return schedulerOptions(kubeconfig).Complete()
 		}},
 		{name: "kubelet-" + node, user: "system:node:" + node, group: []string{"system:nodes"}, complete: func(kubeconfig string) (runner, error) {
@@ -244,7 +283,13 @@ func (c Config) Run(ctx context.Context) error {
 			g.Go(func() error {
 				r, err := comp.complete(kubeconfigs[i])
 				if err == nil {
+					if comp.health != nil {
+						comp.health.set(true, nil)
+					}
 					err = r.Run(ctx)
+				}
+				if comp.health != nil {
+					comp.health.set(false, cmp.Or(err, errors.New("ended")))
 				}
 				if err != nil {
 					return fmt.Errorf("%s: %w", comp.name, err)

@@ -37,6 +37,7 @@ import (
 	"kubecore.io/kubecore/pkg/controlplane"
 	"kubecore.io/kubecore/pkg/etcd"
 	"kubecore.io/kubecore/pkg/pki"
+	"kubecore.io/kubecore/pkg/registry/core/componentstatus"
 	"kubecore.io/kubecore/pkg/registry/core/node"
 	"kubecore.io/kubecore/pkg/storage/etcd3"
 	"kubecore.io/kubecore/pkg/webhook"
@@ -124,6 +125,10 @@ type Options struct {
 	// DisableAdmissionPlugins are admission plugins left out of the chain
 	// (Kubernetes' names), as Kubernetes' --disable-admission-plugins.
 	DisableAdmissionPlugins []string
+	// Components replace the componentstatuses' default probes of the same
+	// names: all-in-one reports its in-process scheduler and
+	// controller-manager, which serve no health port.
+	Components []componentstatus.Probe
 }
 
 // NewOptions returns the defaults.
@@ -149,21 +154,36 @@ func addressTypeNames(types []corev1.NodeAddressType) []string {
 	return out
 }
 
+// controlPlaneConfig is what controlPlane builds the API from.
+type controlPlaneConfig struct {
+	serviceCIDR string
+	// pkiDir holds the service account key and the front-proxy CA.
+	pkiDir string
+	// staticTokens are also asked by TokenReviews (nil for none).
+	staticTokens authenticator.Token
+	// eventTTL is how long Events live after their last write.
+	eventTTL time.Duration
+	// noManagedFields records none (a benchmark's baseline).
+	noManagedFields   bool
+	disabledAdmission []string
+	// components replace the componentstatuses' default probes of the
+	// same names (all-in-one's in-process scheduler and controller-manager).
+	components []componentstatus.Probe
+}
+
 // controlPlane serves every built-in resource from pkg/controlplane,
 // creates the objects a cluster starts with (and keeps the kubernetes
 // Service pointing at advertise), and authenticates service account tokens
-// with the key in pkiDir; TokenReviews also ask staticTokens (nil for
-// none). Events expire eventTTL after their last write; noManagedFields
-// records none (a benchmark's baseline).
-func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token, eventTTL time.Duration, noManagedFields bool, disabledAdmission []string) ResourcesFunc {
+// with the key in cfg.pkiDir.
+func controlPlane(cfg controlPlaneConfig) ResourcesFunc {
 	return func(ctx context.Context, client *clientv3.Client, kubelet node.KubeletClientConfig, advertise controlplane.Endpoint) (Resources, error) {
-		saKey, err := pki.EnsureServiceAccountKey(pkiDir)
+		saKey, err := pki.EnsureServiceAccountKey(cfg.pkiDir)
 		if err != nil {
 			return Resources{}, err
 		}
 		// Published in kube-public/cluster-info for joining nodes; Run
 		// makes the CA before, a pki dir without one publishes nothing.
-		caPEM, err := os.ReadFile(pki.CACertPath(pkiDir))
+		caPEM, err := os.ReadFile(pki.CACertPath(cfg.pkiDir))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return Resources{}, fmt.Errorf("cluster CA: %w", err)
 		}
@@ -175,24 +195,25 @@ func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token, 
 		}
 		// Made by Run with the cluster CA: aggregated servers trust the
 		// front-proxy CA for the identity headers the aggregator sends.
-		frontProxy, err := pki.EnsureFrontProxy(pkiDir, nil)
+		frontProxy, err := pki.EnsureFrontProxy(cfg.pkiDir, nil)
 		if err != nil {
 			return Resources{}, err
 		}
 		in, err := controlplane.New(ctx, controlplane.Config{
 			EtcdClient:        client,
-			ServiceCIDR:       serviceCIDR,
+			ServiceCIDR:       cfg.serviceCIDR,
 			Decorate:          watchCache(client, encScheme),
 			ServiceAccountKey: saKey,
 			Kubelet:           kubelet,
 			Advertise:         advertise,
 			ClusterCA:         caPEM,
 			FrontProxyCA:      frontProxy.CA.CertPEM(),
-			StaticTokens:      staticTokens,
-			EventTTL:          eventTTL,
-			NoManagedFields:   noManagedFields,
+			StaticTokens:      cfg.staticTokens,
+			EventTTL:          cfg.eventTTL,
+			NoManagedFields:   cfg.noManagedFields,
+			Components:        cfg.components,
 
-			DisableAdmissionPlugins: disabledAdmission,
+			DisableAdmissionPlugins: cfg.disabledAdmission,
 		})
 		if err != nil {
 			return Resources{}, err
@@ -202,7 +223,7 @@ func controlPlane(serviceCIDR, pkiDir string, staticTokens authenticator.Token, 
 			return Resources{}, err
 		}
 		// Renewed when it nears expiry, read at every handshake.
-		proxyClient := &pki.FrontProxyClient{PKIDir: pkiDir}
+		proxyClient := &pki.FrontProxyClient{PKIDir: cfg.pkiDir}
 		clients := &webhook.Clients{ClientCert: proxyClient.Certificate}
 		agg, err := in.NewAggregator(clients)
 		if err != nil {
@@ -338,7 +359,11 @@ func (o *Options) Complete() (Config, error) {
 		return Config{}, err
 	}
 	if c.resources == nil {
-		c.resources = controlPlane(c.serviceCIDR, filepath.Join(c.dataDir, "pki"), c.staticTokens, c.storage.EventTTL, o.NoManagedFields, o.DisableAdmissionPlugins)
+		c.resources = controlPlane(controlPlaneConfig{
+			serviceCIDR: c.serviceCIDR, pkiDir: filepath.Join(c.dataDir, "pki"), staticTokens: c.staticTokens,
+			eventTTL: c.storage.EventTTL, noManagedFields: o.NoManagedFields, disabledAdmission: o.DisableAdmissionPlugins,
+			components: o.Components,
+		})
 	}
 	return Config{completed: c}, nil
 }

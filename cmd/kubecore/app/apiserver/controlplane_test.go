@@ -25,7 +25,7 @@ func TestPolicyAuthorizedRightAfterBootstrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	res, err := controlPlane("10.96.0.0/12", filepath.Join(dir, "pki"), nil, time.Hour, false, nil)(ctx, srv.Client(), node.KubeletClientConfig{}, controlplane.Endpoint{})
+	res, err := controlPlane(controlPlaneConfig{serviceCIDR: "10.96.0.0/12", pkiDir: filepath.Join(dir, "pki"), eventTTL: time.Hour})(ctx, srv.Client(), node.KubeletClientConfig{}, controlplane.Endpoint{})
 	if err != nil {
 		t.Fatal(err)
 	}

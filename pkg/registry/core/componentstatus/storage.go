@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -107,6 +108,21 @@ func DefaultProbes(client *clientv3.Client) []Probe {
 	return append(EtcdProbes(client),
 		HTTPProbe("scheduler", DefaultSchedulerURL),
 		HTTPProbe("controller-manager", DefaultControllerManagerURL))
+}
+
+// Replace returns probes with each of with in place of the probe of its
+// name, or after them when none has it.
+func Replace(probes []Probe, with ...Probe) []Probe {
+	out := slices.Clone(probes)
+	for _, w := range with {
+		i := slices.IndexFunc(out, func(p Probe) bool { return p.Name == w.Name })
+		if i < 0 {
+			out = append(out, w)
+			continue
+		}
+		out[i] = w
+	}
+	return out
 }
 
 // REST serves componentstatuses: get and list.

@@ -45,3 +45,25 @@ func TestStatusOfProbes(t *testing.T) {
 		t.Errorf("get of an unknown component: %v, want NotFound", err)
 	}
 }
+
+func TestReplace(t *testing.T) {
+	probe := func(name, msg string) Probe {
+		return Probe{Name: name, Check: func(context.Context) (string, error) { return msg, nil }}
+	}
+	defaults := []Probe{probe("etcd-0", "etcd"), probe("scheduler", "http"), probe("controller-manager", "http")}
+	got := Replace(defaults, probe("controller-manager", "local"), probe("extra", "new"))
+	var names, msgs []string
+	for _, p := range got {
+		m, _ := p.Check(context.Background())
+		names, msgs = append(names, p.Name), append(msgs, m)
+	}
+	if want := "etcd-0 scheduler controller-manager extra"; strings.Join(names, " ") != want {
+		t.Errorf("names %v, want %s", names, want)
+	}
+	if want := "etcd http local new"; strings.Join(msgs, " ") != want {
+		t.Errorf("messages %v, want %s", msgs, want)
+	}
+	if m, _ := defaults[2].Check(context.Background()); m != "http" {
+		t.Error("Replace changed its input")
+	}
+}
