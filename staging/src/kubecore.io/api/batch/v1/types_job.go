@@ -166,7 +166,7 @@ type PodFailurePolicyOnExitCodesRequirement struct {
 	ContainerName *string `json:"containerName,omitempty" protobuf:"bytes,1,opt,name=containerName"`
 
 	// In or NotIn.
-	Operator PodFailurePolicyOnExitCodesOperator `json:"operator" protobuf:"bytes,2,req,name=operator"`
+	Operator PodFailurePolicyOnExitCodesOperator `json:"operator" protobuf:"bytes,2,opt,name=operator"`
 
 	// The exit codes, sorted, unique, at most 255; 0 is not allowed with In.
 	// +listType=set
@@ -177,17 +177,17 @@ type PodFailurePolicyOnExitCodesRequirement struct {
 // conditions.
 type PodFailurePolicyOnPodConditionsPattern struct {
 	// The condition's type.
-	Type corev1.PodConditionType `json:"type" protobuf:"bytes,1,req,name=type"`
+	Type corev1.PodConditionType `json:"type" protobuf:"bytes,1,opt,name=type"`
 
 	// The condition's status; defaults to True.
-	Status corev1.ConditionStatus `json:"status,omitempty" protobuf:"bytes,2,req,name=status"`
+	Status corev1.ConditionStatus `json:"status,omitempty" protobuf:"bytes,2,opt,name=status"`
 }
 
 // PodFailurePolicyRule is one rule of a pod failure policy: an action and
 // one requirement, on exit codes or on pod conditions.
 type PodFailurePolicyRule struct {
 	// What to do with a failed pod that matches.
-	Action PodFailurePolicyAction `json:"action" protobuf:"bytes,1,req,name=action"`
+	Action PodFailurePolicyAction `json:"action" protobuf:"bytes,1,opt,name=action"`
 
 	// Matches on the exit codes of the pod's containers.
 	OnExitCodes *PodFailurePolicyOnExitCodesRequirement `json:"onExitCodes,omitempty" protobuf:"bytes,2,opt,name=onExitCodes"`
