@@ -134,3 +134,30 @@ func EncodedItemsFrom(ctx context.Context) (*EncodedItems, bool) {
 	items, ok := ctx.Value(encodedItemsKey{}).(*EncodedItems)
 	return items, ok
 }
+
+// ListObjects lists through list with the shared encodings of the watch
+// cache collected, and returns the list with its items set from the
+// objects those encodings wrap, each a *T: for a storage that converts
+// the items (another version of the resource) and must never hand the
+// API server the stored version's bytes. items points at the list's
+// items field.
+func ListObjects[T any](ctx context.Context, list func(context.Context) (runtime.Object, error), items func(runtime.Object) (*[]T, bool)) (runtime.Object, error) {
+	collected := &EncodedItems{}
+	obj, err := list(WithEncodedItems(ctx, collected))
+	if err != nil {
+		return nil, err
+	}
+	dst, ok := items(obj)
+	if !ok || !collected.Complete {
+		return obj, nil
+	}
+	*dst = make([]T, 0, len(collected.Items))
+	for _, e := range collected.Items {
+		it, ok := any(e.Unwrap()).(*T)
+		if !ok {
+			return nil, fmt.Errorf("listed a %T, not a %T", e.Unwrap(), it)
+		}
+		*dst = append(*dst, *it)
+	}
+	return obj, nil
+}

@@ -97,6 +97,14 @@ func TestHorizontalPodAutoscalerV1V2RoundTrip(t *testing.T) {
 	if v2.Generation != 3 {
 		t.Errorf("generation %d after two spec changes, want 3", v2.Generation)
 	}
+	// A v1 list (served from the v2 watch cache) converts every item, and
+	// never carries v2's shared encodings.
+	var v1List autoscalingv1.HorizontalPodAutoscalerList
+	do("GET", v1Path, "", nil, http.StatusOK, &v1List)
+	if v1List.Kind != "HorizontalPodAutoscalerList" || v1List.APIVersion != "autoscaling/v1" || len(v1List.Items) != 1 ||
+		v1List.Items[0].Spec.TargetCPUUtilizationPercentage == nil || *v1List.Items[0].Spec.TargetCPUUtilizationPercentage != 70 {
+		t.Fatalf("v1 list: %+v", v1List)
+	}
 
 	// Lists and status in v1.
 	var list autoscalingv1.HorizontalPodAutoscalerList

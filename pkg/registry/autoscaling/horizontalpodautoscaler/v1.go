@@ -88,22 +88,18 @@ func (r *V1REST) Get(ctx context.Context, name string, opts *metav1.GetOptions) 
 
 // List implements rest.Lister. The items are converted one by one, so the
 // shared v2 encodings of the watch cache, which the API server would
-// write as they are, are collected here and never reach it.
+// write as they are, never reach it.
 func (r *V1REST) List(ctx context.Context, opts *rest.ListOptions) (runtime.Object, error) {
-	collected := &storage.EncodedItems{}
-	obj, err := r.v2.List(storage.WithEncodedItems(ctx, collected), opts)
+	obj, err := storage.ListObjects(ctx, func(ctx context.Context) (runtime.Object, error) { return r.v2.List(ctx, opts) },
+		func(obj runtime.Object) (*[]autoscalingv2.HorizontalPodAutoscaler, bool) {
+			l, ok := obj.(*autoscalingv2.HorizontalPodAutoscalerList)
+			if !ok {
+				return nil, false
+			}
+			return &l.Items, true
+		})
 	if err != nil {
 		return nil, err
-	}
-	if l, ok := obj.(*autoscalingv2.HorizontalPodAutoscalerList); ok && collected.Complete {
-		l.Items = make([]autoscalingv2.HorizontalPodAutoscaler, 0, len(collected.Items))
-		for _, e := range collected.Items {
-			hpa, ok := e.Unwrap().(*autoscalingv2.HorizontalPodAutoscaler)
-			if !ok {
-				return nil, apierrors.NewInternalError(fmt.Errorf("listed a %T, not an autoscaling/v2 HorizontalPodAutoscaler", e.Unwrap()))
-			}
-			l.Items = append(l.Items, *hpa)
-		}
 	}
 	return toV1(obj), nil
 }

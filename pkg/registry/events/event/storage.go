@@ -87,20 +87,16 @@ func (r *REST) List(ctx context.Context, opts *rest.ListOptions) (runtime.Object
 	}
 	// Items the core Store serves from the watch cache come in their
 	// shared core encodings: take the objects they wrap, never the bytes.
-	shared := &storage.EncodedItems{}
-	obj, err := r.core.List(storage.WithEncodedItems(ctx, shared), o)
+	obj, err := storage.ListObjects(ctx, func(ctx context.Context) (runtime.Object, error) { return r.core.List(ctx, o) },
+		func(obj runtime.Object) (*[]corev1.Event, bool) {
+			l, ok := obj.(*corev1.EventList)
+			if !ok {
+				return nil, false
+			}
+			return &l.Items, true
+		})
 	if err != nil {
 		return nil, groupError(err)
-	}
-	if l, ok := obj.(*corev1.EventList); ok && shared.Complete {
-		l.Items = make([]corev1.Event, 0, len(shared.Items))
-		for _, it := range shared.Items {
-			e, ok := it.Unwrap().(*corev1.Event)
-			if !ok {
-				return nil, apierrors.NewInternalError(fmt.Errorf("stored event is a %T", it.Unwrap()))
-			}
-			l.Items = append(l.Items, *e)
-		}
 	}
 	return fromCoreList(obj)
 }
