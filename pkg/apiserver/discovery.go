@@ -76,13 +76,9 @@ func (s *Server) installDiscovery() error {
 		s.container.Handle(p, h)
 	}
 	s.container.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/apis/" {
-			// Kubernetes answers /apis/ as /apis.
-			groupList.ServeHTTP(w, r)
-			return
-		}
-		if p := r.URL.Path; strings.HasPrefix(p, "/apis/") && strings.HasSuffix(p, "/") && strings.Count(p, "/") == 3 {
-			// And /apis/<group>/ as /apis/<group>, whoever serves the group.
+		if p := r.URL.Path; p == "/api/" || p == "/apis/" || strings.HasPrefix(p, "/apis/") && strings.HasSuffix(p, "/") && strings.Count(p, "/") == 3 {
+			// Kubernetes answers /api/, /apis/ and /apis/<group>/ as the
+			// paths without the slash, whoever serves the group.
 			r2 := r.Clone(r.Context())
 			r2.URL.Path = strings.TrimSuffix(p, "/")
 			s.container.ServeHTTP(w, r2)

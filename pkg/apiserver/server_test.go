@@ -140,6 +140,7 @@ func TestRequests(t *testing.T) {
 		{"discovery resources", call{method: "GET", path: "/apis/test.kubecore.io/v1"}, 200, []string{`"kind":"APIResourceList"`, `"name":"widgets"`, `"shortNames":["wd"]`, `"categories":["all"]`, `"verbs":["create","delete","get","list","patch","update","watch"]`, `"singularName":"widget"`}, [2]string{}},
 		{"discovery groups", call{method: "GET", path: "/apis"}, 200, []string{`"kind":"APIGroupList"`, `"name":"test.kubecore.io"`, `"preferredVersion":{"groupVersion":"test.kubecore.io/v1","version":"v1"}`}, [2]string{}},
 		{"discovery groups with a trailing slash", call{method: "GET", path: "/apis/"}, 200, []string{`"kind":"APIGroupList"`, `"name":"test.kubecore.io"`}, [2]string{}},
+		{"core discovery with a trailing slash", call{method: "GET", path: "/api/"}, 200, []string{`"kind":"APIVersions"`}, [2]string{}},
 		{"a group with a trailing slash", call{method: "GET", path: "/apis/test.kubecore.io/"}, 200, []string{`"kind":"APIGroup"`, `"name":"test.kubecore.io"`}, [2]string{}},
 		{"discovery group", call{method: "GET", path: "/apis/test.kubecore.io"}, 200, []string{`"kind":"APIGroup"`}, [2]string{}},
 		{"aggregated discovery", call{method: "GET", path: "/apis", accept: "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"}, 200, []string{`"kind":"APIGroupDiscoveryList"`}, [2]string{"Content-Type", ContentTypeDiscoveryV2}},
