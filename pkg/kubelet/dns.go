@@ -166,21 +166,6 @@ func mergeOptions(base []string, pod []corev1.PodDNSConfigOption) []string {
 	return out
 }
 
-// ResolvConf renders c as a resolv.conf file.
-func ResolvConf(c kruntime.DNSConfig) []byte {
-	var b bytes.Buffer
-	for _, s := range c.Servers {
-		fmt.Fprintf(&b, "nameserver %s\n", s)
-	}
-	if len(c.Searches) > 0 {
-		fmt.Fprintf(&b, "search %s\n", strings.Join(c.Searches, " "))
-	}
-	if len(c.Options) > 0 {
-		fmt.Fprintf(&b, "options %s\n", strings.Join(c.Options, " "))
-	}
-	return b.Bytes()
-}
-
 // resolvConfName is the pod's resolv.conf under its directory: the CRI
 // runtime gets the same content as the sandbox's DNS config; a runtime
 // with per-pod mount namespaces bind-mounts this file on /etc/resolv.conf.
@@ -200,7 +185,7 @@ func (kl *Kubelet) writeResolvConf(ctx context.Context, pod *corev1.Pod) (*krunt
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("pod directory: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, resolvConfName), ResolvConf(c), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, resolvConfName), c.ResolvConf(), 0o644); err != nil {
 		return nil, fmt.Errorf("write pod resolv.conf: %w", err)
 	}
 	return &c, nil

@@ -53,7 +53,7 @@ func TestPodDNS(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if got := string(ResolvConf(c)); got != tc.want || len(warnings) != tc.warnings {
+		if got := string(c.ResolvConf()); got != tc.want || len(warnings) != tc.warnings {
 			t.Errorf("%s:\n%s(warnings %v)\nwant\n%s(%d warnings)", tc.name, got, warnings, tc.want, tc.warnings)
 		}
 	}

@@ -3,11 +3,13 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"time"
 )
 
@@ -128,6 +130,21 @@ type PodSandboxConfig struct {
 // DNSConfig is a resolv.conf: name servers, search domains and options.
 type DNSConfig struct {
 	Servers, Searches, Options []string
+}
+
+// ResolvConf renders c as a resolv.conf file (resolv.conf(5)).
+func (c DNSConfig) ResolvConf() []byte {
+	var b bytes.Buffer
+	for _, s := range c.Servers {
+		fmt.Fprintf(&b, "nameserver %s\n", s)
+	}
+	if len(c.Searches) > 0 {
+		fmt.Fprintf(&b, "search %s\n", strings.Join(c.Searches, " "))
+	}
+	if len(c.Options) > 0 {
+		fmt.Fprintf(&b, "options %s\n", strings.Join(c.Options, " "))
+	}
+	return b.Bytes()
 }
 
 // SandboxState is whether a sandbox can hold running containers.

@@ -546,7 +546,7 @@ func (r *Runtime) startShim(id string, cfg kruntime.ContainerConfig, logPath, ne
 	mounts := cfg.Mounts
 	if netns != "" && dns != nil && !slices.ContainsFunc(mounts, func(m kruntime.Mount) bool { return m.ContainerPath == resolvConfPath }) {
 		p := filepath.Join(dir, "resolv.conf")
-		if err := writeFileAtomic(p, resolvConf(dns)); err != nil {
+		if err := writeFileAtomic(p, dns.ResolvConf()); err != nil {
 			return nil, 0, 0, fmt.Errorf("resolv.conf: %w", err)
 		}
 		// Readable by a container's user, as the host's is.
@@ -693,21 +693,6 @@ func mountScript(mounts []kruntime.Mount) string {
 
 // resolvConfPath is where a pod's processes read their DNS configuration.
 const resolvConfPath = "/etc/resolv.conf"
-
-// resolvConf renders c as resolv(5) does it.
-func resolvConf(c *kruntime.DNSConfig) []byte {
-	var b strings.Builder
-	for _, s := range c.Servers {
-		fmt.Fprintf(&b, "nameserver %s\n", s)
-	}
-	if len(c.Searches) > 0 {
-		fmt.Fprintf(&b, "search %s\n", strings.Join(c.Searches, " "))
-	}
-	if len(c.Options) > 0 {
-		fmt.Fprintf(&b, "options %s\n", strings.Join(c.Options, " "))
-	}
-	return []byte(b.String())
-}
 
 // quote makes s one shell word.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
