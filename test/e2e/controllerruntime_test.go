@@ -85,21 +85,7 @@ func widgetOperatorBinary(t *testing.T) string {
 func startWidgetOperator(t *testing.T, s *framework.APIServer, ns string) *syncBuf {
 	t.Helper()
 	bin := widgetOperatorBinary(t)
-	log := &syncBuf{}
-	cmd := exec.Command(bin, "--kubeconfig", s.Kubeconfig, "--namespace", ns, "--lease", widgetOperatorLease)
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start the widget operator: %v", err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill() // only the process this test started
-		<-done
-		if t.Failed() {
-			t.Logf("widget operator log:\n%s", log.String())
-		}
-	})
+	log, _ := startLogged(t, "widget operator", exec.Command(bin, "--kubeconfig", s.Kubeconfig, "--namespace", ns, "--lease", widgetOperatorLease))
 	return log
 }
 

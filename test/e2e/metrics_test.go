@@ -48,6 +48,29 @@ func (s *syncBuf) String() string {
 	return s.b.String()
 }
 
+// startLogged starts cmd, a program the test runs beside the cluster, with
+// its output in the returned log; done closes when it exits. When the
+// test ends it kills that process (only it) and, if the test failed,
+// shows the log under name.
+func startLogged(t *testing.T, name string, cmd *exec.Cmd) (*syncBuf, <-chan struct{}) {
+	t.Helper()
+	log := &syncBuf{}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-done
+		if t.Failed() {
+			t.Logf("%s log:\n%s", name, log.String())
+		}
+	})
+	return log, done
+}
+
 // metricsServer is a running stock metrics-server.
 type metricsServer struct {
 	port int
@@ -77,26 +100,13 @@ func startMetricsServer(t *testing.T, s *framework.APIServer) *metricsServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := &syncBuf{}
 	cmd := exec.Command(bin,
 		"--kubeconfig", s.Kubeconfig, "--authentication-kubeconfig", s.Kubeconfig, "--authorization-kubeconfig", s.Kubeconfig,
 		"--client-ca-file", filepath.Join(s.DataDir, "pki", "ca.crt"),
 		"--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(port), "--cert-dir", t.TempDir(),
 		"--kubelet-insecure-tls", "--kubelet-use-node-status-port", "--kubelet-preferred-address-types", "InternalIP,Hostname",
 		"--metric-resolution", "15s", "-v", "2")
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start metrics-server: %v", err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill() // only the process this test started
-		<-done
-		if t.Failed() {
-			t.Logf("metrics-server log:\n%s", log.String())
-		}
-	})
+	log, done := startLogged(t, "metrics-server", cmd)
 	client, err := s.HTTPClient(true)
 	if err != nil {
 		t.Fatal(err)
