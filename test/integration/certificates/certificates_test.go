@@ -132,7 +132,13 @@ func TestValidationAndSubresources(t *testing.T) {
 	alice := as(t, s, "alice").CertificatesV1().CertificateSigningRequests()
 	approve := got.DeepCopy()
 	approve.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "Test"}}
-	if _, err := alice.UpdateApproval(ctx, approve, metav1.UpdateOptions{}); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `user not permitted to approve requests with signerName "`+kubeletSigner+`"`) {
+	// The authorizer reads the new role from its cache: until it has it,
+	// RBAC itself refuses the update.
+	waitFor(func() bool {
+		_, err = alice.UpdateApproval(ctx, approve, metav1.UpdateOptions{})
+		return err == nil || !strings.Contains(err.Error(), "cannot update resource")
+	})
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `user not permitted to approve requests with signerName "`+kubeletSigner+`"`) {
 		t.Fatalf("approval without the approve verb on the signer: want 403, got %v", err)
 	}
 	grant(t, admin, "csr-kubelet-approver", rbacv1.PolicyRule{Verbs: []string{"approve"}, APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"signers"}, ResourceNames: []string{"kubernetes.io/*"}})
