@@ -3,7 +3,6 @@ package apiserver
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -77,17 +76,7 @@ func TestPriorityAndFairnessFilter(t *testing.T) {
 	})
 
 	get := func(user, group, path string) (*http.Response, string) {
-		req, _ := http.NewRequest(http.MethodGet, ts.URL+path, nil)
-		req.Header.Set("X-Test-User", user)
-		req.Header.Set("X-Test-Group", group)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Error(err)
-			return nil, ""
-		}
-		defer func() { _ = resp.Body.Close() }()
-		b, _ := io.ReadAll(resp.Body)
-		return resp, string(b)
+		return getAs(t, ts, user, group, path)
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { get("alice", "devs", widgetsPath+"/slow") })

@@ -34,17 +34,7 @@ func TestMaxInFlight(t *testing.T) {
 		c.Authorizer = allowAll{}
 	})
 	get := func(user, group, name string) (*http.Response, string) {
-		req, _ := http.NewRequest(http.MethodGet, ts.URL+widgetsPath+"/"+name, nil)
-		req.Header.Set("X-Test-User", user)
-		req.Header.Set("X-Test-Group", group)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Error(err)
-			return nil, ""
-		}
-		defer func() { _ = resp.Body.Close() }()
-		b, _ := io.ReadAll(resp.Body)
-		return resp, string(b)
+		return getAs(t, ts, user, group, widgetsPath+"/"+name)
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { get("alice", "devs", "slow") }) // holds the slot for 1s
@@ -146,4 +136,21 @@ func TestBodyLimit(t *testing.T) {
 			t.Errorf("announced=%v: the server read %d bytes of the body, want at most %d", announced, n, limit)
 		}
 	}
+}
+
+// getAs GETs path from ts as user in group (the headers the test
+// authenticator reads), returning the response and its body; a transport
+// error fails the test and returns nil.
+func getAs(t *testing.T, ts *httptest.Server, user, group, path string) (*http.Response, string) {
+	req, _ := http.NewRequest(http.MethodGet, ts.URL+path, nil)
+	req.Header.Set("X-Test-User", user)
+	req.Header.Set("X-Test-Group", group)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Error(err)
+		return nil, ""
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
 }
