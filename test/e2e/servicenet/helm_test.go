@@ -30,33 +30,11 @@ func TestHelmTest(t *testing.T) {
 	}
 	dir := t.TempDir()
 	names, ips := hosts(t, 1)
-	resolv := filepath.Join(dir, "resolv.conf")
-	if err := os.WriteFile(resolv, []byte("nameserver 192.0.2.53\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	entrypoints := filepath.Join(dir, "entrypoints.yaml")
 	if err := os.WriteFile(entrypoints, []byte("images:\n  demo-web:\n    entrypoint: [python3, -m, http.server, \"80\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	data := filepath.Join(dir, "data")
-	server := start(t, bin, names[0], filepath.Join(dir, "allinone.log"), "all-in-one", "-v", "2",
-		"--data-dir", data, "--bind-address", ips[0], "--secure-port", apiPort, "--kubelet-port", "0",
-		"--node-name", "node0", "--node-ip", ips[0], "--run-service-proxy", "--run-cluster-dns", "--resolv-conf", resolv,
-		"--image-entrypoints", entrypoints)
-	defer func() {
-		if t.Failed() {
-			t.Logf("all-in-one log:\n%s", server.tail())
-		}
-	}()
-	waitFor(t, 120*time.Second, "all-in-one ready", func() error {
-		if server.logHas("kubecore is ready") {
-			return nil
-		}
-		return errors.New("not ready")
-	})
-	admin := filepath.Join(dir, "admin.kubeconfig")
-	run(t, bin, "certs", "kubeconfig", "--data-dir", data, "--user", "e2e-admin", "--groups", "system:masters",
-		"--server", "https://"+ips[0]+":"+apiPort, "--out", admin)
+	admin := startAllInOne(t, bin, dir, filepath.Join(dir, "data"), names[0], ips[0], "--image-entrypoints", entrypoints)
 	home := filepath.Join(dir, "home")
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		t.Fatal(err)

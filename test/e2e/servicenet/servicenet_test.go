@@ -60,6 +60,9 @@ func hosts(t *testing.T, n int) (names, ips []string) {
 		run(t, "ip", "netns", "add", ns)
 		t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", ns).Run() })
 		run(t, "ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns)
+		// Deleted here, at once: deleting the namespace frees its pair
+		// only later, and the next test of this process reuses the name.
+		t.Cleanup(func() { _ = exec.Command("ip", "link", "del", veth).Run() })
 		run(t, "ip", "link", "set", veth, "master", br, "up")
 		run(t, "ip", "-n", ns, "addr", "add", ip+"/24", "dev", "eth0")
 		run(t, "ip", "-n", ns, "link", "set", "eth0", "up")
@@ -243,6 +246,38 @@ func tableExists(t *testing.T, ns string) bool {
 
 func intOrPort(p int32) intstr.IntOrString { return intstr.FromInt32(p) }
 
+// startAllInOne runs all-in-one as node0 in host namespace ns at ip with
+// the pod network, the service proxy and the cluster DNS (upstream an
+// address that answers nothing), data under data, until the test ends,
+// its log shown when the test fails; once it is ready it returns an admin
+// kubeconfig (system:masters) for the address.
+func startAllInOne(t *testing.T, bin, dir, data, ns, ip string, extra ...string) string {
+	t.Helper()
+	resolv := filepath.Join(dir, "resolv.conf")
+	if err := os.WriteFile(resolv, []byte("nameserver 192.0.2.53\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"all-in-one", "-v", "2",
+		"--data-dir", data, "--bind-address", ip, "--secure-port", apiPort, "--kubelet-port", "0",
+		"--node-name", "node0", "--node-ip", ip, "--run-service-proxy", "--run-cluster-dns", "--resolv-conf", resolv}, extra...)
+	server := start(t, bin, ns, filepath.Join(dir, "allinone.log"), args...)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("all-in-one log:\n%s", server.tail())
+		}
+	})
+	waitFor(t, 120*time.Second, "all-in-one ready", func() error {
+		if server.logHas("kubecore is ready") {
+			return nil
+		}
+		return errors.New("not ready")
+	})
+	admin := filepath.Join(dir, "admin.kubeconfig")
+	run(t, bin, "certs", "kubeconfig", "--data-dir", data, "--user", "e2e-admin", "--groups", "system:masters",
+		"--server", "https://"+ip+":"+apiPort, "--out", admin)
+	return admin
+}
+
 func TestServicesAcrossHosts(t *testing.T) {
 	bin, err := framework.Binary()
 	if err != nil {
@@ -250,33 +285,14 @@ func TestServicesAcrossHosts(t *testing.T) {
 	}
 	dir := t.TempDir()
 	names, ips := hosts(t, 2)
-	resolv := filepath.Join(dir, "resolv.conf")
-	if err := os.WriteFile(resolv, []byte("nameserver 192.0.2.53\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	data := filepath.Join(dir, "data")
-	server := start(t, bin, names[0], filepath.Join(dir, "allinone.log"), "all-in-one", "-v", "2",
-		"--data-dir", data, "--bind-address", ips[0], "--secure-port", apiPort, "--kubelet-port", "0",
-		"--node-name", "node0", "--node-ip", ips[0], "--run-service-proxy", "--run-cluster-dns", "--resolv-conf", resolv)
-	defer func() {
-		if t.Failed() {
-			t.Logf("all-in-one log:\n%s", server.tail())
-		}
-	}()
-	waitFor(t, 120*time.Second, "all-in-one ready", func() error {
-		if server.logHas("kubecore is ready") {
-			return nil
-		}
-		return errors.New("not ready")
-	})
+	admin := startAllInOne(t, bin, dir, data, names[0], ips[0])
 	url := "https://" + ips[0] + ":" + apiPort
-	admin := filepath.Join(dir, "admin.kubeconfig")
-	run(t, bin, "certs", "kubeconfig", "--data-dir", data, "--user", "e2e-admin", "--groups", "system:masters", "--server", url, "--out", admin)
 	node1 := filepath.Join(dir, "node1.kubeconfig")
 	run(t, bin, "certs", "kubeconfig", "--data-dir", data, "--user", "system:node:node1", "--groups", "system:nodes", "--server", url, "--out", node1)
 	kubelet := start(t, bin, names[1], filepath.Join(dir, "kubelet1.log"), "kubelet", "-v", "2",
 		"--kubeconfig", node1, "--node-name", "node1", "--node-ip", ips[1], "--address", ips[1], "--port", "0", "--read-only-port", "0",
-		"--runtime", "process", "--root-dir", filepath.Join(dir, "kubelet1"), "--run-service-proxy", "--cluster-dns", "10.96.0.10", "--resolv-conf", resolv)
+		"--runtime", "process", "--root-dir", filepath.Join(dir, "kubelet1"), "--run-service-proxy", "--cluster-dns", "10.96.0.10", "--resolv-conf", filepath.Join(dir, "resolv.conf"))
 	defer func() {
 		if t.Failed() {
 			t.Logf("kubelet1 log:\n%s", kubelet.tail())
