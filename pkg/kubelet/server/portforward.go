@@ -57,11 +57,7 @@ func (s *Server) servePortForward(w http.ResponseWriter, r *http.Request) {
 		return // the handshake answered
 	}
 	f := &forwarder{fw: fw, sandbox: sb.ID, pod: ns + "/" + pod, uid: sb.Config.UID, pairs: map[string]*streamPair{}}
-	opened := make(chan httpstream.Stream, 16)
-	conn := spdy.NewResponseUpgrader().UpgradeResponse(w, r, func(st httpstream.Stream, _ <-chan struct{}) error {
-		opened <- st
-		return nil
-	})
+	conn, opened := upgradeSPDY(w, r)
 	if conn == nil {
 		return // the upgrader answered
 	}
@@ -132,8 +128,18 @@ func (f *forwarder) add(st httpstream.Stream) *streamPair {
 
 // forward connects one pair's data stream to the pod's port; a failure
 // is written on its error stream.
+//
+// At the end the error stream is closed first (the client waits for it
+// once its data stream ends), then the data stream, which is also reset:
+// data the client still sends on it would otherwise wait for a reader
+// forever, and with it every stream the connection's frame handler
+// shares with it (later forwarded connections hang).
 func (f *forwarder) forward(ctx context.Context, p *streamPair) {
-	defer func() { _ = p.data.Close(); _ = p.error.Close() }()
+	defer func() {
+		_ = p.error.Close()
+		_ = p.data.Close()
+		_ = p.data.Reset()
+	}()
 	logger := klog.FromContext(ctx)
 	port, err := strconv.ParseUint(p.data.Headers().Get(headerPort), 10, 16)
 	if err == nil && port == 0 {

@@ -43,6 +43,39 @@ func isSPDYUpgrade(r *http.Request) bool {
 	return httpstream.IsUpgradeRequest(r) && strings.EqualFold(r.Header.Get(httpstream.HeaderUpgrade), spdy.HeaderSpdy31)
 }
 
+// upgradeSPDY upgrades r to SPDY/3.1 and returns the connection and the
+// streams the client opens. A stream is handed over only once the reply
+// accepting it is on the wire: a SPDY client drops the data of a stream it
+// has no reply for yet, so a message written earlier (an exec's output, a
+// port forward's error) could be lost. The caller closes the connection;
+// it is nil when the upgrader has answered the request itself.
+func upgradeSPDY(w http.ResponseWriter, r *http.Request) (httpstream.Connection, <-chan httpstream.Stream) {
+	opened := make(chan httpstream.Stream)
+	closed := make(chan struct{})
+	conn := spdy.NewResponseUpgrader().UpgradeResponse(w, r, func(s httpstream.Stream, replied <-chan struct{}) error {
+		go func() {
+			select {
+			case <-replied:
+			case <-closed:
+				return
+			}
+			select {
+			case opened <- s:
+			case <-closed:
+			}
+		}()
+		return nil
+	})
+	if conn == nil {
+		return nil, nil
+	}
+	go func() {
+		<-conn.CloseChan()
+		close(closed)
+	}()
+	return conn, opened
+}
+
 // wantedStreams are the stream types an exec with o needs.
 func wantedStreams(o execOptions) []string {
 	want := []string{streamError}
@@ -64,15 +97,7 @@ func (x *execution) overSPDY(w http.ResponseWriter, r *http.Request) {
 	if _, err := httpstream.Handshake(r, w, []string{ProtocolV5, ProtocolV4}); err != nil {
 		return // the handshake answered
 	}
-	opened := make(chan httpstream.Stream, 8)
-	conn := spdy.NewResponseUpgrader().UpgradeResponse(w, r, func(s httpstream.Stream, _ <-chan struct{}) error {
-		select {
-		case opened <- s:
-			return nil
-		default:
-			return errors.New("too many streams")
-		}
-	})
+	conn, opened := upgradeSPDY(w, r)
 	if conn == nil {
 		return // the upgrader answered
 	}
