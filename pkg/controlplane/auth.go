@@ -109,17 +109,14 @@ func (r *objectReader) Node(ctx context.Context, name string) (*corev1.Node, err
 }
 
 // tokenREST serves serviceaccounts/token when the config has the key that
-// signs service account tokens; nil without it.
-func (in *Instance) tokenREST() *serviceaccountregistry.TokenREST {
+// signs service account tokens; nil without it (a nil interface: a nil
+// *TokenREST in it would still be served).
+func (in *Instance) tokenREST() rest.Storage {
 	if in.serviceAccountKey == nil {
 		return nil
 	}
-	return &serviceaccountregistry.TokenREST{
-		Issuer:    &serviceaccount.Issuer{Key: in.serviceAccountKey, Issuer: serviceaccount.DefaultIssuer},
-		Objects:   in.objects,
-		Audiences: []string{serviceaccount.DefaultAudience},
-		Admission: in.admission,
-	}
+	return serviceaccountregistry.NewTokenREST(&serviceaccount.Issuer{Key: in.serviceAccountKey, Issuer: serviceaccount.DefaultIssuer},
+		in.objects, []string{serviceaccount.DefaultAudience}, in.admission)
 }
 
 // Authorizer returns the authorizers in Kubernetes' order: members of

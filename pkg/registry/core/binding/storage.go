@@ -4,7 +4,6 @@ package binding
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "kubecore.io/api/core/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
@@ -17,6 +16,7 @@ import (
 
 // REST serves POST /api/v1/namespaces/{namespace}/bindings.
 type REST struct {
+	rest.OneKind[*corev1.Binding]
 	pods rest.NamedCreater
 }
 
@@ -27,22 +27,21 @@ var (
 )
 
 // NewREST binds pods through podBinding, the storage of pods/binding.
-func NewREST(podBinding rest.NamedCreater) *REST { return &REST{pods: podBinding} }
-
-// New implements rest.Creater.
-func (r *REST) New() runtime.Object { return &corev1.Binding{} }
-
-// Destroy implements rest.Storage; pods/binding owns the storage.
-func (r *REST) Destroy() {}
+func NewREST(podBinding rest.NamedCreater) *REST {
+	return &REST{
+		OneKind: rest.OneKind[*corev1.Binding]{Kind: corev1.SchemeGroupVersion.WithKind("Binding"), Empty: func() *corev1.Binding { return &corev1.Binding{} }},
+		pods:    podBinding,
+	}
+}
 
 // NamespaceScoped implements rest.Scoper.
 func (r *REST) NamespaceScoped() bool { return true }
 
 // Create implements rest.Creater: the binding's name is the pod's.
 func (r *REST) Create(ctx context.Context, obj runtime.Object, validate rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
-	b, ok := obj.(*corev1.Binding)
-	if !ok {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a Binding object: %T", obj))
+	b, err := r.Body(obj)
+	if err != nil {
+		return nil, err
 	}
 	if b.Name == "" {
 		return nil, apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Binding").GroupKind(), "",

@@ -60,8 +60,8 @@ func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, kubele
 	st := &Storage{
 		Pod:      &REST{Store: store},
 		Status:   strategy.NewStatusREST(store, NewStatusStrategy()),
-		Binding:  &BindingREST{store: store},
-		Eviction: &EvictionREST{store: store, disruptions: disruptions},
+		Binding:  &BindingREST{OneKind: bindings, store: store},
+		Eviction: &EvictionREST{OneKind: rest.OneKind[*policyv1.Eviction]{Kind: evictionKind, Empty: func() *policyv1.Eviction { return &policyv1.Eviction{} }}, store: store, disruptions: disruptions},
 		Proxy:    NewProxyREST(store),
 
 		EphemeralContainers: NewEphemeralContainersREST(store),
@@ -86,16 +86,14 @@ func podKey(ctx context.Context, store *generic.Store, name string) (string, err
 
 // BindingREST serves pods/binding: it assigns a pod to a node once.
 type BindingREST struct {
+	rest.OneKind[*corev1.Binding]
 	store *generic.Store
 }
 
 var _ rest.NamedCreater = (*BindingREST)(nil)
 
-// New implements rest.NamedCreater.
-func (r *BindingREST) New() runtime.Object { return &corev1.Binding{} }
-
-// Destroy implements rest.Storage.
-func (r *BindingREST) Destroy() {}
+// bindings is the body of pods/binding and of the bindings collection.
+var bindings = rest.OneKind[*corev1.Binding]{Kind: bindingKind, Empty: func() *corev1.Binding { return &corev1.Binding{} }}
 
 var (
 	bindingResource = schema.GroupResource{Resource: "pods/binding"}
@@ -124,12 +122,9 @@ func admitSubresource(ctx context.Context, adm rest.Admission, subresource strin
 // Create implements rest.NamedCreater: it sets spec.nodeName, the
 // binding's annotations and the PodScheduled condition of pod name.
 func (r *BindingREST) Create(ctx context.Context, name string, obj runtime.Object, validate rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
-	binding, ok := obj.(*corev1.Binding)
-	if !ok {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a Binding object: %T", obj))
-	}
-	if binding.Name != name {
-		return nil, apierrors.NewBadRequest("name in URL does not match name in Binding object")
+	binding, err := r.NamedBody(obj, name)
+	if err != nil {
+		return nil, err
 	}
 	if errs := validation.ValidatePodBinding(binding); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(schema.GroupKind{Kind: "Binding"}, binding.Name, errs)
@@ -209,31 +204,21 @@ type DisruptionChecker interface {
 // EvictionREST serves pods/eviction: a policy/v1 Eviction deletes the pod
 // with the eviction's delete options when the disruption budgets allow it.
 type EvictionREST struct {
+	rest.OneKind[*policyv1.Eviction]
 	store       *generic.Store
 	disruptions DisruptionChecker
 }
 
-var _ rest.NamedCreater = (*EvictionREST)(nil)
-
-// New implements rest.NamedCreater.
-func (r *EvictionREST) New() runtime.Object { return &policyv1.Eviction{} }
-
-// Destroy implements rest.Storage.
-func (r *EvictionREST) Destroy() {}
-
-// GroupVersionKind implements rest.KindProvider: an Eviction is policy/v1.
-func (r *EvictionREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
-	return evictionKind
-}
+var (
+	_ rest.NamedCreater = (*EvictionREST)(nil)
+	_ rest.KindProvider = (*EvictionREST)(nil)
+)
 
 // Create implements rest.NamedCreater.
 func (r *EvictionREST) Create(ctx context.Context, name string, obj runtime.Object, validate rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
-	eviction, ok := obj.(*policyv1.Eviction)
-	if !ok {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a Eviction object: %T", obj))
-	}
-	if eviction.Name != name {
-		return nil, apierrors.NewBadRequest("name in URL does not match name in Eviction object")
+	eviction, err := r.NamedBody(obj, name)
+	if err != nil {
+		return nil, err
 	}
 	attrs, err := admitSubresource(ctx, r.store.Admission, "eviction", evictionKind, name, eviction, validate, opts)
 	if err != nil {

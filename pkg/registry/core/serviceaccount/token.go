@@ -39,6 +39,7 @@ type TokenObjects interface {
 // audiences (Audiences when none) and lifetime, bound to a Pod or Secret
 // when it names one.
 type TokenREST struct {
+	rest.OneKind[*authenticationv1.TokenRequest]
 	Issuer    *sa.Issuer
 	Objects   TokenObjects
 	Audiences []string
@@ -54,23 +55,21 @@ var (
 
 var tokenRequestKind = authenticationv1.SchemeGroupVersion.WithKind("TokenRequest")
 
-// New implements rest.NamedCreater.
-func (r *TokenREST) New() runtime.Object { return &authenticationv1.TokenRequest{} }
-
-// Destroy implements rest.Storage.
-func (r *TokenREST) Destroy() {}
-
-// GroupVersionKind implements rest.KindProvider: TokenRequest is
-// authentication.k8s.io/v1.
-func (r *TokenREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
-	return tokenRequestKind
+// NewTokenREST serves serviceaccounts/token: tokens of issuer for the
+// audiences, bound to the objects a request names; admission (nil for
+// none) sees every request.
+func NewTokenREST(issuer *sa.Issuer, objects TokenObjects, audiences []string, admission rest.Admission) *TokenREST {
+	return &TokenREST{
+		OneKind: rest.OneKind[*authenticationv1.TokenRequest]{Kind: tokenRequestKind, Empty: func() *authenticationv1.TokenRequest { return &authenticationv1.TokenRequest{} }},
+		Issuer:  issuer, Objects: objects, Audiences: audiences, Admission: admission,
+	}
 }
 
 // Create implements rest.NamedCreater.
 func (r *TokenREST) Create(ctx context.Context, name string, obj runtime.Object, validate rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
-	req, ok := obj.(*authenticationv1.TokenRequest)
-	if !ok {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a TokenRequest object: %T", obj))
+	req, err := r.Body(obj)
+	if err != nil {
+		return nil, err
 	}
 	ns := apirequest.NamespaceValue(ctx)
 	if req.Spec.ExpirationSeconds == nil {
