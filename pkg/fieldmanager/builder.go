@@ -92,3 +92,30 @@ func (f *FieldManager) Kind() schema.GroupVersionKind { return f.opts.Kind }
 
 // Subresource is the endpoint's subresource, "" for the main resource.
 func (f *FieldManager) Subresource() string { return f.opts.Subresource }
+
+// ForView builds the FieldManager of a view of f's endpoint that serves
+// the stored objects as another kind or version, whose objects newObj
+// makes (autoscaling/v1 autoscalers over the stored autoscaling/v2 ones,
+// events.k8s.io events over core events): the same subresource and reset
+// fields, the view's schema, and its apiVersion in the entries it writes.
+// It is nil when b or f is (the stored kind records no managedFields) or
+// the type converter does not know the view's kind.
+func (b *Builder) ForView(f *FieldManager, newObj func() runtime.Object) (*FieldManager, error) {
+	if b == nil || f == nil {
+		return nil, nil
+	}
+	gvk, err := b.Scheme.ObjectKind(newObj())
+	if err != nil {
+		return nil, nil
+	}
+	if _, ok := b.TypeConverter.Type(gvk); !ok {
+		return nil, nil
+	}
+	opts := f.opts
+	opts.Kind, opts.New, opts.TypeConverter, opts.Default = gvk, newObj, b.TypeConverter, b.Scheme.Default
+	v, err := New(opts)
+	if err != nil {
+		return nil, fmt.Errorf("field manager of the view %s of %s: %w", gvk, f.opts.Kind, err)
+	}
+	return v, nil
+}

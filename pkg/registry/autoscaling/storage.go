@@ -9,6 +9,7 @@ import (
 
 	autoscalingv1 "kubecore.io/api/autoscaling/v1"
 	autoscalingv2 "kubecore.io/api/autoscaling/v2"
+	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
 	"kubecore.io/kubecore/pkg/registry/autoscaling/horizontalpodautoscaler"
@@ -33,14 +34,24 @@ type ProviderV1 struct {
 func (p ProviderV1) GroupVersion() schema.GroupVersion { return autoscalingv1.SchemeGroupVersion }
 
 // NewStorage adds the v1 views of v2's horizontalpodautoscalers and their
-// status to rs.
-func (p ProviderV1) NewStorage(_ context.Context, rs strategy.Resources, _ generic.StoreOptions) error {
+// status to rs; with opts.FieldManagers, both take server-side applies by
+// v1's schema.
+func (p ProviderV1) NewStorage(_ context.Context, rs strategy.Resources, opts generic.StoreOptions) error {
 	main, ok := p.V2["horizontalpodautoscalers"].(*generic.Store)
 	status, ok2 := p.V2["horizontalpodautoscalers/status"].(*strategy.StatusREST)
 	if !ok || !ok2 {
 		return errors.New("autoscaling/v1: the autoscaling/v2 horizontalpodautoscalers are not built")
 	}
-	rs["horizontalpodautoscalers"] = horizontalpodautoscaler.NewV1REST(main)
-	rs["horizontalpodautoscalers/status"] = horizontalpodautoscaler.NewV1StatusREST(status)
+	newV1 := func() runtime.Object { return &autoscalingv1.HorizontalPodAutoscaler{} }
+	mainFM, err := opts.FieldManagers.ForView(main.FieldManager, newV1)
+	if err != nil {
+		return err
+	}
+	statusFM, err := opts.FieldManagers.ForView(status.FieldManager(), newV1)
+	if err != nil {
+		return err
+	}
+	rs["horizontalpodautoscalers"] = horizontalpodautoscaler.NewV1REST(main, mainFM)
+	rs["horizontalpodautoscalers/status"] = horizontalpodautoscaler.NewV1StatusREST(status, statusFM)
 	return nil
 }

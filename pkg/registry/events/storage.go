@@ -7,8 +7,10 @@ import (
 	"errors"
 
 	eventsv1 "kubecore.io/api/events/v1"
+	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
+	"kubecore.io/kubecore/pkg/fieldmanager"
 	"kubecore.io/kubecore/pkg/registry/events/event"
 	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
@@ -24,11 +26,21 @@ type Provider struct {
 // GroupVersion is the group version served.
 func (p Provider) GroupVersion() schema.GroupVersion { return eventsv1.SchemeGroupVersion }
 
-// NewStorage adds events to rs.
-func (p Provider) NewStorage(_ context.Context, rs strategy.Resources, _ generic.StoreOptions) error {
+// NewStorage adds events to rs; with opts.FieldManagers and a core Store
+// that records managedFields, they take server-side applies by the
+// events.k8s.io schema.
+func (p Provider) NewStorage(_ context.Context, rs strategy.Resources, opts generic.StoreOptions) error {
 	if p.CoreEvents == nil {
 		return errors.New("storage of events.k8s.io events: no core events Store")
 	}
-	rs["events"] = event.NewREST(p.CoreEvents)
+	var stored *fieldmanager.FieldManager
+	if s, ok := p.CoreEvents.(*generic.Store); ok {
+		stored = s.FieldManager
+	}
+	fm, err := opts.FieldManagers.ForView(stored, func() runtime.Object { return &eventsv1.Event{} })
+	if err != nil {
+		return err
+	}
+	rs["events"] = event.NewREST(p.CoreEvents, fm)
 	return nil
 }

@@ -86,14 +86,34 @@ func (s *Store) Apply(ctx context.Context, name string, cfg map[string]any, forc
 // its Update.
 func (s *Store) ApplyThrough(ctx context.Context, u rest.Updater, name string, cfg map[string]any, force bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
 	if s.FieldManager == nil {
-		return nil, false, &apierrors.StatusError{ErrStatus: metav1.Status{
-			Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType, Reason: metav1.StatusReasonUnsupportedMediaType,
-			Message: "server-side apply is not available for " + s.DefaultQualifiedResource.String(),
-		}}
+		return nil, false, applyUnavailable(s.DefaultQualifiedResource.String())
+	}
+	return ApplyWith(ctx, u, s.FieldManager, s.Subresource == "", name, cfg, force, opts)
+}
+
+// ApplyWith is an apply served by u's Update with fm, the FieldManager of
+// the kind and subresource u serves; allowCreate lets it create a missing
+// object (never at a subresource). A REST that serves a Store's objects
+// converted to another kind or version (autoscaling/v1 over v2) applies
+// with it and a FieldManager of its own kind: u's Update converts the
+// stored object for the merge and the merged object back. Every
+// UpdatedObjectInfo u wraps the apply's in must forward
+// RecordsManagedFields, or the Store records an Update over the apply.
+func ApplyWith(ctx context.Context, u rest.Updater, fm *fieldmanager.FieldManager, allowCreate bool, name string, cfg map[string]any, force bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	if fm == nil {
+		return nil, false, applyUnavailable("this resource")
 	}
 	if opts == nil {
 		opts = &metav1.UpdateOptions{}
 	}
-	info := &applyInfo{fm: s.FieldManager, name: name, cfg: cfg, manager: opts.FieldManager, force: force}
-	return u.Update(ctx, name, info, nil, nil, s.Subresource == "", opts)
+	info := &applyInfo{fm: fm, name: name, cfg: cfg, manager: opts.FieldManager, force: force}
+	return u.Update(ctx, name, info, nil, nil, allowCreate, opts)
+}
+
+// applyUnavailable is the 415 of an apply to what records no managedFields.
+func applyUnavailable(what string) error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType, Reason: metav1.StatusReasonUnsupportedMediaType,
+		Message: "server-side apply is not available for " + what,
+	}}
 }

@@ -62,11 +62,20 @@ func BenchmarkManagedFields(b *testing.B) {
 	// Wall time is what the budget is about; CPU time (the server's, and
 	// this process's: the clients) says the same without the other
 	// processes of a shared machine in it.
-	var took, serverCPU, clientCPU [2]time.Duration
+	var took, serverCPU, clientCPU, last [2]time.Duration
+	profiles := os.Getenv("KUBECORE_BENCH_PROFILES")
 	for r := range rounds {
 		for i, s := range []*framework.APIServer{without, with} {
+			if profiles != "" && r == rounds-1 {
+				// The last round of each server is profiled, for the whole
+				// seconds the previous one took: not into the applies.
+				secs := max(1, int(last[i].Seconds()))
+				stop := cpuProfile(b, s, secs, fmt.Sprintf("%s/managedfields-%s.pprof", profiles, [2]string{"without", "with"}[i]))
+				defer stop()
+			}
 			s0, c0 := processCPU(b, s.PID()), selfCPU(b)
 			_, d := createPods(ctx, b, clientset(b, s), "bench", fmt.Sprintf("r%d", r), perRound, clients)
+			last[i] = d
 			took[i] += d
 			serverCPU[i] += processCPU(b, s.PID()) - s0
 			clientCPU[i] += selfCPU(b) - c0
@@ -116,6 +125,36 @@ func BenchmarkManagedFields(b *testing.B) {
 	}
 	p50, p99 := percentiles(lat)
 	figure.Print("server-side apply of a 30-container Deployment p50/p99", fmt.Sprintf("%s/%s", p50, p99), "", "p50 <= 5ms (issue 18's hope)", p50 <= 5*time.Millisecond)
+}
+
+// cpuProfile starts a CPU profile of s (its /debug/pprof/profile over
+// secs seconds) written to path; the returned func waits for it.
+func cpuProfile(b *testing.B, s *framework.APIServer, secs int, path string) func() {
+	b.Helper()
+	c, err := s.HTTPClient(true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	hc := *c
+	hc.Timeout = time.Minute
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		resp, err := hc.Get(s.URL + "/debug/pprof/profile?seconds=" + strconv.Itoa(secs))
+		if err != nil {
+			b.Errorf("profile: %v", err)
+			return
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		if err == nil {
+			err = os.WriteFile(path, data, 0o644)
+		}
+		if err != nil {
+			b.Errorf("profile: %v", err)
+		}
+	}()
+	return func() { <-done }
 }
 
 // bigDeployment is the apply configuration of a Deployment of 30

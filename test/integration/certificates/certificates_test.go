@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	rbacv1 "kubecore.io/api/rbac/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/types"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/rest"
 	"kubecore.io/client/typed"
@@ -128,7 +130,7 @@ func TestValidationAndSubresources(t *testing.T) {
 
 	// Approving needs verb approve on the signer: alice may update the
 	// approval subresource but is no approver, until a role says so.
-	grant(t, admin, "csr-approval-updater", rbacv1.PolicyRule{Verbs: []string{"get", "update"}, APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests", "certificatesigningrequests/approval"}})
+	grant(t, admin, "csr-approval-updater", rbacv1.PolicyRule{Verbs: []string{"get", "update", "patch"}, APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests", "certificatesigningrequests/approval"}})
 	alice := as(t, s, "alice").CertificatesV1().CertificateSigningRequests()
 	approve := got.DeepCopy()
 	approve.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "Test"}}
@@ -140,6 +142,11 @@ func TestValidationAndSubresources(t *testing.T) {
 	})
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `user not permitted to approve requests with signerName "`+kubeletSigner+`"`) {
 		t.Fatalf("approval without the approve verb on the signer: want 403, got %v", err)
+	}
+	// A server-side apply of the approval is checked as an update is.
+	applied := fmt.Sprintf(`{"apiVersion":"certificates.k8s.io/v1","kind":"CertificateSigningRequest","metadata":{"name":%q},"status":{"conditions":[{"type":"Approved","status":"True","reason":"Test"}]}}`, got.Name)
+	if _, err := alice.Patch(ctx, got.Name, types.ApplyPatchType, []byte(applied), metav1.PatchOptions{FieldManager: "alice"}, "approval"); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `user not permitted to approve requests with signerName "`+kubeletSigner+`"`) {
+		t.Fatalf("approval by server-side apply without the approve verb on the signer: want 403, got %v", err)
 	}
 	grant(t, admin, "csr-kubelet-approver", rbacv1.PolicyRule{Verbs: []string{"approve"}, APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"signers"}, ResourceNames: []string{"kubernetes.io/*"}})
 	var approved *certificatesv1.CertificateSigningRequest

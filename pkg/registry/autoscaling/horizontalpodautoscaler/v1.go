@@ -14,6 +14,8 @@ import (
 
 	v1conversion "kubecore.io/kubecore/pkg/apis/autoscaling/v1"
 	v2defaults "kubecore.io/kubecore/pkg/apis/autoscaling/v2"
+	"kubecore.io/kubecore/pkg/fieldmanager"
+	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/storage"
 )
@@ -24,6 +26,7 @@ import (
 // express).
 type V1REST struct {
 	v2 V2Storage
+	fm *fieldmanager.FieldManager
 }
 
 // V2Storage is what V1REST asks of the autoscaling/v2 storage; the
@@ -54,10 +57,12 @@ var (
 	_ rest.ShortNamesProvider = (*V1REST)(nil)
 	_ rest.CategoriesProvider = (*V1REST)(nil)
 	_ rest.Scoper             = (*V1REST)(nil)
+	_ rest.Applier            = (*V1REST)(nil)
 )
 
-// NewV1REST serves v2's objects as autoscaling/v1.
-func NewV1REST(v2 V2Storage) *V1REST { return &V1REST{v2: v2} }
+// NewV1REST serves v2's objects as autoscaling/v1; fm is the FieldManager
+// of autoscaling/v1 autoscalers (nil: no server-side apply).
+func NewV1REST(v2 V2Storage, fm *fieldmanager.FieldManager) *V1REST { return &V1REST{v2: v2, fm: fm} }
 
 // New implements rest.Storage.
 func (r *V1REST) New() runtime.Object { return &autoscalingv1.HorizontalPodAutoscaler{} }
@@ -135,6 +140,12 @@ func (r *V1REST) Update(ctx context.Context, name string, objInfo rest.UpdatedOb
 	return toV1(out), created, err
 }
 
+// Apply implements rest.Applier: the configuration is merged into the v1
+// view of the stored object by v1's schema, through Update.
+func (r *V1REST) Apply(ctx context.Context, name string, cfg map[string]any, force bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return generic.ApplyWith(ctx, r, r.fm, true, name, cfg, force, opts)
+}
+
 // Delete implements rest.GracefulDeleter.
 func (r *V1REST) Delete(ctx context.Context, name string, validate rest.ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
 	out, done, err := r.v2.Delete(ctx, name, validate, opts)
@@ -151,6 +162,7 @@ func (r *V1REST) DeleteCollection(ctx context.Context, validate rest.ValidateObj
 // v2's.
 type V1StatusREST struct {
 	v2 V2Status
+	fm *fieldmanager.FieldManager
 }
 
 // V2Status is what V1StatusREST asks of v2's /status.
@@ -162,10 +174,15 @@ type V2Status interface {
 var (
 	_ rest.Getter  = (*V1StatusREST)(nil)
 	_ rest.Updater = (*V1StatusREST)(nil)
+	_ rest.Applier = (*V1StatusREST)(nil)
 )
 
-// NewV1StatusREST serves v2's status as autoscaling/v1.
-func NewV1StatusREST(v2 V2Status) *V1StatusREST { return &V1StatusREST{v2: v2} }
+// NewV1StatusREST serves v2's status as autoscaling/v1; fm is the
+// FieldManager of autoscaling/v1 autoscalers at /status (nil: no
+// server-side apply).
+func NewV1StatusREST(v2 V2Status, fm *fieldmanager.FieldManager) *V1StatusREST {
+	return &V1StatusREST{v2: v2, fm: fm}
+}
 
 // New implements rest.Storage.
 func (r *V1StatusREST) New() runtime.Object { return &autoscalingv1.HorizontalPodAutoscaler{} }
@@ -185,10 +202,20 @@ func (r *V1StatusREST) Update(ctx context.Context, name string, objInfo rest.Upd
 	return toV1(out), created, err
 }
 
+// Apply implements rest.Applier: a status apply on the v1 view, through
+// Update; it never creates the object.
+func (r *V1StatusREST) Apply(ctx context.Context, name string, cfg map[string]any, force bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return generic.ApplyWith(ctx, r, r.fm, false, name, cfg, force, opts)
+}
+
 // v1Update computes a v2 update from a v1 one.
 type v1Update struct{ inner rest.UpdatedObjectInfo }
 
 func (u v1Update) Preconditions() *metav1.Preconditions { return u.inner.Preconditions() }
+
+// RecordsManagedFields forwards the inner info's (an apply's) to the v2
+// Store, which then records no Update over the apply.
+func (u v1Update) RecordsManagedFields() bool { return generic.RecordsManagedFields(u.inner) }
 
 func (u v1Update) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
 	var base *autoscalingv2.HorizontalPodAutoscaler

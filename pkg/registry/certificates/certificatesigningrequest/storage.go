@@ -177,11 +177,21 @@ type SubresourceREST struct {
 	changed  func(obj, old *csr) bool
 }
 
-var _ rest.Updater = (*SubresourceREST)(nil)
+var (
+	_ rest.Updater = (*SubresourceREST)(nil)
+	_ rest.Applier = (*SubresourceREST)(nil)
+)
 
 // Update implements rest.Updater.
 func (r *SubresourceREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
 	return r.StatusREST.Update(ctx, name, &signerCheck{r: r, inner: objInfo}, createValidation, updateValidation, forceAllowCreate, opts)
+}
+
+// Apply implements rest.Applier through Update, so that an apply is
+// checked as a PUT or a patch is (the embedded StatusREST's Apply would
+// skip the signer check).
+func (r *SubresourceREST) Apply(ctx context.Context, name string, cfg map[string]any, force bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return r.StatusREST.ApplyThrough(ctx, r, name, cfg, force, opts)
 }
 
 // signerCheck runs the update, then checks the signer permission when it
@@ -192,6 +202,9 @@ type signerCheck struct {
 }
 
 func (u *signerCheck) Preconditions() *metav1.Preconditions { return u.inner.Preconditions() }
+
+// RecordsManagedFields forwards the inner info's (an apply's) to the Store.
+func (u *signerCheck) RecordsManagedFields() bool { return generic.RecordsManagedFields(u.inner) }
 
 func (u *signerCheck) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
 	obj, err := u.inner.UpdatedObject(ctx, old)

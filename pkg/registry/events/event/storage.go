@@ -20,6 +20,8 @@ import (
 
 	"kubecore.io/kubecore/pkg/apirequest"
 	"kubecore.io/kubecore/pkg/apis/events/validation"
+	"kubecore.io/kubecore/pkg/fieldmanager"
+	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/storage"
 )
@@ -39,6 +41,7 @@ type CoreStore interface {
 // REST serves events.k8s.io/v1 events over the core v1 events Store.
 type REST struct {
 	core CoreStore
+	fm   *fieldmanager.FieldManager
 }
 
 var (
@@ -47,10 +50,12 @@ var (
 	_ rest.ShortNamesProvider   = (*REST)(nil)
 	_ rest.SingularNameProvider = (*REST)(nil)
 	_ CoreStore                 = (*REST)(nil)
+	_ rest.Applier              = (*REST)(nil)
 )
 
-// NewREST returns the events.k8s.io/v1 storage over core.
-func NewREST(core CoreStore) *REST { return &REST{core: core} }
+// NewREST returns the events.k8s.io/v1 storage over core; fm is the
+// FieldManager of events.k8s.io events (nil: no server-side apply).
+func NewREST(core CoreStore, fm *fieldmanager.FieldManager) *REST { return &REST{core: core, fm: fm} }
 
 // New implements rest.Storage.
 func (r *REST) New() runtime.Object { return &eventsv1.Event{} }
@@ -175,6 +180,12 @@ func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObje
 	return obj, created, err
 }
 
+// Apply implements rest.Applier: the configuration is merged into the
+// events.k8s.io shape of the stored event by its schema, through Update.
+func (r *REST) Apply(ctx context.Context, name string, cfg map[string]any, force bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return generic.ApplyWith(ctx, r, r.fm, true, name, cfg, force, opts)
+}
+
 // Delete implements rest.GracefulDeleter.
 func (r *REST) Delete(ctx context.Context, name string, validate rest.ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
 	out, done, err := r.core.Delete(ctx, name, validate, opts)
@@ -211,6 +222,10 @@ type convertingInfo struct {
 
 func (c *convertingInfo) Preconditions() *metav1.Preconditions { return c.inner.Preconditions() }
 
+// RecordsManagedFields forwards the inner info's (an apply's) to the core
+// Store, which then records no Update over the apply.
+func (c *convertingInfo) RecordsManagedFields() bool { return generic.RecordsManagedFields(c.inner) }
+
 func (c *convertingInfo) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
 	var prev *eventsv1.Event
 	if e, ok := old.(*corev1.Event); ok {
@@ -227,6 +242,11 @@ func (c *convertingInfo) UpdatedObject(ctx context.Context, old runtime.Object) 
 	}
 	var errs field.ErrorList
 	if prev == nil {
+		// A create on apply: the namespace is the request's, as Create
+		// takes it.
+		if e.Namespace == "" {
+			e.Namespace = apirequest.NamespaceValue(ctx)
+		}
 		errs = validation.ValidateEvent(e)
 	} else {
 		errs = validation.ValidateEventUpdate(e, prev)

@@ -69,6 +69,17 @@ func (r *StatusREST) Apply(ctx context.Context, name string, cfg map[string]any,
 	return r.store.Apply(ctx, name, cfg, force, opts)
 }
 
+// ApplyThrough is Apply run by u's Update, where u wraps this StatusREST
+// with an Update that does more (a check, a conversion); such a u
+// implements rest.Applier with it, or an apply would bypass its Update.
+func (r *StatusREST) ApplyThrough(ctx context.Context, u rest.Updater, name string, cfg map[string]any, force bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return r.store.ApplyThrough(ctx, u, name, cfg, force, opts)
+}
+
+// FieldManager is the FieldManager of the subresource, nil when its kind
+// records no managedFields.
+func (r *StatusREST) FieldManager() *fieldmanager.FieldManager { return r.store.FieldManager }
+
 // New implements rest.Storage.
 func (r *StatusREST) New() runtime.Object { return r.store.New() }
 
