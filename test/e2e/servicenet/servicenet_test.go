@@ -32,7 +32,7 @@ import (
 
 const apiPort = "16443"
 
-func run(t *testing.T, name string, args ...string) string {
+func run(t testing.TB, name string, args ...string) string {
 	t.Helper()
 	out, err := exec.Command(name, args...).CombinedOutput()
 	if err != nil {
@@ -43,7 +43,7 @@ func run(t *testing.T, name string, args ...string) string {
 
 // hosts makes n network namespaces on a bridge with a /24 of 198.18.0.0/15
 // picked from the PID; the test reaches them from the bridge address.
-func hosts(t *testing.T, n int) (names, ips []string) {
+func hosts(t testing.TB, n int) (names, ips []string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Fatalf("the servicenet test makes network namespaces and programs nftables: it needs root")
@@ -82,7 +82,7 @@ type proc struct {
 	done chan struct{}
 }
 
-func start(t *testing.T, bin, ns, logPath string, args ...string) *proc {
+func start(t testing.TB, bin, ns, logPath string, args ...string) *proc {
 	t.Helper()
 	f, err := os.Create(logPath)
 	if err != nil {
@@ -100,7 +100,7 @@ func start(t *testing.T, bin, ns, logPath string, args ...string) *proc {
 	return p
 }
 
-func (p *proc) stop(t *testing.T) {
+func (p *proc) stop(t testing.TB) {
 	select {
 	case <-p.done:
 		return
@@ -128,7 +128,7 @@ func (p *proc) tail() string {
 	return string(b)
 }
 
-func waitFor(t *testing.T, d time.Duration, what string, f func() error) {
+func waitFor(t testing.TB, d time.Duration, what string, f func() error) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for {
@@ -222,7 +222,7 @@ func dial(ns, addr string) error {
 }
 
 // tableExists reports whether the proxy's table is in namespace ns.
-func tableExists(t *testing.T, ns string) bool {
+func tableExists(t testing.TB, ns string) bool {
 	fd, err := unix.Open("/var/run/netns/"+ns, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -251,7 +251,7 @@ func intOrPort(p int32) intstr.IntOrString { return intstr.FromInt32(p) }
 // address that answers nothing), data under data, until the test ends,
 // its log shown when the test fails; once it is ready it returns an admin
 // kubeconfig (system:masters) for the address.
-func startAllInOne(t *testing.T, bin, dir, data, ns, ip string, extra ...string) string {
+func startAllInOne(t testing.TB, bin, dir, data, ns, ip string, extra ...string) string {
 	t.Helper()
 	resolv := filepath.Join(dir, "resolv.conf")
 	if err := os.WriteFile(resolv, []byte("nameserver 192.0.2.53\n"), 0o644); err != nil {
@@ -278,7 +278,17 @@ func startAllInOne(t *testing.T, bin, dir, data, ns, ip string, extra ...string)
 	return admin
 }
 
-func TestServicesAcrossHosts(t *testing.T) {
+// cluster is an all-in-one (node0, with the service proxy and the cluster
+// DNS) and a kubelet with its proxy (node1), each in its own host namespace.
+type cluster struct {
+	names, ips []string
+	cs         *typed.Clientset
+	kubelet    *proc
+}
+
+// startCluster starts the two hosts and waits until both Nodes are ready.
+func startCluster(t testing.TB) *cluster {
+	t.Helper()
 	bin, err := framework.Binary()
 	if err != nil {
 		t.Fatal(err)
@@ -293,11 +303,11 @@ func TestServicesAcrossHosts(t *testing.T) {
 	kubelet := start(t, bin, names[1], filepath.Join(dir, "kubelet1.log"), "kubelet", "-v", "2",
 		"--kubeconfig", node1, "--node-name", "node1", "--node-ip", ips[1], "--address", ips[1], "--port", "0", "--read-only-port", "0",
 		"--runtime", "process", "--root-dir", filepath.Join(dir, "kubelet1"), "--run-service-proxy", "--cluster-dns", "10.96.0.10", "--resolv-conf", filepath.Join(dir, "resolv.conf"))
-	defer func() {
+	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("kubelet1 log:\n%s", kubelet.tail())
 		}
-	}()
+	})
 	rc, err := clientcmd.BuildConfigFromFlags("", admin)
 	if err != nil {
 		t.Fatal(err)
@@ -325,15 +335,14 @@ func TestServicesAcrossHosts(t *testing.T) {
 		}
 		return nil
 	})
+	return &cluster{names: names, ips: ips, cs: cs, kubelet: kubelet}
+}
 
-	// A Deployment on node0 behind a NodePort Service.
-	ns := "svcnet"
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	labels := map[string]string{"app": "web"}
+// webDeployment is one python3 HTTP server on 8080 pinned to node0, ready
+// once it accepts connections.
+func webDeployment(labels map[string]string) *appsv1.Deployment {
 	one := int32(1)
-	if _, err := cs.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Spec: appsv1.DeploymentSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{
 				NodeSelector: map[string]string{"kubernetes.io/hostname": "node0"},
@@ -343,7 +352,21 @@ func TestServicesAcrossHosts(t *testing.T) {
 					Command: []string{"python3", "-m", "http.server", "8080"},
 					Ports:   []corev1.ContainerPort{{ContainerPort: 8080}},
 					ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intOrPort(8080)}},
-						PeriodSeconds: 1}}}}}}}, metav1.CreateOptions{}); err != nil {
+						PeriodSeconds: 1}}}}}}}
+}
+
+func TestServicesAcrossHosts(t *testing.T) {
+	c := startCluster(t)
+	names, ips, cs, kubelet := c.names, c.ips, c.cs, c.kubelet
+	ctx := context.Background()
+
+	// A Deployment on node0 behind a NodePort Service.
+	ns := "svcnet"
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]string{"app": "web"}
+	if _, err := cs.AppsV1().Deployments(ns).Create(ctx, webDeployment(labels), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	svc, err := cs.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"},
