@@ -247,8 +247,9 @@ func tableExists(t testing.TB, ns string) bool {
 func intOrPort(p int32) intstr.IntOrString { return intstr.FromInt32(p) }
 
 // startAllInOne runs all-in-one as node0 in host namespace ns at ip with
-// the pod network, the service proxy and the cluster DNS (upstream an
-// address that answers nothing), data under data, until the test ends,
+// its defaults as root: the pod network, the service proxy and the
+// cluster DNS (upstream an address that answers nothing), no flag asking
+// for them; data under data, until the test ends,
 // its log shown when the test fails; once it is ready it returns an admin
 // kubeconfig (system:masters) for the address.
 func startAllInOne(t testing.TB, bin, dir, data, ns, ip string, extra ...string) string {
@@ -259,7 +260,7 @@ func startAllInOne(t testing.TB, bin, dir, data, ns, ip string, extra ...string)
 	}
 	args := append([]string{"all-in-one", "-v", "2",
 		"--data-dir", data, "--bind-address", ip, "--secure-port", apiPort, "--kubelet-port", "0",
-		"--node-name", "node0", "--node-ip", ip, "--run-service-proxy", "--run-cluster-dns", "--resolv-conf", resolv}, extra...)
+		"--node-name", "node0", "--node-ip", ip, "--resolv-conf", resolv}, extra...)
 	server := start(t, bin, ns, filepath.Join(dir, "allinone.log"), args...)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -298,16 +299,6 @@ func startCluster(t testing.TB) *cluster {
 	data := filepath.Join(dir, "data")
 	admin := startAllInOne(t, bin, dir, data, names[0], ips[0])
 	url := "https://" + ips[0] + ":" + apiPort
-	node1 := filepath.Join(dir, "node1.kubeconfig")
-	run(t, bin, "certs", "kubeconfig", "--data-dir", data, "--user", "system:node:node1", "--groups", "system:nodes", "--server", url, "--out", node1)
-	kubelet := start(t, bin, names[1], filepath.Join(dir, "kubelet1.log"), "kubelet", "-v", "2",
-		"--kubeconfig", node1, "--node-name", "node1", "--node-ip", ips[1], "--address", ips[1], "--port", "0", "--read-only-port", "0",
-		"--runtime", "process", "--root-dir", filepath.Join(dir, "kubelet1"), "--run-service-proxy", "--cluster-dns", "10.96.0.10", "--resolv-conf", filepath.Join(dir, "resolv.conf"))
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("kubelet1 log:\n%s", kubelet.tail())
-		}
-	})
 	rc, err := clientcmd.BuildConfigFromFlags("", admin)
 	if err != nil {
 		t.Fatal(err)
@@ -317,6 +308,23 @@ func startCluster(t testing.TB) *cluster {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	// The all-in-one's DNS publishes kube-system/kube-dns; a kubelet
+	// joining after it gives its pods that address by default.
+	waitFor(t, 60*time.Second, "the kube-dns Service", func() error {
+		_, err := cs.CoreV1().Services("kube-system").Get(ctx, "kube-dns", metav1.GetOptions{})
+		return err
+	})
+	node1 := filepath.Join(dir, "node1.kubeconfig")
+	run(t, bin, "certs", "kubeconfig", "--data-dir", data, "--user", "system:node:node1", "--groups", "system:nodes", "--server", url, "--out", node1)
+	// Its defaults as root: the pod network and the service proxy.
+	kubelet := start(t, bin, names[1], filepath.Join(dir, "kubelet1.log"), "kubelet", "-v", "2",
+		"--kubeconfig", node1, "--node-name", "node1", "--node-ip", ips[1], "--address", ips[1], "--port", "0", "--read-only-port", "0",
+		"--runtime", "process", "--root-dir", filepath.Join(dir, "kubelet1"), "--resolv-conf", filepath.Join(dir, "resolv.conf"))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("kubelet1 log:\n%s", kubelet.tail())
+		}
+	})
 	waitFor(t, 120*time.Second, "two nodes ready", func() error {
 		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -396,6 +404,32 @@ func TestServicesAcrossHosts(t *testing.T) {
 	waitFor(t, 120*time.Second, "web by cluster IP from node1", func() error {
 		return get(names[1], "http://"+net.JoinHostPort(svc.Spec.ClusterIP, "80")+"/")
 	})
+	// A pod on node1, by the Service's short name: its resolv.conf names
+	// the cluster DNS (kubelet1 found kube-dns's address) with the
+	// namespace's search path, and node1's proxy routes both.
+	never := corev1.RestartPolicyNever
+	if _, err := cs.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "client"},
+		Spec: corev1.PodSpec{NodeName: "node1", RestartPolicy: never, Containers: []corev1.Container{{Name: "wget", Image: "busybox",
+			Command: []string{"wget", "-q", "-O", "/dev/null", "-T", "5", "-t", "3", "http://web:80/"}}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 120*time.Second, "wget web:80 from a pod on node1", func() error {
+		p, err := cs.CoreV1().Pods(ns).Get(ctx, "client", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		switch p.Status.Phase {
+		case corev1.PodSucceeded:
+			return nil
+		case corev1.PodFailed:
+			t.Fatalf("the client pod failed: %+v", p.Status.ContainerStatuses)
+		}
+		return fmt.Errorf("phase %s", p.Status.Phase)
+	})
+	if err := cs.CoreV1().Pods(ns).Delete(ctx, "client", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
 	// The node port on node1's address, from the machine outside.
 	nodePort := fmt.Sprint(svc.Spec.Ports[0].NodePort)
 	waitFor(t, 30*time.Second, "node port on node1 from the host", func() error {
