@@ -54,15 +54,6 @@ func TestAllInOneWithoutRoot(t *testing.T) {
 		}
 		return errors.New("not ready")
 	})
-	for _, line := range []string{
-		`"The service proxy is off: cluster IPs are not routed on this node" reason="the proxy programs nftables and needs root; the kubelet runs as uid 65534"`,
-		`"The cluster DNS is off: pods get the node's resolv.conf"`,
-		`"Pods share the host's network: the pod network needs root, ip and nsenter" reason="the kubelet runs as uid 65534, not root"`,
-	} {
-		if !server.logHas(line) {
-			t.Errorf("the log lacks %s", line)
-		}
-	}
 	admin := filepath.Join(t.TempDir(), "admin.kubeconfig")
 	run(t, bin, "certs", "kubeconfig", "--data-dir", data, "--user", "e2e-admin", "--groups", "system:masters",
 		"--server", "https://"+ips[0]+":"+apiPort, "--out", admin)
@@ -90,6 +81,16 @@ func TestAllInOneWithoutRoot(t *testing.T) {
 		}
 		return errors.New("not ready")
 	})
+	// Logged as each component starts, before the Node registers.
+	for _, line := range []string{
+		`"The service proxy is off: cluster IPs are not routed on this node" reason="the proxy programs nftables and needs root; the kubelet runs as uid 65534"`,
+		`"The cluster DNS is off: pods get the node's resolv.conf"`,
+		`"Pods share the host's network: the pod network needs root, ip and nsenter" reason="the kubelet runs as uid 65534, not root"`,
+	} {
+		if !server.logHas(line) {
+			t.Errorf("the log lacks %s", line)
+		}
+	}
 	if _, err := cs.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "sleeper"},
 		Spec: corev1.PodSpec{TerminationGracePeriodSeconds: new(int64), Containers: []corev1.Container{{Name: "sleep", Image: "busybox", Command: []string{"sleep", "300"}}}}},
 		metav1.CreateOptions{}); err != nil {

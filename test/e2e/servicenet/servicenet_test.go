@@ -206,6 +206,30 @@ func lookup(ns, server, name string) (string, error) {
 	return strings.Join(out, ","), qerr
 }
 
+// lookupSRV asks server for name's SRV records from namespace ns, each as
+// "priority weight port target", joined by commas.
+func lookupSRV(ns, server, name string) (string, error) {
+	var out []string
+	var qerr error
+	if err := inNetns(ns, func() {
+		m := new(mdns.Msg)
+		m.SetQuestion(mdns.Fqdn(name), mdns.TypeSRV)
+		r, _, err := (&mdns.Client{Timeout: 2 * time.Second}).Exchange(m, server)
+		if err != nil {
+			qerr = err
+			return
+		}
+		for _, rr := range r.Answer {
+			if s, ok := rr.(*mdns.SRV); ok {
+				out = append(out, fmt.Sprintf("%d %d %d %s", s.Priority, s.Weight, s.Port, s.Target))
+			}
+		}
+	}); err != nil {
+		return "", err
+	}
+	return strings.Join(out, ","), qerr
+}
+
 // dial connects to addr from namespace ns.
 func dial(ns, addr string) error {
 	var derr error
@@ -457,6 +481,52 @@ func TestServicesAcrossHosts(t *testing.T) {
 		got, err := lookup(names[1], "10.96.0.10:53", headless)
 		if err != nil || got != podIP {
 			return fmt.Errorf("lookup %s: %q %v", headless, got, err)
+		}
+		return nil
+	})
+
+	// A StatefulSet on node0 behind its headless Service: its pod's name
+	// web-0.db resolves by the pod's hostname and subdomain, and the
+	// Service's SRV record names it with its port.
+	db := map[string]string{"app": "db"}
+	if _, err := cs.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "db"},
+		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: db,
+			Ports: []corev1.ServicePort{{Name: "http", Port: 8080}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sts := webDeployment(db).Spec
+	if _, err := cs.AppsV1().StatefulSets(ns).Create(ctx, &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: appsv1.StatefulSetSpec{ServiceName: "db", Replicas: sts.Replicas, Selector: sts.Selector, Template: sts.Template}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var stsIP string
+	waitFor(t, 120*time.Second, "web-0.db from node1", func() error {
+		p, err := cs.CoreV1().Pods(ns).Get(ctx, "web-0", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		stsIP = p.Status.PodIP
+		name := "web-0.db." + ns + ".svc.cluster.local"
+		got, err := lookup(names[1], "10.96.0.10:53", name)
+		if err != nil || stsIP == "" || got != stsIP {
+			return fmt.Errorf("lookup %s: %q %v, pod IP %q", name, got, err, stsIP)
+		}
+		return nil
+	})
+	srvName := "_http._tcp.db." + ns + ".svc.cluster.local"
+	waitFor(t, 30*time.Second, "the headless Service's SRV record", func() error {
+		got, err := lookupSRV(names[1], "10.96.0.10:53", srvName)
+		if want := "0 100 8080 web-0.db." + ns + ".svc.cluster.local."; err != nil || got != want {
+			return fmt.Errorf("SRV %s: %q %v, want %q", srvName, got, err, want)
+		}
+		return nil
+	})
+	if err := cs.AppsV1().StatefulSets(ns).Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 120*time.Second, "web-0 gone", func() error {
+		if _, err := cs.CoreV1().Pods(ns).Get(ctx, "web-0", metav1.GetOptions{}); err == nil {
+			return errors.New("still there")
 		}
 		return nil
 	})
