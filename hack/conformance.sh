@@ -130,12 +130,13 @@ if [ -z "${kubeconfig}" ]; then
   exit 1
 fi
 # The other nodes: kubelets of the same runtime on this host, each on a
-# free port with a root dir of its own.
+# free port with a root dir of its own; the all-in-one's service proxy
+# (on as root) serves this host, whose nftables table is one.
 for ((n = 2; n <= NODES; n++)); do
   mkdir -p "${WORK}/node-${n}"
   setsid "${KUBECORE}" kubelet --kubeconfig "${kubeconfig}" --node-name "kubecore-node-${n}" \
     --runtime "${RUNTIME}" --address 127.0.0.1 --port 0 --node-ip 127.0.0.1 \
-    --root-dir "${WORK}/node-${n}" -v 1 >"${WORK}/node-${n}.log" 2>&1 &
+    --root-dir "${WORK}/node-${n}" --run-service-proxy=false -v 1 >"${WORK}/node-${n}.log" 2>&1 &
   kubelet_pids+=($!)
 done
 # Each kubelet registers its node a moment after it starts.

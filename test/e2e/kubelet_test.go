@@ -43,7 +43,7 @@ func startKubelet(t *testing.T, s *framework.APIServer, args ...string) (node, r
 	}
 	cmd := exec.Command(bin, append([]string{"kubelet", "--kubeconfig", s.Kubeconfig, "--node-name", node,
 		"--hostname-override", "localhost", "--root-dir", rootDir, "--node-ip", "127.0.0.1", "--address", "127.0.0.1", "--port", "0", "-v", "2",
-		"--pod-network", "host"}, args...)...)
+		"--pod-network", "host", "--run-service-proxy=false"}, args...)...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {

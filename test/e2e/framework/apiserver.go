@@ -183,10 +183,13 @@ func (s *APIServer) Start() error {
 		"-v", strconv.Itoa(s.LogLevel),
 	}
 	if sub == SubcommandAllInOne {
-		// Pods share the host's network: the tests run many clusters on
-		// one machine at once, which cannot share one pod bridge. The
-		// pod network's tests (test/e2e/network) override it.
-		args = append(args, "--kubelet-port", "0", "--pod-network", "host")
+		// Pods share the host's network, without the service proxy and
+		// the cluster DNS (on by default as root): the tests run many
+		// clusters on one machine at once, which cannot share one pod
+		// bridge, one nftables table or the node IP's port 53. The
+		// network tests (test/e2e/network, servicenet) run them in
+		// network namespaces of their own.
+		args = append(args, "--kubelet-port", "0", "--pod-network", "host", "--run-service-proxy=false", "--run-cluster-dns=false")
 	} else {
 		// No controller runs beside a bare API server to clear the
 		// protection finalizers and the not-ready taint of new objects:

@@ -32,7 +32,7 @@ import (
 
 const apiPort = "16443"
 
-func run(t *testing.T, name string, args ...string) string {
+func run(t testing.TB, name string, args ...string) string {
 	t.Helper()
 	out, err := exec.Command(name, args...).CombinedOutput()
 	if err != nil {
@@ -43,7 +43,7 @@ func run(t *testing.T, name string, args ...string) string {
 
 // hosts makes n network namespaces on a bridge with a /24 of 198.18.0.0/15
 // picked from the PID; the test reaches them from the bridge address.
-func hosts(t *testing.T, n int) (names, ips []string) {
+func hosts(t testing.TB, n int) (names, ips []string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Fatalf("the servicenet test makes network namespaces and programs nftables: it needs root")
@@ -82,7 +82,7 @@ type proc struct {
 	done chan struct{}
 }
 
-func start(t *testing.T, bin, ns, logPath string, args ...string) *proc {
+func start(t testing.TB, bin, ns, logPath string, args ...string) *proc {
 	t.Helper()
 	f, err := os.Create(logPath)
 	if err != nil {
@@ -100,7 +100,7 @@ func start(t *testing.T, bin, ns, logPath string, args ...string) *proc {
 	return p
 }
 
-func (p *proc) stop(t *testing.T) {
+func (p *proc) stop(t testing.TB) {
 	select {
 	case <-p.done:
 		return
@@ -128,7 +128,7 @@ func (p *proc) tail() string {
 	return string(b)
 }
 
-func waitFor(t *testing.T, d time.Duration, what string, f func() error) {
+func waitFor(t testing.TB, d time.Duration, what string, f func() error) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for {
@@ -206,6 +206,30 @@ func lookup(ns, server, name string) (string, error) {
 	return strings.Join(out, ","), qerr
 }
 
+// lookupSRV asks server for name's SRV records from namespace ns, each as
+// "priority weight port target", joined by commas.
+func lookupSRV(ns, server, name string) (string, error) {
+	var out []string
+	var qerr error
+	if err := inNetns(ns, func() {
+		m := new(mdns.Msg)
+		m.SetQuestion(mdns.Fqdn(name), mdns.TypeSRV)
+		r, _, err := (&mdns.Client{Timeout: 2 * time.Second}).Exchange(m, server)
+		if err != nil {
+			qerr = err
+			return
+		}
+		for _, rr := range r.Answer {
+			if s, ok := rr.(*mdns.SRV); ok {
+				out = append(out, fmt.Sprintf("%d %d %d %s", s.Priority, s.Weight, s.Port, s.Target))
+			}
+		}
+	}); err != nil {
+		return "", err
+	}
+	return strings.Join(out, ","), qerr
+}
+
 // dial connects to addr from namespace ns.
 func dial(ns, addr string) error {
 	var derr error
@@ -222,7 +246,7 @@ func dial(ns, addr string) error {
 }
 
 // tableExists reports whether the proxy's table is in namespace ns.
-func tableExists(t *testing.T, ns string) bool {
+func tableExists(t testing.TB, ns string) bool {
 	fd, err := unix.Open("/var/run/netns/"+ns, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -247,11 +271,12 @@ func tableExists(t *testing.T, ns string) bool {
 func intOrPort(p int32) intstr.IntOrString { return intstr.FromInt32(p) }
 
 // startAllInOne runs all-in-one as node0 in host namespace ns at ip with
-// the pod network, the service proxy and the cluster DNS (upstream an
-// address that answers nothing), data under data, until the test ends,
+// its defaults as root: the pod network, the service proxy and the
+// cluster DNS (upstream an address that answers nothing), no flag asking
+// for them; data under data, until the test ends,
 // its log shown when the test fails; once it is ready it returns an admin
 // kubeconfig (system:masters) for the address.
-func startAllInOne(t *testing.T, bin, dir, data, ns, ip string, extra ...string) string {
+func startAllInOne(t testing.TB, bin, dir, data, ns, ip string, extra ...string) string {
 	t.Helper()
 	resolv := filepath.Join(dir, "resolv.conf")
 	if err := os.WriteFile(resolv, []byte("nameserver 192.0.2.53\n"), 0o644); err != nil {
@@ -259,7 +284,7 @@ func startAllInOne(t *testing.T, bin, dir, data, ns, ip string, extra ...string)
 	}
 	args := append([]string{"all-in-one", "-v", "2",
 		"--data-dir", data, "--bind-address", ip, "--secure-port", apiPort, "--kubelet-port", "0",
-		"--node-name", "node0", "--node-ip", ip, "--run-service-proxy", "--run-cluster-dns", "--resolv-conf", resolv}, extra...)
+		"--node-name", "node0", "--node-ip", ip, "--resolv-conf", resolv}, extra...)
 	server := start(t, bin, ns, filepath.Join(dir, "allinone.log"), args...)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -278,7 +303,17 @@ func startAllInOne(t *testing.T, bin, dir, data, ns, ip string, extra ...string)
 	return admin
 }
 
-func TestServicesAcrossHosts(t *testing.T) {
+// cluster is an all-in-one (node0, with the service proxy and the cluster
+// DNS) and a kubelet with its proxy (node1), each in its own host namespace.
+type cluster struct {
+	names, ips []string
+	cs         *typed.Clientset
+	kubelet    *proc
+}
+
+// startCluster starts the two hosts and waits until both Nodes are ready.
+func startCluster(t testing.TB) *cluster {
+	t.Helper()
 	bin, err := framework.Binary()
 	if err != nil {
 		t.Fatal(err)
@@ -288,16 +323,6 @@ func TestServicesAcrossHosts(t *testing.T) {
 	data := filepath.Join(dir, "data")
 	admin := startAllInOne(t, bin, dir, data, names[0], ips[0])
 	url := "https://" + ips[0] + ":" + apiPort
-	node1 := filepath.Join(dir, "node1.kubeconfig")
-	run(t, bin, "certs", "kubeconfig", "--data-dir", data, "--user", "system:node:node1", "--groups", "system:nodes", "--server", url, "--out", node1)
-	kubelet := start(t, bin, names[1], filepath.Join(dir, "kubelet1.log"), "kubelet", "-v", "2",
-		"--kubeconfig", node1, "--node-name", "node1", "--node-ip", ips[1], "--address", ips[1], "--port", "0", "--read-only-port", "0",
-		"--runtime", "process", "--root-dir", filepath.Join(dir, "kubelet1"), "--run-service-proxy", "--cluster-dns", "10.96.0.10", "--resolv-conf", filepath.Join(dir, "resolv.conf"))
-	defer func() {
-		if t.Failed() {
-			t.Logf("kubelet1 log:\n%s", kubelet.tail())
-		}
-	}()
 	rc, err := clientcmd.BuildConfigFromFlags("", admin)
 	if err != nil {
 		t.Fatal(err)
@@ -307,6 +332,23 @@ func TestServicesAcrossHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	// The all-in-one's DNS publishes kube-system/kube-dns; a kubelet
+	// joining after it gives its pods that address by default.
+	waitFor(t, 60*time.Second, "the kube-dns Service", func() error {
+		_, err := cs.CoreV1().Services("kube-system").Get(ctx, "kube-dns", metav1.GetOptions{})
+		return err
+	})
+	node1 := filepath.Join(dir, "node1.kubeconfig")
+	run(t, bin, "certs", "kubeconfig", "--data-dir", data, "--user", "system:node:node1", "--groups", "system:nodes", "--server", url, "--out", node1)
+	// Its defaults as root: the pod network and the service proxy.
+	kubelet := start(t, bin, names[1], filepath.Join(dir, "kubelet1.log"), "kubelet", "-v", "2",
+		"--kubeconfig", node1, "--node-name", "node1", "--node-ip", ips[1], "--address", ips[1], "--port", "0", "--read-only-port", "0",
+		"--runtime", "process", "--root-dir", filepath.Join(dir, "kubelet1"), "--resolv-conf", filepath.Join(dir, "resolv.conf"))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("kubelet1 log:\n%s", kubelet.tail())
+		}
+	})
 	waitFor(t, 120*time.Second, "two nodes ready", func() error {
 		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -325,15 +367,14 @@ func TestServicesAcrossHosts(t *testing.T) {
 		}
 		return nil
 	})
+	return &cluster{names: names, ips: ips, cs: cs, kubelet: kubelet}
+}
 
-	// A Deployment on node0 behind a NodePort Service.
-	ns := "svcnet"
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	labels := map[string]string{"app": "web"}
+// webDeployment is one python3 HTTP server on 8080 pinned to node0, ready
+// once it accepts connections.
+func webDeployment(labels map[string]string) *appsv1.Deployment {
 	one := int32(1)
-	if _, err := cs.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Spec: appsv1.DeploymentSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{
 				NodeSelector: map[string]string{"kubernetes.io/hostname": "node0"},
@@ -343,7 +384,21 @@ func TestServicesAcrossHosts(t *testing.T) {
 					Command: []string{"python3", "-m", "http.server", "8080"},
 					Ports:   []corev1.ContainerPort{{ContainerPort: 8080}},
 					ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intOrPort(8080)}},
-						PeriodSeconds: 1}}}}}}}, metav1.CreateOptions{}); err != nil {
+						PeriodSeconds: 1}}}}}}}
+}
+
+func TestServicesAcrossHosts(t *testing.T) {
+	c := startCluster(t)
+	names, ips, cs, kubelet := c.names, c.ips, c.cs, c.kubelet
+	ctx := context.Background()
+
+	// A Deployment on node0 behind a NodePort Service.
+	ns := "svcnet"
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]string{"app": "web"}
+	if _, err := cs.AppsV1().Deployments(ns).Create(ctx, webDeployment(labels), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	svc, err := cs.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"},
@@ -373,6 +428,32 @@ func TestServicesAcrossHosts(t *testing.T) {
 	waitFor(t, 120*time.Second, "web by cluster IP from node1", func() error {
 		return get(names[1], "http://"+net.JoinHostPort(svc.Spec.ClusterIP, "80")+"/")
 	})
+	// A pod on node1, by the Service's short name: its resolv.conf names
+	// the cluster DNS (kubelet1 found kube-dns's address) with the
+	// namespace's search path, and node1's proxy routes both.
+	never := corev1.RestartPolicyNever
+	if _, err := cs.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "client"},
+		Spec: corev1.PodSpec{NodeName: "node1", RestartPolicy: never, Containers: []corev1.Container{{Name: "wget", Image: "busybox",
+			Command: []string{"wget", "-q", "-O", "/dev/null", "-T", "5", "-t", "3", "http://web:80/"}}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 120*time.Second, "wget web:80 from a pod on node1", func() error {
+		p, err := cs.CoreV1().Pods(ns).Get(ctx, "client", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		switch p.Status.Phase {
+		case corev1.PodSucceeded:
+			return nil
+		case corev1.PodFailed:
+			t.Fatalf("the client pod failed: %+v", p.Status.ContainerStatuses)
+		}
+		return fmt.Errorf("phase %s", p.Status.Phase)
+	})
+	if err := cs.CoreV1().Pods(ns).Delete(ctx, "client", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
 	// The node port on node1's address, from the machine outside.
 	nodePort := fmt.Sprint(svc.Spec.Ports[0].NodePort)
 	waitFor(t, 30*time.Second, "node port on node1 from the host", func() error {
@@ -400,6 +481,52 @@ func TestServicesAcrossHosts(t *testing.T) {
 		got, err := lookup(names[1], "10.96.0.10:53", headless)
 		if err != nil || got != podIP {
 			return fmt.Errorf("lookup %s: %q %v", headless, got, err)
+		}
+		return nil
+	})
+
+	// A StatefulSet on node0 behind its headless Service: its pod's name
+	// web-0.db resolves by the pod's hostname and subdomain, and the
+	// Service's SRV record names it with its port.
+	db := map[string]string{"app": "db"}
+	if _, err := cs.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "db"},
+		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: db,
+			Ports: []corev1.ServicePort{{Name: "http", Port: 8080}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sts := webDeployment(db).Spec
+	if _, err := cs.AppsV1().StatefulSets(ns).Create(ctx, &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: appsv1.StatefulSetSpec{ServiceName: "db", Replicas: sts.Replicas, Selector: sts.Selector, Template: sts.Template}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var stsIP string
+	waitFor(t, 120*time.Second, "web-0.db from node1", func() error {
+		p, err := cs.CoreV1().Pods(ns).Get(ctx, "web-0", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		stsIP = p.Status.PodIP
+		name := "web-0.db." + ns + ".svc.cluster.local"
+		got, err := lookup(names[1], "10.96.0.10:53", name)
+		if err != nil || stsIP == "" || got != stsIP {
+			return fmt.Errorf("lookup %s: %q %v, pod IP %q", name, got, err, stsIP)
+		}
+		return nil
+	})
+	srvName := "_http._tcp.db." + ns + ".svc.cluster.local"
+	waitFor(t, 30*time.Second, "the headless Service's SRV record", func() error {
+		got, err := lookupSRV(names[1], "10.96.0.10:53", srvName)
+		if want := "0 100 8080 web-0.db." + ns + ".svc.cluster.local."; err != nil || got != want {
+			return fmt.Errorf("SRV %s: %q %v, want %q", srvName, got, err, want)
+		}
+		return nil
+	})
+	if err := cs.AppsV1().StatefulSets(ns).Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 120*time.Second, "web-0 gone", func() error {
+		if _, err := cs.CoreV1().Pods(ns).Get(ctx, "web-0", metav1.GetOptions{}); err == nil {
+			return errors.New("still there")
 		}
 		return nil
 	})

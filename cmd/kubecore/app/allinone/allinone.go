@@ -77,11 +77,28 @@ func (o *Options) kubeletOptions(dataDir, kubeconfig string) *kubelet.Options {
 	k.StopPodsOnExit = !o.KeepPods
 	// The proxy and the DNS run beside it with users of their own (see
 	// networkComponents); pods get the DNS's address.
-	if k.RunClusterDNS && len(k.ClusterDNS) == 0 {
+	if _, dnsOn, _ := o.network(); dnsOn && len(k.ClusterDNS) == 0 {
 		k.ClusterDNS = []string{dns.DefaultServiceIP}
 	}
-	k.RunServiceProxy, k.RunClusterDNS = false, false
+	k.RunServiceProxy, k.RunClusterDNS = kubelet.SwitchOff, kubelet.SwitchOff
 	return &k
+}
+
+// network resolves the service proxy and cluster DNS switches: the
+// proxy's as a kubelet with an API server would (auto: on as root with a
+// runtime that runs processes); the DNS's auto follows the proxy, as pods
+// reach the DNS's cluster IP through it. reason says why the proxy is off.
+func (o *Options) network() (proxyOn, dnsOn bool, reason string) {
+	k := *o.Kubelet
+	k.Kubeconfig = "-" // all-in-one gives its kubelet one
+	proxyOn, reason = k.ServiceProxyOn()
+	switch k.RunClusterDNS {
+	case kubelet.SwitchOn:
+		dnsOn = true
+	case kubelet.SwitchAuto:
+		dnsOn = proxyOn
+	}
+	return proxyOn, dnsOn, reason
 }
 
 // networkComponents are the service proxy and the cluster DNS when the
@@ -90,15 +107,26 @@ func (o *Options) kubeletOptions(dataDir, kubeconfig string) *kubelet.Options {
 // the kube-dns Service.
 func (o *Options) networkComponents(node string) []component {
 	k := o.Kubelet
+	proxyOn, dnsOn, why := o.network()
+	if !proxyOn {
+		klog.InfoS("The service proxy is off: cluster IPs are not routed on this node", "reason", why)
+	}
+	if !dnsOn {
+		reason := "--run-cluster-dns=false"
+		if k.RunClusterDNS == kubelet.SwitchAuto {
+			reason = "pods reach it through the service proxy, which is off: " + why
+		}
+		klog.InfoS("The cluster DNS is off: pods get the node's resolv.conf", "reason", reason)
+	}
 	var out []component
-	if k.RunServiceProxy {
+	if proxyOn {
 		out = append(out, component{name: "proxy", user: bootstrappolicy.ProxyUser, complete: func(kubeconfig string) (runner, error) {
 			po := proxyapp.NewOptions()
 			po.Kubeconfig, po.HostnameOverride = kubeconfig, node
 			return po.Complete()
 		}})
 	}
-	if k.RunClusterDNS {
+	if dnsOn {
 		out = append(out, component{name: "dns", user: bootstrappolicy.DNSUser, complete: func(kubeconfig string) (runner, error) {
 			do := dnsapp.NewOptions()
 			do.Kubeconfig, do.NodeName, do.NodeIP = kubeconfig, node, k.NodeIP

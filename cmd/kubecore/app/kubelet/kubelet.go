@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -24,6 +25,7 @@ import (
 
 	corev1 "kubecore.io/api/core/v1"
 	"kubecore.io/apimachinery/pkg/api/resource"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/util/validation"
 	"kubecore.io/client/rest"
 	"kubecore.io/client/tools/clientcmd"
@@ -129,11 +131,14 @@ type Options struct {
 	ClusterDomain string
 	ResolvConf    string
 	// RunServiceProxy runs the service proxy (nftables, root) in the
-	// kubelet process; RunClusterDNS runs the cluster DNS on the node IP
+	// kubelet process; SwitchAuto runs it when the kubelet runs as root
+	// with a container runtime that runs processes and an API server (see
+	// ServiceProxyOn). RunClusterDNS runs the cluster DNS on the node IP
 	// and publishes it as an endpoint of kube-system/kube-dns, whose IP
-	// becomes the default --cluster-dns.
-	RunServiceProxy bool
-	RunClusterDNS   bool
+	// becomes the default --cluster-dns; SwitchAuto is off for a kubelet
+	// alone (all-in-one resolves it as its proxy).
+	RunServiceProxy Switch
+	RunClusterDNS   Switch
 
 	// RESTConfig, when set, is used instead of Kubeconfig (all-in-one).
 	RESTConfig *rest.Config
@@ -189,7 +194,7 @@ func NewOptions() *Options {
 		FileCheckFrequency: 5 * time.Second, HTTPCheckFrequency: 20 * time.Second,
 		NodeStatusUpdateFrequency: 10 * time.Second, NodeLeaseDurationSeconds: 40,
 		ContainerLogMaxSize: "10Mi", ContainerLogMaxFiles: 5,
-		PodNetwork: PodNetworkAuto, ClusterCIDR: DefaultClusterCIDR,
+		PodNetwork: PodNetworkAuto, ClusterCIDR: DefaultClusterCIDR, RunServiceProxy: SwitchAuto, RunClusterDNS: SwitchAuto,
 		ClusterDomain: dns.DefaultDomain, ResolvConf: "/etc/resolv.conf",
 		AuthorizationMode: AuthorizationWebhook, FakeContainerCPU: "1m", FakeContainerMemory: "4Mi"}
 }
@@ -214,6 +219,71 @@ func (o *Options) fakeUsage() (fake.Usage, error) {
 	}
 	u.CPUMillicores, u.MemoryBytes = cpu.MilliValue(), mem.Value()
 	return u, nil
+}
+
+// Switch is a component's on/off flag that may also be left to the
+// host: auto, or a boolean (true, false, 1, 0, ...). A bare flag is true.
+type Switch string
+
+// The values of a Switch.
+const (
+	SwitchAuto Switch = "auto"
+	SwitchOn   Switch = "true"
+	SwitchOff  Switch = "false"
+)
+
+var _ pflag.Value = (*Switch)(nil)
+
+func (s *Switch) String() string { return string(*s) }
+
+// Set accepts auto or a boolean.
+func (s *Switch) Set(v string) error {
+	if v == string(SwitchAuto) {
+		*s = SwitchAuto
+		return nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("%q is not auto, true or false", v)
+	}
+	*s = SwitchOff
+	if b {
+		*s = SwitchOn
+	}
+	return nil
+}
+
+// Type is the flag's value type in the help.
+func (s *Switch) Type() string { return "auto|bool" }
+
+// switchVar adds a Switch flag that a bare --name turns on.
+func switchVar(fs *pflag.FlagSet, s *Switch, name, usage string) {
+	fs.Var(s, name, usage)
+	fs.Lookup(name).NoOptDefVal = string(SwitchOn)
+}
+
+// hasAPIServer reports whether the kubelet has an API server to watch.
+func (o *Options) hasAPIServer() bool {
+	return o.Kubeconfig != "" || o.RESTConfig != nil || o.joining()
+}
+
+// ServiceProxyOn resolves --run-service-proxy. Auto is on when the
+// kubelet runs as root (nftables), with a runtime that runs processes
+// (not fake) and an API server; the reason says why it is off.
+func (o *Options) ServiceProxyOn() (on bool, reason string) {
+	switch {
+	case o.RunServiceProxy == SwitchOn:
+		return true, ""
+	case o.RunServiceProxy == SwitchOff:
+		return false, "--run-service-proxy=false"
+	case os.Geteuid() != 0:
+		return false, fmt.Sprintf("the proxy programs nftables and needs root; the kubelet runs as uid %d", os.Geteuid())
+	case o.Runtime == RuntimeFake:
+		return false, "the fake runtime runs no processes to connect"
+	case !o.hasAPIServer():
+		return false, "no API server (standalone kubelet)"
+	}
+	return true, ""
 }
 
 // The values of --pod-network.
@@ -304,10 +374,10 @@ func (o *Options) Validate() []error {
 	if msgs := validation.IsDNS1123Subdomain(o.ClusterDomain); len(msgs) > 0 {
 		errs = append(errs, fmt.Errorf("--cluster-domain %q: %s", o.ClusterDomain, strings.Join(msgs, ", ")))
 	}
-	if (o.RunServiceProxy || o.RunClusterDNS) && o.Kubeconfig == "" && o.RESTConfig == nil && !o.joining() {
+	if (o.RunServiceProxy == SwitchOn || o.RunClusterDNS == SwitchOn) && !o.hasAPIServer() {
 		errs = append(errs, errors.New("--run-service-proxy and --run-cluster-dns need an API server (--kubeconfig)"))
 	}
-	if o.RunServiceProxy && os.Geteuid() != 0 {
+	if o.RunServiceProxy == SwitchOn && os.Geteuid() != 0 {
 		errs = append(errs, errors.New("--run-service-proxy programs nftables and needs root"))
 	}
 	if _, err := o.fakeUsage(); err != nil {
@@ -517,7 +587,11 @@ func (o *Options) Complete() (Config, error) {
 	clusterDNS := o.ClusterDNS
 	var proxyCfg *proxyapp.Config
 	var dnsCfg *dnsapp.Config
-	if o.RunServiceProxy {
+	runProxy, why := o.ServiceProxyOn()
+	if !runProxy && o.RunServiceProxy == SwitchAuto {
+		klog.InfoS("The service proxy is off: cluster IPs are not routed from this node", "reason", why)
+	}
+	if runProxy {
 		po := proxyapp.NewOptions()
 		po.RESTConfig, po.HostnameOverride = rc, name
 		pc, err := po.Complete()
@@ -526,7 +600,10 @@ func (o *Options) Complete() (Config, error) {
 		}
 		proxyCfg = &pc
 	}
-	if o.RunClusterDNS {
+	if runProxy && o.RunClusterDNS != SwitchOn && len(clusterDNS) == 0 && cs != nil {
+		clusterDNS = clusterDNSService(cs)
+	}
+	if o.RunClusterDNS == SwitchOn {
 		if len(clusterDNS) == 0 {
 			clusterDNS = []string{dns.DefaultServiceIP}
 		}
@@ -550,6 +627,26 @@ func (o *Options) Complete() (Config, error) {
 		NodeStatusUpdateFrequency: o.NodeStatusUpdateFrequency, LeaseDurationSeconds: o.NodeLeaseDurationSeconds,
 		PodNetwork: podNetwork,
 	}, server: srv, network: podNet, cniConfDir: cniConfDir}, nil
+}
+
+// clusterDNSService is the cluster IP of kube-system/kube-dns when the
+// Service is there (the cluster runs a DNS: all-in-one or kubecore dns),
+// the default --cluster-dns of a kubelet with its service proxy, which
+// routes the address; none when it is not.
+func clusterDNSService(cs *typed.Clientset) []string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	svc, err := cs.CoreV1().Services(dns.ServiceNamespace).Get(ctx, dns.ServiceName, metav1.GetOptions{})
+	if err != nil {
+		klog.InfoS("No cluster DNS for pods: pods with dnsPolicy ClusterFirst get the node's resolv.conf (set --cluster-dns to choose)",
+			"service", dns.ServiceNamespace+"/"+dns.ServiceName, "err", err)
+		return nil
+	}
+	if ip := svc.Spec.ClusterIP; net.ParseIP(ip) != nil {
+		klog.InfoS("Pods use the cluster DNS of the kube-dns Service", "clusterDNS", ip)
+		return []string{ip}
+	}
+	return nil
 }
 
 // podNetworkMode resolves --pod-network for the process runtime: auto is
@@ -813,8 +910,8 @@ func AddNetworkFlags(fs *pflag.FlagSet, o *Options) {
 	fs.StringSliceVar(&o.ClusterDNS, "cluster-dns", o.ClusterDNS, "Cluster DNS server addresses written into pods' resolv.conf for dnsPolicy ClusterFirst (default with --run-cluster-dns: "+dns.DefaultServiceIP+")")
 	fs.StringVar(&o.ClusterDomain, "cluster-domain", o.ClusterDomain, "The cluster's DNS domain, searched by pods")
 	fs.StringVar(&o.ResolvConf, "resolv-conf", o.ResolvConf, "The node's resolv.conf: pods with dnsPolicy Default get it, and the cluster DNS forwards other names to its servers")
-	fs.BoolVar(&o.RunServiceProxy, "run-service-proxy", o.RunServiceProxy, "Run the nftables service proxy in this process (root), as kubecore proxy does")
-	fs.BoolVar(&o.RunClusterDNS, "run-cluster-dns", o.RunClusterDNS, "Serve cluster DNS on the node IP in this process and publish it as an endpoint of kube-system/kube-dns, as kubecore dns does")
+	switchVar(fs, &o.RunServiceProxy, "run-service-proxy", "Run the nftables service proxy in this process, as kubecore proxy does: true, false, or auto (on when root with the process or cri runtime and an API server)")
+	switchVar(fs, &o.RunClusterDNS, "run-cluster-dns", "Serve cluster DNS on the node IP in this process and publish it as an endpoint of kube-system/kube-dns, as kubecore dns does: true, false, or auto (a kubelet alone: off; all-in-one: on when its service proxy runs)")
 }
 
 // AddImageEntrypointsFlag adds --image-entrypoints and --image-layout
