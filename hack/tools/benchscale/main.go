@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +29,7 @@ import (
 	appsv1 "kubecore.io/api/apps/v1"
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
+	rbacv1 "kubecore.io/api/rbac/v1"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/watch"
@@ -40,6 +42,9 @@ import (
 // defaults): a renewal is due every retryPeriod.
 const retryPeriod = 2 * time.Second
 
+// hollowUser is the identity of the hollow nodes.
+const hollowUser = "bench-scale:hollow-nodes"
+
 func main() {
 	var o options
 	flag.StringVar(&o.bin, "bin", "_output/bin/kubecore", "the kubecore binary")
@@ -49,6 +54,7 @@ func main() {
 	flag.DurationVar(&o.idle, "idle", 30*time.Second, "the idle window over which the nodes' background traffic is measured")
 	flag.DurationVar(&o.podsTimeout, "pods-timeout", 0, "how long to wait for every pod to run (0: 3m, or P/250 s when longer)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temp dir (logs, data) at the end")
+	flag.IntVar(&o.verbosity, "v", 0, "log verbosity (--v) of the scheduler and controller-manager")
 	flag.Parse()
 	if o.podsTimeout == 0 {
 		o.podsTimeout = max(3*time.Minute, time.Duration(o.pods/250)*time.Second)
@@ -67,6 +73,7 @@ type options struct {
 	perDeployment     int
 	idle, podsTimeout time.Duration
 	keep              bool
+	verbosity         int
 }
 
 // proc is a process the benchmark started.
@@ -76,8 +83,9 @@ type proc struct {
 	log  string
 	done chan struct{}
 	err  error
-	// idleRSS is the RSS before the Deployments, in bytes.
-	idleRSS int64
+	// idleRSS is the RSS before the Deployments, lastRSS the last one
+	// sampled while it ran, in bytes.
+	idleRSS, lastRSS int64
 }
 
 func (p *proc) exited() bool {
@@ -146,14 +154,30 @@ func (b *bench) run(ctx context.Context) error {
 			"--user", c.user, "--server", b.cfg.Host, "--out", kc).CombinedOutput(); err != nil {
 			return fmt.Errorf("kubeconfig of %s: %w: %s", c.name, err, out)
 		}
-		if _, err := b.start(c.name, c.name, "--kubeconfig", kc, "--leader-elect=true"); err != nil {
+		if _, err := b.start(c.name, c.name, "--kubeconfig", kc, "--leader-elect=true", "--v", strconv.Itoa(o.verbosity)); err != nil {
 			return err
 		}
 	}
 
-	// The hollow nodes, and the time until all are Ready.
+	// The hollow nodes, and the time until all are Ready. They share one
+	// identity in group system:nodes (so their requests are classified
+	// node-high, as kubelets' are, not exempt as the admin's), allowed
+	// everything by a binding: the Node authorizer would confine a
+	// system:node:NAME identity to one node.
+	kc := filepath.Join(b.dir, "hollow-nodes.kubeconfig")
+	if out, err := exec.CommandContext(ctx, o.bin, "certs", "kubeconfig", "--data-dir", data,
+		"--user", hollowUser, "--groups", "system:nodes", "--server", b.cfg.Host, "--out", kc).CombinedOutput(); err != nil {
+		return fmt.Errorf("kubeconfig of hollow-nodes: %w: %s", err, out)
+	}
+	if _, err := b.cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "bench-scale-hollow-nodes"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: hollowUser}},
+	}, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("bind the hollow nodes' identity: %w", err)
+	}
 	nodesStart := time.Now()
-	if _, err := b.start("hollow-nodes", "hollow-nodes", "--count", strconv.Itoa(o.nodes), "--kubeconfig", filepath.Join(data, "admin.kubeconfig")); err != nil {
+	if _, err := b.start("hollow-nodes", "hollow-nodes", "--count", strconv.Itoa(o.nodes), "--kubeconfig", kc); err != nil {
 		return err
 	}
 	nodes := newTracker(nodeState)
@@ -168,11 +192,10 @@ func (b *bench) run(ctx context.Context) error {
 		}
 		return l.ResourceVersion, objs, nil
 	})
-	readyIn, err := b.waitFor(ctx, 5*time.Minute, func() bool { return nodes.count(stateReady) >= o.nodes })
-	if err != nil {
+	if _, err := b.waitFor(ctx, 5*time.Minute, func() bool { return nodes.count(stateReady) >= o.nodes }); err != nil {
 		return fmt.Errorf("nodes Ready: %d of %d: %w", nodes.count(stateReady), o.nodes, err)
 	}
-	readyIn = time.Since(nodesStart)
+	readyIn := time.Since(nodesStart)
 	fmt.Printf("\n%d hollow nodes Ready in %.1f s\n", o.nodes, readyIn.Seconds())
 
 	// The idle window: the nodes' background traffic, from the API
@@ -246,6 +269,7 @@ follow:
 		fmt.Printf("%8.0f %9d %9d %9d %10.0f\n", now.Sub(deployStart).Seconds(), created, scheduled, running,
 			float64(running-prevRunning)/now.Sub(prevAt).Seconds())
 		prevRunning, prevAt = running, now
+		b.sampleRSS()
 		if running >= o.pods {
 			allRunning = pods.lastReadyAt().Sub(deployStart)
 			break follow
@@ -256,6 +280,8 @@ follow:
 		}
 	}
 	tick.Stop()
+	b.sampleRSS()
+	followed := time.Since(deployStart)
 	final, err := b.scrape()
 	if err != nil {
 		return err
@@ -272,15 +298,15 @@ follow:
 		row(fmt.Sprintf("%d pods Running after the Deployments", o.pods), fmt.Sprintf("%.1f s", allRunning.Seconds()), "≤ 300 s (150000 pods)")
 		row("pods/s end to end", fmt.Sprintf("%.0f", float64(o.pods)/allRunning.Seconds()), "≥ 500")
 	} else {
-		row(fmt.Sprintf("pods Running after %s", o.podsTimeout), fmt.Sprintf("%d of %d", pods.count(stateReady), o.pods), "all within 300 s (150000 pods)")
+		row(fmt.Sprintf("pods Running after %.0f s (not all)", followed.Seconds()), fmt.Sprintf("%d of %d", pods.count(stateReady), o.pods), "all within 300 s (150000 pods)")
 	}
 	for _, name := range []string{"kube-scheduler", "kube-controller-manager"} {
-		p99, n, transitions := leases.summary(name)
+		p99, n, transitions := leases.summary(name, time.Now())
 		row(fmt.Sprintf("lease %s renewal latency p99 (%d renewals)", name, n), fmt.Sprintf("%.2f s", p99.Seconds()), "≤ 2 s")
 		row(fmt.Sprintf("lease %s holder changes after the first", name), strconv.Itoa(transitions), "0")
 	}
 	for _, p := range b.procs {
-		r := rss(p)
+		r := p.lastRSS
 		perPod := "-"
 		if stored > 0 && p.idleRSS > 0 && r > 0 {
 			perPod = fmt.Sprintf("%.1f KiB/pod", float64(r-p.idleRSS)/float64(stored)/1024)
@@ -296,7 +322,7 @@ follow:
 		if p.exited() {
 			state = " EXITED"
 		}
-		row(fmt.Sprintf("RSS %s idle → end%s", p.name, state), fmt.Sprintf("%s → %s", mib(p.idleRSS), mib(r)), perPod+"  "+target)
+		row(fmt.Sprintf("RSS %s idle → end (or last seen)%s", p.name, state), fmt.Sprintf("%s → %s", mib(p.idleRSS), mib(r)), perPod+"  "+target)
 	}
 	row("etcd DB size idle → end", fmt.Sprintf("%s → %s", mib(int64(idleDB)), mib(int64(final["etcd_mvcc_db_total_size_in_bytes"]))), "")
 	lost := []string{}
@@ -307,6 +333,10 @@ follow:
 	}
 	row("components that exited (lost their Lease?)", fmt.Sprintf("%d %v", len(lost), lost), "0")
 
+	fmt.Printf("\npriority and fairness over the whole run, by priority level (dispatched / rejected):\n")
+	for _, l := range apfLevels(final) {
+		fmt.Printf("  %-16s %10.0f %10.0f\n", l.name, l.dispatched, l.rejected)
+	}
 	fmt.Printf("\nidle background requests per node (%.0f s window, %d nodes), by verb and resource\n", idleWindow.Seconds(), o.nodes)
 	fmt.Printf("(all requests the API server served, so also the scheduler's and controller-manager's renewals, about 2 requests/s in all):\n")
 	for _, r := range background.rows {
@@ -547,6 +577,52 @@ func labels(metric string) map[string]string {
 	return out
 }
 
+type apfLevel struct {
+	name                 string
+	dispatched, rejected float64
+}
+
+// apfLevels sums the flow control counters of m by priority level.
+func apfLevels(m map[string]float64) []apfLevel {
+	by := map[string]*apfLevel{}
+	for k, v := range m {
+		var dispatched bool
+		switch {
+		case strings.HasPrefix(k, "apiserver_flowcontrol_dispatched_requests_total{"):
+			dispatched = true
+		case strings.HasPrefix(k, "apiserver_flowcontrol_rejected_requests_total{"):
+		default:
+			continue
+		}
+		name := labels(k)["priority_level"]
+		l := by[name]
+		if l == nil {
+			l = &apfLevel{name: name}
+			by[name] = l
+		}
+		if dispatched {
+			l.dispatched += v
+		} else {
+			l.rejected += v
+		}
+	}
+	out := make([]apfLevel, 0, len(by))
+	for _, l := range by {
+		out = append(out, *l)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].dispatched > out[j].dispatched })
+	return out
+}
+
+// sampleRSS records the RSS of every process still running.
+func (b *bench) sampleRSS() {
+	for _, p := range b.procs {
+		if r := rss(p); r > 0 {
+			p.lastRSS = r
+		}
+	}
+}
+
 // rss is the process's VmRSS in bytes; 0 once it exited.
 func rss(p *proc) int64 {
 	if p.exited() {
@@ -639,12 +715,16 @@ func (w *leaseWatcher) observe(l *coordinationv1.Lease) {
 }
 
 // summary is the p99 of a Lease's renewal latency (each gap between
-// renewals beyond the retry period, when a renewal is due), the renewals
-// seen, and its holder changes.
-func (w *leaseWatcher) summary(name string) (time.Duration, int, int) {
+// renewals beyond the retry period, when a renewal is due; the time since
+// the last renewal until now counts as one), the renewals seen, and its
+// holder changes.
+func (w *leaseWatcher) summary(name string, now time.Time) (time.Duration, int, int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	gaps := w.gaps[name]
+	gaps := slices.Clone(w.gaps[name])
+	if last, ok := w.last[name]; ok {
+		gaps = append(gaps, now.Sub(last))
+	}
 	if len(gaps) == 0 {
 		return 0, 0, w.transitions[name]
 	}
@@ -653,5 +733,5 @@ func (w *leaseWatcher) summary(name string) (time.Duration, int, int) {
 		late[i] = max(0, g-retryPeriod)
 	}
 	sort.Slice(late, func(i, j int) bool { return late[i] < late[j] })
-	return late[min(len(late)-1, len(late)*99/100)], len(gaps), w.transitions[name]
+	return late[min(len(late)-1, len(late)*99/100)], len(w.gaps[name]), w.transitions[name]
 }
