@@ -55,6 +55,7 @@ func main() {
 	flag.DurationVar(&o.podsTimeout, "pods-timeout", 0, "how long to wait for every pod to run (0: 3m, or P/250 s when longer)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temp dir (logs, data) at the end")
 	flag.IntVar(&o.verbosity, "v", 0, "log verbosity (--v) of the scheduler and controller-manager")
+	flag.StringVar(&o.apiserverArgs, "apiserver-args", "", "more flags of the API server, space-separated (e.g. \"--max-mutating-requests-inflight 50\")")
 	flag.Parse()
 	if o.podsTimeout == 0 {
 		o.podsTimeout = max(3*time.Minute, time.Duration(o.pods/250)*time.Second)
@@ -74,6 +75,7 @@ type options struct {
 	idle, podsTimeout time.Duration
 	keep              bool
 	verbosity         int
+	apiserverArgs     string
 }
 
 // proc is a process the benchmark started.
@@ -132,7 +134,7 @@ func (b *bench) run(ctx context.Context) error {
 	o := b.o
 	fmt.Printf("bench-scale: N=%d hollow nodes, P=%d pods (%d per Deployment), in %s\n", o.nodes, o.pods, o.perDeployment, b.dir)
 	data := filepath.Join(b.dir, "data")
-	apiserver, err := b.start("apiserver", "apiserver", "--data-dir", data, "--secure-port", "0", "--bind-address", "127.0.0.1")
+	apiserver, err := b.start("apiserver", append([]string{"apiserver", "--data-dir", data, "--secure-port", "0", "--bind-address", "127.0.0.1"}, strings.Fields(o.apiserverArgs)...)...)
 	if err != nil {
 		return err
 	}
