@@ -452,7 +452,13 @@ func (b *bench) waitFor(ctx context.Context, timeout time.Duration, cond func() 
 			return 0, fmt.Errorf("not after %s", timeout)
 		}
 		if b.anyExited() {
-			return 0, errors.New("a component exited")
+			var msgs []string
+			for _, p := range b.procs {
+				if p.exited() {
+					msgs = append(msgs, fmt.Sprintf("%s exited (%v); last lines of %s:\n%s", p.name, p.err, p.log, tail(p.log, 10)))
+				}
+			}
+			return 0, errors.New(strings.Join(msgs, "\n"))
 		}
 		if err := sleep(ctx, 100*time.Millisecond); err != nil {
 			return 0, err
