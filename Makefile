@@ -44,6 +44,11 @@ test-conformance-smoke:
 bench:
 	@hack/bench.sh
 
+## bench-scale: apiserver, scheduler, controller-manager and N hollow nodes (default 5000) with P pods (default 150000), figures beside targets; not in test
+.PHONY: bench-scale
+bench-scale:
+	@hack/bench-scale.sh
+
 ## soak: all-in-one with 50 hollow nodes under steady load for SOAK (default 30m), failing on unbounded growth; not in test
 .PHONY: soak
 soak:

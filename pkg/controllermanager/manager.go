@@ -149,7 +149,8 @@ func (c Config) Run(ctx context.Context) error {
 }
 
 // runElected runs the controllers while this replica holds the Lease
-// (leaderelection.RunLeading: the Lease is released once they stopped).
+// (leaderelection.RunLeading: the Lease is released once they stopped),
+// renewed through a Lease client of its own.
 func (c Config) runElected(ctx context.Context, client *typed.Clientset, table map[string]InitFunc, names []string) error {
 	le := c.LeaderElection
 	if le.Identity == "" {
@@ -159,8 +160,14 @@ func (c Config) runElected(ctx context.Context, client *typed.Clientset, table m
 		}
 		le.Identity = id
 	}
+	// The Lease has a client of its own: the controllers' requests, queued
+	// on their client's rate limiter under load, never delay a renewal.
+	leases, err := leaderelection.NewLeaseClient(c.RESTConfig, LeaseNamespace)
+	if err != nil {
+		return fmt.Errorf("controller-manager: %w", err)
+	}
 	return leaderelection.RunLeading(ctx, leaderelection.RunConfig{
-		Client:        client.CoordinationV1().Leases(LeaseNamespace),
+		Client:        leases,
 		Namespace:     LeaseNamespace,
 		LeaseName:     LeaseName,
 		Identity:      le.Identity,

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/pflag"
 
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/client/rest"
 	"kubecore.io/client/tools/leaderelection"
-	"kubecore.io/client/typed"
 )
 
 // LeaderElection are the --leader-elect flags of the scheduler and the
@@ -84,14 +84,21 @@ func (o *LeaderElection) Complete() error {
 	return nil
 }
 
-// Run runs lead under leader election through client when it is on (see
-// leaderelection.RunLeading), and at once otherwise.
-func (o *LeaderElection) Run(ctx context.Context, client *typed.Clientset, lead func(ctx context.Context) error) error {
+// Run runs lead under leader election when it is on (see
+// leaderelection.RunLeading), and at once otherwise. The Lease is renewed
+// through a client of its own made from config (leaderelection.NewLeaseClient),
+// never through the component's client, whose rate limiter and connections
+// its work may exhaust.
+func (o *LeaderElection) Run(ctx context.Context, config *rest.Config, lead func(ctx context.Context) error) error {
 	if !o.LeaderElect {
 		return lead(ctx)
 	}
+	client, err := leaderelection.NewLeaseClient(config, o.LeaseNamespace)
+	if err != nil {
+		return fmt.Errorf("leader election: %w", err)
+	}
 	return leaderelection.RunLeading(ctx, leaderelection.RunConfig{
-		Client:        client.CoordinationV1().Leases(o.LeaseNamespace),
+		Client:        client,
 		Namespace:     o.LeaseNamespace,
 		LeaseName:     o.LeaseName,
 		Identity:      o.Identity,

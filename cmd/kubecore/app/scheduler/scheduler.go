@@ -168,7 +168,7 @@ func (c Config) Run(ctx context.Context) error {
 	defer factory.Shutdown()
 	g.Go(func() error {
 		defer cancel() // the metrics server stops with the scheduling
-		return o.LeaderElection.Run(gctx, o.client, sched.Run)
+		return o.LeaderElection.Run(gctx, o.rest, sched.Run)
 	})
 	return g.Wait()
 }
