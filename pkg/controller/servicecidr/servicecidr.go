@@ -136,8 +136,10 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	return err
 }
 
-// blockingAddress finds an IPAddress inside a deleted ServiceCIDR's
-// ranges that no other live ServiceCIDR holds.
+// blockingAddress finds an IPAddress of the Service allocator inside a
+// deleted ServiceCIDR's ranges that no other live ServiceCIDR holds
+// (addresses other managers made do not keep a ServiceCIDR, as in
+// Kubernetes).
 func (c *Controller) blockingAddress(sc *networkingv1.ServiceCIDR) (string, bool) {
 	mine := prefixes(sc)
 	all, err := c.cidrs.List(nil)
@@ -158,6 +160,9 @@ func (c *Controller) blockingAddress(sc *networkingv1.ServiceCIDR) (string, bool
 		return slices.ContainsFunc(ps, func(p netip.Prefix) bool { return p.Contains(ip) })
 	}
 	for _, a := range addrs {
+		if a.Labels[networkingv1.LabelManagedBy] != networkingv1.ServiceIPAllocatorManager {
+			continue
+		}
 		ip, err := netip.ParseAddr(a.Name)
 		if err == nil && in(mine, ip) && !in(others, ip) {
 			return a.Name, true

@@ -44,9 +44,14 @@ func TestBlockingAddress(t *testing.T) {
 			}
 			addrs := cache.NewIndexer[*networkingv1.IPAddress]()
 			for _, ip := range tc.ips {
-				if err := addrs.Add(&networkingv1.IPAddress{ObjectMeta: metav1.ObjectMeta{Name: ip}}); err != nil {
+				labels := map[string]string{networkingv1.LabelManagedBy: networkingv1.ServiceIPAllocatorManager}
+				if err := addrs.Add(&networkingv1.IPAddress{ObjectMeta: metav1.ObjectMeta{Name: ip, Labels: labels}}); err != nil {
 					t.Fatal(err)
 				}
+			}
+			// An address another manager made inside never blocks.
+			if err := addrs.Add(&networkingv1.IPAddress{ObjectMeta: metav1.ObjectMeta{Name: "10.97.200.1", Labels: map[string]string{networkingv1.LabelManagedBy: "gateway.example.com"}}}); err != nil {
+				t.Fatal(err)
 			}
 			c := &Controller{cidrs: cache.NewLister(cidrs, networkingv1.Resource("servicecidrs")), addresses: cache.NewLister(addrs, networkingv1.Resource("ipaddresses"))}
 			ip, blocked := c.blockingAddress(deleted)
