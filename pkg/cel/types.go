@@ -84,6 +84,8 @@ type Provider struct {
 	objects map[string]*objectType
 	// nodeTypes maps each schema node to its CEL type.
 	nodeTypes map[*apischema.Structural]*types.Type
+	// overrides give nodes a type no schema can say (a quantity).
+	overrides map[*apischema.Structural]*types.Type
 }
 
 var _ types.Provider = (*Provider)(nil)
@@ -154,6 +156,9 @@ func (p *Provider) typeOf(s *apischema.Structural, path string, root bool) *type
 }
 
 func (p *Provider) computeType(s *apischema.Structural, path string, root bool) *types.Type {
+	if t, ok := p.overrides[s]; ok {
+		return t
+	}
 	if isDyn(s) {
 		return types.DynType
 	}

@@ -18,6 +18,7 @@ import (
 	"kubecore.io/kubecore/pkg/controller/resourcequota"
 	"kubecore.io/kubecore/pkg/controller/rootcacert"
 	"kubecore.io/kubecore/pkg/controller/serviceaccount"
+	"kubecore.io/kubecore/pkg/controller/servicecidr"
 	"kubecore.io/kubecore/pkg/controller/statefulset"
 	"kubecore.io/kubecore/pkg/controller/volumeprotection"
 )
@@ -95,5 +96,8 @@ func Controllers() map[string]InitFunc {
 			return volumeprotection.NewVolumeController(cl, cc.InformerFactory)
 		}),
 		podautoscaler.Name: start(podautoscaler.Name, newPodAutoscaler),
+		servicecidr.Name: start(servicecidr.Name, func(cl Clients, cc ControllerContext) (*servicecidr.Controller, error) {
+			return servicecidr.New(cl, cc.InformerFactory, servicecidr.Options{})
+		}),
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
 	"kubecore.io/kubecore/pkg/auth/authorizer/rbac"
+	kcel "kubecore.io/kubecore/pkg/cel"
 	"kubecore.io/kubecore/pkg/registry/admissionregistration"
 	"kubecore.io/kubecore/pkg/registry/apiregistration"
 	"kubecore.io/kubecore/pkg/registry/apps"
@@ -106,7 +107,7 @@ func (in *Instance) groups(cfg Config) []groupStorage {
 		{provider(node.Provider()), nil},
 		{provider(admissionregistration.Provider()), in.builtAdmissionRegistration},
 		{provider(flowcontrol.Provider()), in.builtFlowControl},
-		{provider(resourceregistry.Provider()), nil},
+		{provider(resourceregistry.Provider(&kcel.DeviceSelectors{})), nil},
 		{provider(storageregistry.Provider()), func(rs strategy.Resources) {
 			in.storageClasses = storeOf(rs, "storageclasses")
 			in.objects.storageClasses = cached[*storagev1.StorageClass]{in.storageClasses}

@@ -17,11 +17,12 @@ import (
 // its service-cluster-ip-range.
 const DefaultServiceCIDRName = "kubernetes"
 
-// builtNetworking hands the IPAddress storage to the ClusterIP allocator
-// and keeps the ServiceCIDR storage for the default range.
+// builtNetworking hands the IPAddress and ServiceCIDR storage to the
+// ClusterIP allocator and keeps the ServiceCIDR storage for the default
+// range.
 func (in *Instance) builtNetworking(rs strategy.Resources) {
-	in.services.SetAddressStore(storeOf(rs, "ipaddresses"))
 	in.serviceCIDRs = storeOf(rs, "servicecidrs")
+	in.services.SetNetworkingStores(storeOf(rs, "ipaddresses"), in.serviceCIDRs)
 	in.serviceCIDRStatus, _ = rs["servicecidrs/status"].(*strategy.StatusREST)
 }
 

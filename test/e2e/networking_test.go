@@ -145,7 +145,7 @@ func TestServiceIPAddresses(t *testing.T) {
 	}
 	// The address is taken: a second service may not ask for it.
 	r := k.RunStdin(t, fmt.Sprintf("apiVersion: v1\nkind: Service\nmetadata: {name: copy, namespace: %s}\nspec:\n  clusterIP: %s\n  ports: [{port: 80}]\n", ns, ip), "create", "-f", "-")
-	expectContains(t, "taken cluster IP", r.Stderr, `The Service "copy" is invalid: spec.clusterIPs[0]: Invalid value: "`+ip+`": failed to allocate IP `+ip+`: provided IP is already allocated`)
+	expectContains(t, "taken cluster IP", r.Stderr, `The Service "copy" is invalid: spec.clusterIPs: Invalid value: ["`+ip+`"]: failed to allocate IP `+ip+`: provided IP is already allocated`)
 	k.MustRun(t, "delete", "svc", "web", "-n", ns)
 	if r := k.Run(t, "get", "ipaddress", ip); r.ExitCode == 0 {
 		t.Errorf("IPAddress %s outlived its service: %s", ip, r)

@@ -6,6 +6,7 @@ package resource
 import (
 	resourcev1 "kubecore.io/api/resource/v1"
 
+	"kubecore.io/kubecore/pkg/apis/resource/validation"
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 	"kubecore.io/kubecore/pkg/registry/resource/deviceclass"
 	"kubecore.io/kubecore/pkg/registry/resource/resourceclaim"
@@ -13,12 +14,13 @@ import (
 	"kubecore.io/kubecore/pkg/registry/resource/resourceslice"
 )
 
-// Provider builds the storage of resource.k8s.io/v1.
-func Provider() strategy.Group {
+// Provider builds the storage of resource.k8s.io/v1; sel compiles the
+// CEL selectors of classes, claims and templates.
+func Provider(sel validation.SelectorChecker) strategy.Group {
 	return strategy.NewGroup(resourcev1.SchemeGroupVersion,
-		strategy.Served("deviceclasses", deviceclass.NewREST),
-		strategy.Served("resourceclaims", resourceclaim.NewStorage),
-		strategy.Served("resourceclaimtemplates", resourceclaimtemplate.NewREST),
+		strategy.Served("deviceclasses", deviceclass.NewREST(sel)),
+		strategy.Served("resourceclaims", resourceclaim.NewStorage(sel)),
+		strategy.Served("resourceclaimtemplates", resourceclaimtemplate.NewREST(sel)),
 		strategy.Served("resourceslices", resourceslice.NewREST),
 	)
 }

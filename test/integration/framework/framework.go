@@ -119,6 +119,9 @@ type APIServerOptions struct {
 	// the server's --max-requests-inflight and
 	// --max-mutating-requests-inflight (its priority levels' seats).
 	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
+	// ServiceClusterIPRange, when set, is the server's
+	// --service-cluster-ip-range.
+	ServiceClusterIPRange string
 }
 
 // DefaultDisabledAdmissionPlugins are left out of the test servers'
@@ -177,6 +180,9 @@ func startAPIServer(opts APIServerOptions, tempDir func() string) (*APIServer, e
 	}
 	if opts.MaxMutatingRequestsInFlight > 0 {
 		o.Limits.MaxMutatingRequestsInFlight = opts.MaxMutatingRequestsInFlight
+	}
+	if opts.ServiceClusterIPRange != "" {
+		o.ServiceClusterIPRange = opts.ServiceClusterIPRange
 	}
 	o.DisableAdmissionPlugins = slices.DeleteFunc(DefaultDisabledAdmissionPlugins(), func(p string) bool {
 		return slices.Contains(opts.EnableAdmissionPlugins, p)

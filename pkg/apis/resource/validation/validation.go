@@ -1,7 +1,7 @@
 // Package validation checks the resource.k8s.io/v1 objects of dynamic
 // resource allocation as the Kubernetes API server does, with its field
 // paths and messages. CEL selector expressions are checked to be set and
-// bounded in size, not compiled.
+// bounded in size, then compiled by the SelectorChecker the caller gives.
 package validation
 
 import (
@@ -37,11 +37,19 @@ var (
 	tolerationOps   = []resourcev1.DeviceTolerationOperator{resourcev1.DeviceTolerationOpEqual, resourcev1.DeviceTolerationOpExists}
 )
 
+// SelectorChecker compiles the CEL expression of a device selector and
+// returns the error of a bad one at p (the expression's field), nil for
+// a good one. The API server gives pkg/cel's DRA environment; a nil
+// SelectorChecker leaves expressions uncompiled.
+type SelectorChecker interface {
+	Check(expression string, p *field.Path) *field.Error
+}
+
 // ValidateDeviceClass checks a DeviceClass.
-func ValidateDeviceClass(c *resourcev1.DeviceClass) field.ErrorList {
+func ValidateDeviceClass(c *resourcev1.DeviceClass, sel SelectorChecker) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&c.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	sp := field.NewPath("spec")
-	errs = append(errs, validateSelectors(c.Spec.Selectors, sp.Child("selectors"))...)
+	errs = append(errs, validateSelectors(c.Spec.Selectors, sel, sp.Child("selectors"))...)
 	if len(c.Spec.Config) > maxConfigs {
 		errs = append(errs, field.TooMany(sp.Child("config"), len(c.Spec.Config), maxConfigs))
 	}
@@ -57,24 +65,24 @@ func ValidateDeviceClass(c *resourcev1.DeviceClass) field.ErrorList {
 }
 
 // ValidateDeviceClassUpdate checks an update of a DeviceClass.
-func ValidateDeviceClassUpdate(c, old *resourcev1.DeviceClass) field.ErrorList {
+func ValidateDeviceClassUpdate(c, old *resourcev1.DeviceClass, sel SelectorChecker) field.ErrorList {
 	errs := apivalidation.ValidateObjectMetaUpdate(&c.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
-	return append(errs, ValidateDeviceClass(c)...)
+	return append(errs, ValidateDeviceClass(c, sel)...)
 }
 
 // ValidateResourceClaim checks a ResourceClaim.
-func ValidateResourceClaim(c *resourcev1.ResourceClaim) field.ErrorList {
+func ValidateResourceClaim(c *resourcev1.ResourceClaim, sel SelectorChecker) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&c.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
-	return append(errs, validateClaimSpec(&c.Spec, field.NewPath("spec"))...)
+	return append(errs, validateClaimSpec(&c.Spec, sel, field.NewPath("spec"))...)
 }
 
 // ValidateResourceClaimUpdate checks an update of a ResourceClaim: the
 // spec is immutable.
-func ValidateResourceClaimUpdate(c, old *resourcev1.ResourceClaim) field.ErrorList {
+func ValidateResourceClaimUpdate(c, old *resourcev1.ResourceClaim, sel SelectorChecker) field.ErrorList {
 	errs := apivalidation.ValidateObjectMetaUpdate(&c.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
 	errs = append(errs, apivalidation.ValidateImmutableField(c.Spec, old.Spec, field.NewPath("spec"))...)
 	if len(errs) == 0 {
-		errs = append(errs, validateClaimSpec(&c.Spec, field.NewPath("spec"))...)
+		errs = append(errs, validateClaimSpec(&c.Spec, sel, field.NewPath("spec"))...)
 	}
 	return errs
 }
@@ -128,28 +136,28 @@ func ValidateResourceClaimStatusUpdate(c, old *resourcev1.ResourceClaim) field.E
 }
 
 // ValidateResourceClaimTemplate checks a ResourceClaimTemplate.
-func ValidateResourceClaimTemplate(t *resourcev1.ResourceClaimTemplate) field.ErrorList {
+func ValidateResourceClaimTemplate(t *resourcev1.ResourceClaimTemplate, sel SelectorChecker) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&t.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	mp := field.NewPath("spec", "metadata")
 	errs = append(errs, apivalidation.ValidateLabels(t.Spec.Labels, mp.Child("labels"))...)
 	errs = append(errs, apivalidation.ValidateAnnotations(t.Spec.Annotations, mp.Child("annotations"))...)
-	return append(errs, validateClaimSpec(&t.Spec.Spec, field.NewPath("spec", "spec"))...)
+	return append(errs, validateClaimSpec(&t.Spec.Spec, sel, field.NewPath("spec", "spec"))...)
 }
 
 // ValidateResourceClaimTemplateUpdate checks an update of a template: its
 // spec is immutable.
-func ValidateResourceClaimTemplateUpdate(t, old *resourcev1.ResourceClaimTemplate) field.ErrorList {
+func ValidateResourceClaimTemplateUpdate(t, old *resourcev1.ResourceClaimTemplate, sel SelectorChecker) field.ErrorList {
 	errs := apivalidation.ValidateObjectMetaUpdate(&t.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
 	errs = append(errs, apivalidation.ValidateImmutableField(t.Spec, old.Spec, field.NewPath("spec"))...)
 	if len(errs) == 0 {
-		errs = append(errs, ValidateResourceClaimTemplate(t)...)
+		errs = append(errs, ValidateResourceClaimTemplate(t, sel)...)
 	}
 	return errs
 }
 
 // validateClaimSpec checks the device requests, constraints and config of
 // a claim.
-func validateClaimSpec(spec *resourcev1.ResourceClaimSpec, p *field.Path) field.ErrorList {
+func validateClaimSpec(spec *resourcev1.ResourceClaimSpec, sel SelectorChecker, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	dp := p.Child("devices")
 	reqs := spec.Devices.Requests
@@ -171,7 +179,7 @@ func validateClaimSpec(spec *resourcev1.ResourceClaimSpec, p *field.Path) field.
 			errs = append(errs, field.Invalid(rp, nil, "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"))
 		case r.Exactly != nil:
 			e := r.Exactly
-			errs = append(errs, validateRequest(e.DeviceClassName, e.Selectors, e.AllocationMode, e.Count, e.Tolerations, rp.Child("exactly"))...)
+			errs = append(errs, validateRequest(e.DeviceClassName, e.Selectors, e.AllocationMode, e.Count, e.Tolerations, sel, rp.Child("exactly"))...)
 		default:
 			if len(r.FirstAvailable) > maxSubRequests {
 				errs = append(errs, field.TooMany(rp.Child("firstAvailable"), len(r.FirstAvailable), maxSubRequests))
@@ -185,7 +193,7 @@ func validateClaimSpec(spec *resourcev1.ResourceClaimSpec, p *field.Path) field.
 				}
 				subNames[sub.Name] = true
 				names[r.Name+"/"+sub.Name] = true
-				errs = append(errs, validateRequest(sub.DeviceClassName, sub.Selectors, sub.AllocationMode, sub.Count, sub.Tolerations, sp)...)
+				errs = append(errs, validateRequest(sub.DeviceClassName, sub.Selectors, sub.AllocationMode, sub.Count, sub.Tolerations, sel, sp)...)
 			}
 		}
 	}
@@ -218,7 +226,7 @@ func validateClaimSpec(spec *resourcev1.ResourceClaimSpec, p *field.Path) field.
 	return errs
 }
 
-func validateRequest(className string, selectors []resourcev1.DeviceSelector, mode resourcev1.DeviceAllocationMode, count int64, tolerations []resourcev1.DeviceToleration, p *field.Path) field.ErrorList {
+func validateRequest(className string, selectors []resourcev1.DeviceSelector, mode resourcev1.DeviceAllocationMode, count int64, tolerations []resourcev1.DeviceToleration, sel SelectorChecker, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if className == "" {
 		errs = append(errs, field.Required(p.Child("deviceClassName"), ""))
@@ -227,7 +235,7 @@ func validateRequest(className string, selectors []resourcev1.DeviceSelector, mo
 			errs = append(errs, field.Invalid(p.Child("deviceClassName"), className, msg))
 		}
 	}
-	errs = append(errs, validateSelectors(selectors, p.Child("selectors"))...)
+	errs = append(errs, validateSelectors(selectors, sel, p.Child("selectors"))...)
 	switch mode {
 	case resourcev1.DeviceAllocationModeAll:
 		if count != 0 {
@@ -271,7 +279,7 @@ func validateRequest(className string, selectors []resourcev1.DeviceSelector, mo
 	return errs
 }
 
-func validateSelectors(selectors []resourcev1.DeviceSelector, p *field.Path) field.ErrorList {
+func validateSelectors(selectors []resourcev1.DeviceSelector, sel SelectorChecker, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(selectors) > maxSelectors {
 		errs = append(errs, field.TooMany(p, len(selectors), maxSelectors))
@@ -285,6 +293,10 @@ func validateSelectors(selectors []resourcev1.DeviceSelector, p *field.Path) fie
 			errs = append(errs, field.Required(sp.Child("cel", "expression"), ""))
 		case len(s.CEL.Expression) > maxSelectorLength:
 			errs = append(errs, field.TooLong(sp.Child("cel", "expression"), "", maxSelectorLength))
+		case sel != nil:
+			if err := sel.Check(s.CEL.Expression, sp.Child("cel", "expression")); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	return errs

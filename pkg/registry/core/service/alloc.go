@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"net/netip"
+	"slices"
+	"strings"
 	"sync"
 
 	networkingv1 "kubecore.io/api/networking/v1"
@@ -24,6 +26,28 @@ var errRangeFull = errors.New("range is full")
 // errAllocated is the error of an allocation of a taken member.
 var errAllocated = errors.New("provided IP is already allocated")
 
+// errMismatchedNetwork is the error of an allocation of an address no
+// ready ServiceCIDR holds.
+var errMismatchedNetwork = errors.New("the provided network does not match the current range")
+
+// notInRangeError is the error of an allocation of the network (or
+// broadcast) address of a range.
+type notInRangeError struct {
+	ip    netip.Addr
+	valid netip.Prefix
+}
+
+func (e *notInRangeError) Error() string {
+	return fmt.Sprintf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s", e.ip, e.valid)
+}
+
+// isAllocationRefusal reports whether err refuses the address asked for
+// (the service is invalid) rather than failing to reach the storage.
+func isAllocationRefusal(err error) bool {
+	var nir *notInRangeError
+	return errors.Is(err, errAllocated) || errors.Is(err, errMismatchedNetwork) || errors.As(err, &nir)
+}
+
 // AddressStore is what the ClusterIP allocator needs of the storage of
 // networking.k8s.io/v1 IPAddresses: creating one reserves its address
 // (the create fails when another writer, on any API server, has it).
@@ -31,31 +55,28 @@ type AddressStore interface {
 	rest.Getter
 	rest.Creater
 	rest.GracefulDeleter
+	Lister
+}
+
+// Lister lists a resource: the IPAddresses, and the ServiceCIDRs whose
+// ranges the allocator hands out beside its own.
+type Lister interface {
 	List(ctx context.Context, opts *rest.ListOptions) (runtime.Object, error)
 }
 
-// ipAllocator hands out the addresses of a service CIDR by creating one
-// IPAddress object per address; the network address (and the broadcast
-// address of an IPv4 range) are never handed out. It keeps no state of
-// its own: several API servers share one range safely.
-type ipAllocator struct {
+// ipRange is one range of service addresses: every address of a prefix
+// but the network address (and the broadcast address of IPv4).
+type ipRange struct {
 	prefix netip.Prefix
 	// last is the largest usable offset in the range.
 	last int
-
-	mu    sync.RWMutex
-	store AddressStore
 }
 
 // maxCandidates bounds the offsets of a large (IPv6) range the allocator
 // looks at.
 const maxCandidates = 1 << 20
 
-func newIPAllocator(cidr string) (*ipAllocator, error) {
-	p, err := netip.ParsePrefix(cidr)
-	if err != nil {
-		return nil, fmt.Errorf("parse service CIDR %q: %w", cidr, err)
-	}
+func newIPRange(p netip.Prefix) (ipRange, error) {
 	p = p.Masked()
 	bits := p.Addr().BitLen() - p.Bits()
 	last := maxCandidates
@@ -66,16 +87,57 @@ func newIPAllocator(cidr string) (*ipAllocator, error) {
 		}
 	}
 	if last < 1 {
-		return nil, fmt.Errorf("service CIDR %s has no usable address", cidr)
+		return ipRange{}, fmt.Errorf("service CIDR %s has no usable address", p)
 	}
-	return &ipAllocator{prefix: p, last: last}, nil
+	return ipRange{prefix: p, last: last}, nil
 }
 
-// setStore gives the allocator the IPAddress storage, built after the
-// services'.
-func (a *ipAllocator) setStore(s AddressStore) {
+func (r ipRange) addr(i int) netip.Addr {
+	n := new(big.Int).SetBytes(r.prefix.Addr().AsSlice())
+	n.Add(n, big.NewInt(int64(i)))
+	b := n.FillBytes(make([]byte, len(r.prefix.Addr().AsSlice())))
+	ip, _ := netip.AddrFromSlice(b)
+	return ip
+}
+
+// Contains reports whether ip is one the range hands out.
+func (r ipRange) Contains(ip netip.Addr) bool {
+	if !r.prefix.Contains(ip) || ip == r.prefix.Addr() {
+		return false
+	}
+	return !(r.prefix.Addr().Is4() && r.prefix.Bits() < 31 && ip == r.addr(r.last+1))
+}
+
+// ipAllocator hands out service addresses by creating one IPAddress
+// object per address: from its own range (the API server's
+// service-cluster-ip-range) first, then from the ranges of the other
+// ready ServiceCIDRs, by name. It keeps no state of its own: several API
+// servers share the ranges safely.
+type ipAllocator struct {
+	ipRange
+
+	mu    sync.RWMutex
+	store AddressStore
+	cidrs Lister
+}
+
+func newIPAllocator(cidr string) (*ipAllocator, error) {
+	p, err := netip.ParsePrefix(cidr)
+	if err != nil {
+		return nil, fmt.Errorf("parse service CIDR %q: %w", cidr, err)
+	}
+	r, err := newIPRange(p)
+	if err != nil {
+		return nil, err
+	}
+	return &ipAllocator{ipRange: r}, nil
+}
+
+// setStores gives the allocator the IPAddress and ServiceCIDR storage,
+// built after the services'.
+func (a *ipAllocator) setStores(s AddressStore, cidrs Lister) {
 	a.mu.Lock()
-	a.store = s
+	a.store, a.cidrs = s, cidrs
 	a.mu.Unlock()
 }
 
@@ -88,23 +150,70 @@ func (a *ipAllocator) addresses() (AddressStore, error) {
 	return a.store, nil
 }
 
-func (a *ipAllocator) addr(i int) netip.Addr {
-	n := new(big.Int).SetBytes(a.prefix.Addr().AsSlice())
-	n.Add(n, big.NewInt(int64(i)))
-	b := n.FillBytes(make([]byte, len(a.prefix.Addr().AsSlice())))
-	ip, _ := netip.AddrFromSlice(b)
-	return ip
-}
-
 // First returns the first usable address (the kubernetes service's).
 func (a *ipAllocator) First() string { return a.addr(1).String() }
 
-// Contains reports whether ip is one the allocator hands out.
-func (a *ipAllocator) Contains(ip netip.Addr) bool {
-	if !a.prefix.Contains(ip) || ip == a.prefix.Addr() {
+// cidrReady reports whether Services may take addresses from a
+// ServiceCIDR: it is not being deleted and its Ready condition is not
+// false (one no controller has marked yet counts as ready, as in
+// Kubernetes).
+func cidrReady(c *networkingv1.ServiceCIDR) bool {
+	if c.DeletionTimestamp != nil {
 		return false
 	}
-	return !(a.prefix.Addr().Is4() && a.prefix.Bits() < 31 && ip == a.addr(a.last+1))
+	i := slices.IndexFunc(c.Status.Conditions, func(c metav1.Condition) bool { return c.Type == networkingv1.ServiceCIDRConditionReady })
+	return i < 0 || c.Status.Conditions[i].Status == metav1.ConditionTrue
+}
+
+// ranges returns the allocator's own range, then those of the stored
+// ServiceCIDRs (the ready ones only, when ready), each prefix once.
+func (a *ipAllocator) ranges(ctx context.Context, ready bool) ([]ipRange, error) {
+	out := []ipRange{a.ipRange}
+	a.mu.RLock()
+	cidrs := a.cidrs
+	a.mu.RUnlock()
+	if cidrs == nil {
+		return out, nil
+	}
+	obj, err := cidrs.List(ctx, &rest.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list service CIDRs: %w", err)
+	}
+	list, ok := obj.(*networkingv1.ServiceCIDRList)
+	if !ok {
+		return nil, fmt.Errorf("list service CIDRs: got %T", obj)
+	}
+	items := list.Items
+	slices.SortFunc(items, func(x, y networkingv1.ServiceCIDR) int { return strings.Compare(x.Name, y.Name) })
+	seen := map[netip.Prefix]bool{a.prefix: true}
+	for i := range items {
+		if ready && !cidrReady(&items[i]) {
+			continue
+		}
+		for _, c := range items[i].Spec.CIDRs {
+			p, err := netip.ParsePrefix(c)
+			if err != nil || seen[p.Masked()] {
+				continue
+			}
+			seen[p.Masked()] = true
+			if r, err := newIPRange(p); err == nil {
+				out = append(out, r)
+			}
+		}
+	}
+	return out, nil
+}
+
+// covers returns whether an address is in any range services take
+// addresses from, ready or not: what the repair keeps.
+func (a *ipAllocator) covers(ctx context.Context) (func(netip.Addr) bool, error) {
+	rs, err := a.ranges(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	return func(ip netip.Addr) bool {
+		return slices.ContainsFunc(rs, func(r ipRange) bool { return r.Contains(ip) })
+	}, nil
 }
 
 // owner is the service an address or port is allocated to.
@@ -126,12 +235,30 @@ func family(ip netip.Addr) string {
 	return "IPv6"
 }
 
-// Allocate reserves ip, which must be in the range and free, for o. With
-// dryRun it only checks.
+// Allocate reserves ip, which must be in a ready range and free, for
+// o. With dryRun it only checks.
 func (a *ipAllocator) Allocate(ctx context.Context, ip string, o owner, dryRun bool) error {
 	addr, err := netip.ParseAddr(ip)
-	if err != nil || !a.Contains(addr) {
-		return fmt.Errorf("failed to allocate IP %s: the provided IP (%s) is not in the valid range. The range of valid IPs is %s", ip, ip, a.prefix)
+	if err != nil {
+		return errMismatchedNetwork
+	}
+	if !a.Contains(addr) {
+		rs, err := a.ranges(ctx, true)
+		if err != nil {
+			return err
+		}
+		var holder *ipRange
+		for i := range rs {
+			if rs[i].prefix.Contains(addr) && (holder == nil || rs[i].Contains(addr)) {
+				holder = &rs[i]
+			}
+		}
+		switch {
+		case holder == nil:
+			return errMismatchedNetwork
+		case !holder.Contains(addr):
+			return &notInRangeError{ip: addr, valid: holder.prefix}
+		}
 	}
 	store, err := a.addresses()
 	if err != nil {
@@ -141,7 +268,7 @@ func (a *ipAllocator) Allocate(ctx context.Context, ip string, o owner, dryRun b
 		_, err := store.Get(ctx, addr.String(), &metav1.GetOptions{})
 		switch {
 		case err == nil:
-			return fmt.Errorf("failed to allocate IP %s: %w", ip, errAllocated)
+			return errAllocated
 		case apierrors.IsNotFound(err):
 			return nil
 		}
@@ -149,23 +276,46 @@ func (a *ipAllocator) Allocate(ctx context.Context, ip string, o owner, dryRun b
 	}
 	_, err = store.Create(ctx, a.object(addr, o), nil, &metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("failed to allocate IP %s: %w", ip, errAllocated)
+		return errAllocated
 	}
 	return err
 }
 
-// randomTries is how many random addresses AllocateNext tries before it
-// lists the allocated ones.
+// randomTries is how many random addresses AllocateNext tries in a range
+// before it lists the allocated ones.
 const randomTries = 8
 
-// AllocateNext reserves a free address for o: a few random ones first,
-// then the free ones the stored IPAddresses leave, from a random start.
-// With dryRun it only finds one.
+// AllocateNext reserves a free address for o: from the allocator's own
+// range, then from the other ready ranges of its family when it is
+// full. With dryRun it only finds one.
 func (a *ipAllocator) AllocateNext(ctx context.Context, o owner, dryRun bool) (string, error) {
 	store, err := a.addresses()
 	if err != nil {
 		return "", err
 	}
+	ip, err := a.allocateIn(ctx, store, a.ipRange, o, dryRun)
+	if !errors.Is(err, errRangeFull) {
+		return ip, err
+	}
+	rs, err := a.ranges(ctx, true)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range rs[1:] {
+		if r.prefix.Addr().Is4() != a.prefix.Addr().Is4() {
+			continue
+		}
+		ip, err := a.allocateIn(ctx, store, r, o, dryRun)
+		if !errors.Is(err, errRangeFull) {
+			return ip, err
+		}
+	}
+	return "", errRangeFull
+}
+
+// allocateIn reserves a free address of r: a few random ones first, then
+// the free ones the stored IPAddresses leave, from a random start.
+func (a *ipAllocator) allocateIn(ctx context.Context, store AddressStore, r ipRange, o owner, dryRun bool) (string, error) {
 	try := func(ip netip.Addr) (bool, error) {
 		if dryRun {
 			_, err := store.Get(ctx, ip.String(), &metav1.GetOptions{})
@@ -180,19 +330,19 @@ func (a *ipAllocator) AllocateNext(ctx context.Context, o owner, dryRun bool) (s
 		}
 		return err == nil, err
 	}
-	for range min(randomTries, a.last) {
-		ip := a.addr(1 + rand.IntN(a.last))
+	for range min(randomTries, r.last) {
+		ip := r.addr(1 + rand.IntN(r.last))
 		if ok, err := try(ip); ok || err != nil {
 			return ip.String(), err
 		}
 	}
-	used, err := a.used(ctx, store)
+	used, err := used(ctx, store, r)
 	if err != nil {
 		return "", err
 	}
-	start := rand.IntN(a.last)
-	for i := range a.last {
-		ip := a.addr(1 + (start+i)%a.last)
+	start := rand.IntN(r.last)
+	for i := range r.last {
+		ip := r.addr(1 + (start+i)%r.last)
 		if used[ip] {
 			continue
 		}
@@ -203,9 +353,9 @@ func (a *ipAllocator) AllocateNext(ctx context.Context, o owner, dryRun bool) (s
 	return "", errRangeFull
 }
 
-// used returns the allocated addresses of the range, as the IPAddress
+// used returns the allocated addresses of a range, as the IPAddress
 // storage has them.
-func (a *ipAllocator) used(ctx context.Context, store AddressStore) (map[netip.Addr]bool, error) {
+func used(ctx context.Context, store Lister, r ipRange) (map[netip.Addr]bool, error) {
 	obj, err := store.List(ctx, &rest.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("list IP addresses: %w", err)
@@ -216,17 +366,17 @@ func (a *ipAllocator) used(ctx context.Context, store AddressStore) (map[netip.A
 	}
 	used := make(map[netip.Addr]bool, len(list.Items))
 	for _, it := range list.Items {
-		if ip, err := netip.ParseAddr(it.Name); err == nil && a.prefix.Contains(ip) {
+		if ip, err := netip.ParseAddr(it.Name); err == nil && r.prefix.Contains(ip) {
 			used[ip] = true
 		}
 	}
 	return used, nil
 }
 
-// Release frees ip, when o holds it.
+// Release frees ip, when o holds it, whichever range it is in.
 func (a *ipAllocator) Release(ctx context.Context, ip string, o owner) error {
 	addr, err := netip.ParseAddr(ip)
-	if err != nil || !a.prefix.Contains(addr) {
+	if err != nil {
 		return nil
 	}
 	store, err := a.addresses()

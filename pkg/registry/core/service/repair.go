@@ -59,6 +59,10 @@ func (r *REST) Repair(ctx context.Context, now time.Time) error {
 		return fmt.Errorf("list services: got %T", obj)
 	}
 	logger := klog.FromContext(ctx)
+	covered, err := r.ips.covers(ctx)
+	if err != nil {
+		return err
+	}
 
 	holders := map[netip.Addr]owner{}
 	heldPorts := map[int]bool{}
@@ -70,7 +74,7 @@ func (r *REST) Repair(ctx context.Context, now time.Time) error {
 			}
 		}
 		ip, err := netip.ParseAddr(svc.Spec.ClusterIP)
-		if err != nil || !r.ips.Contains(ip) {
+		if err != nil || !covered(ip) {
 			continue
 		}
 		o := owner{svc.Namespace, svc.Name}
@@ -85,7 +89,7 @@ func (r *REST) Repair(ctx context.Context, now time.Time) error {
 	for i := range addrs.Items {
 		a := &addrs.Items[i]
 		ip, err := netip.ParseAddr(a.Name)
-		if err != nil || !r.ips.prefix.Contains(ip) {
+		if err != nil || !covered(ip) {
 			continue
 		}
 		stored[ip] = a

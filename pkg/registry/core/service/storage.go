@@ -23,7 +23,6 @@ import (
 	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 	"kubecore.io/kubecore/pkg/registry/rest"
-	"kubecore.io/kubecore/pkg/storage"
 	"kubecore.io/kubecore/pkg/storage/etcd3"
 )
 
@@ -66,8 +65,8 @@ func NewStrategy() *strategy.Strategy[*corev1.Service] {
 }
 
 // NewStorage returns the storage of services. Its ClusterIP allocator
-// needs the IPAddress storage, which SetAddressStore gives once the
-// networking group is built.
+// needs the IPAddress and ServiceCIDR storage, which SetNetworkingStores
+// gives once the networking group is built.
 func NewStorage(_ context.Context, opts generic.StoreOptions, cfg Config) (*Storage, error) {
 	if cfg.ServiceCIDR == "" {
 		cfg.ServiceCIDR = "10.96.0.0/12"
@@ -104,9 +103,12 @@ func NewStorage(_ context.Context, opts generic.StoreOptions, cfg Config) (*Stor
 	return &Storage{Service: r, Status: strategy.NewStatusREST(store, &strategy.StatusStrategy[*corev1.Service]{Namespaced: true})}, nil
 }
 
-// SetAddressStore gives the ClusterIP allocator the storage of
-// IPAddresses.
-func (r *REST) SetAddressStore(s AddressStore) { r.ips.setStore(s) }
+// SetNetworkingStores gives the ClusterIP allocator the storage of
+// IPAddresses, and that of the ServiceCIDRs whose ranges it hands out
+// beside its own.
+func (r *REST) SetNetworkingStores(addresses AddressStore, cidrs Lister) {
+	r.ips.setStores(addresses, cidrs)
+}
 
 // FirstIP is the first service address (the kubernetes service's).
 func (r *REST) FirstIP() string { return r.ips.First() }
@@ -165,11 +167,15 @@ func (r *REST) allocate(ctx context.Context, svc, old *corev1.Service, dryRun bo
 			svc.Spec.ClusterIP, a.ip = next, next
 		default:
 			if err := r.ips.Allocate(ctx, ip, a.owner, dryRun); err != nil {
-				if apierrors.IsInternalError(err) || storage.IsUnreachable(err) {
+				if !isAllocationRefusal(err) {
 					return nil, err
 				}
+				ips := svc.Spec.ClusterIPs
+				if len(ips) == 0 {
+					ips = []string{ip}
+				}
 				return nil, apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Service").GroupKind(), svc.Name,
-					field.ErrorList{field.Invalid(sp.Child("clusterIPs").Index(0), ip, err.Error())})
+					field.ErrorList{field.Invalid(sp.Child("clusterIPs"), ips, fmt.Sprintf("failed to allocate IP %s: %v", ip, err))})
 			}
 			a.ip = ip
 		}

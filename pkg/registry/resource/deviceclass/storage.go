@@ -4,15 +4,24 @@ package deviceclass
 
 import (
 	resourcev1 "kubecore.io/api/resource/v1"
+	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/apis/resource/validation"
 	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 )
 
-// NewREST returns the storage of deviceclasses; a spec change bumps the
-// generation.
-func NewREST(opts generic.StoreOptions) (*generic.Store, error) {
-	s := &strategy.Strategy[*resourcev1.DeviceClass]{Generation: true, ValidateFunc: validation.ValidateDeviceClass, ValidateUpdateFunc: validation.ValidateDeviceClassUpdate}
-	return strategy.NewStore(opts, strategy.Of[resourcev1.DeviceClass, resourcev1.DeviceClassList](resourcev1.Resource("deviceclasses"), "deviceclass", s))
+type class = resourcev1.DeviceClass
+
+// NewREST returns the builder of the storage of deviceclasses, whose CEL
+// selectors sel compiles; a spec change bumps the generation.
+func NewREST(sel validation.SelectorChecker) func(generic.StoreOptions) (*generic.Store, error) {
+	return func(opts generic.StoreOptions) (*generic.Store, error) {
+		s := &strategy.Strategy[*class]{
+			Generation:         true,
+			ValidateFunc:       func(c *class) field.ErrorList { return validation.ValidateDeviceClass(c, sel) },
+			ValidateUpdateFunc: func(c, old *class) field.ErrorList { return validation.ValidateDeviceClassUpdate(c, old, sel) },
+		}
+		return strategy.NewStore(opts, strategy.Of[class, resourcev1.DeviceClassList](resourcev1.Resource("deviceclasses"), "deviceclass", s))
+	}
 }

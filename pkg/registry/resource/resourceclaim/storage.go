@@ -5,29 +5,35 @@ package resourceclaim
 
 import (
 	resourcev1 "kubecore.io/api/resource/v1"
+	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/apis/resource/validation"
 	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 )
 
-// NewStrategy returns the strategy of resourceclaims: status only through
-// /status.
-func NewStrategy() *strategy.Strategy[*resourcev1.ResourceClaim] {
-	return &strategy.Strategy[*resourcev1.ResourceClaim]{
+type claim = resourcev1.ResourceClaim
+
+// NewStrategy returns the strategy of resourceclaims, whose CEL
+// selectors sel compiles: status only through /status.
+func NewStrategy(sel validation.SelectorChecker) *strategy.Strategy[*claim] {
+	return &strategy.Strategy[*claim]{
 		Namespaced:         true,
 		StatusSubresource:  true,
-		ValidateFunc:       validation.ValidateResourceClaim,
-		ValidateUpdateFunc: validation.ValidateResourceClaimUpdate,
+		ValidateFunc:       func(c *claim) field.ErrorList { return validation.ValidateResourceClaim(c, sel) },
+		ValidateUpdateFunc: func(c, old *claim) field.ErrorList { return validation.ValidateResourceClaimUpdate(c, old, sel) },
 	}
 }
 
-// NewStorage returns the storage of resourceclaims and their status.
-func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
-	store, err := strategy.NewStore(opts, strategy.Of[resourcev1.ResourceClaim, resourcev1.ResourceClaimList](resourcev1.Resource("resourceclaims"), "resourceclaim", NewStrategy()))
-	if err != nil {
-		return nil, err
+// NewStorage returns the builder of the storage of resourceclaims and
+// their status.
+func NewStorage(sel validation.SelectorChecker) func(generic.StoreOptions) (*strategy.WithStatus, error) {
+	return func(opts generic.StoreOptions) (*strategy.WithStatus, error) {
+		store, err := strategy.NewStore(opts, strategy.Of[claim, resourcev1.ResourceClaimList](resourcev1.Resource("resourceclaims"), "resourceclaim", NewStrategy(sel)))
+		if err != nil {
+			return nil, err
+		}
+		status := &strategy.StatusStrategy[*claim]{Namespaced: true, ResetMetadata: true, ValidateStatus: validation.ValidateResourceClaimStatusUpdate}
+		return &strategy.WithStatus{Store: store, Status: strategy.NewStatusREST(store, status)}, nil
 	}
-	status := &strategy.StatusStrategy[*resourcev1.ResourceClaim]{Namespaced: true, ResetMetadata: true, ValidateStatus: validation.ValidateResourceClaimStatusUpdate}
-	return &strategy.WithStatus{Store: store, Status: strategy.NewStatusREST(store, status)}, nil
 }

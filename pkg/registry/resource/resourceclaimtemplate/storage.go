@@ -4,14 +4,24 @@ package resourceclaimtemplate
 
 import (
 	resourcev1 "kubecore.io/api/resource/v1"
+	"kubecore.io/apimachinery/pkg/util/validation/field"
 
 	"kubecore.io/kubecore/pkg/apis/resource/validation"
 	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
 )
 
-// NewREST returns the storage of resourceclaimtemplates.
-func NewREST(opts generic.StoreOptions) (*generic.Store, error) {
-	s := strategy.Namespaced(validation.ValidateResourceClaimTemplate, validation.ValidateResourceClaimTemplateUpdate)
-	return strategy.NewStore(opts, strategy.Of[resourcev1.ResourceClaimTemplate, resourcev1.ResourceClaimTemplateList](resourcev1.Resource("resourceclaimtemplates"), "resourceclaimtemplate", s))
+type template = resourcev1.ResourceClaimTemplate
+
+// NewREST returns the builder of the storage of resourceclaimtemplates,
+// whose CEL selectors sel compiles.
+func NewREST(sel validation.SelectorChecker) func(generic.StoreOptions) (*generic.Store, error) {
+	return func(opts generic.StoreOptions) (*generic.Store, error) {
+		s := strategy.Namespaced(
+			func(t *template) field.ErrorList { return validation.ValidateResourceClaimTemplate(t, sel) },
+			func(t, old *template) field.ErrorList {
+				return validation.ValidateResourceClaimTemplateUpdate(t, old, sel)
+			})
+		return strategy.NewStore(opts, strategy.Of[template, resourcev1.ResourceClaimTemplateList](resourcev1.Resource("resourceclaimtemplates"), "resourceclaimtemplate", s))
+	}
 }

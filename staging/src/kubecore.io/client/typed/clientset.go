@@ -17,6 +17,7 @@ import (
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
 	discoveryv1 "kubecore.io/api/discovery/v1"
+	networkingv1 "kubecore.io/api/networking/v1"
 	policyv1 "kubecore.io/api/policy/v1"
 	rbacv1 "kubecore.io/api/rbac/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
@@ -41,6 +42,7 @@ type Clientset struct {
 	discovery     *rest.Client
 	storage       *rest.Client
 	autoscaling   *rest.Client
+	networking    *rest.Client
 }
 
 // NewForConfig returns a Clientset for config's server.
@@ -84,6 +86,7 @@ func NewForConfig(config *rest.Config) (*Clientset, error) {
 		{discoveryv1.SchemeGroupVersion.String(), &cs.discovery},
 		{storagev1.SchemeGroupVersion.String(), &cs.storage},
 		{autoscalingv2.SchemeGroupVersion.String(), &cs.autoscaling},
+		{networkingv1.SchemeGroupVersion.String(), &cs.networking},
 	} {
 		o := opts
 		o.GroupVersion = gv.gv
@@ -101,7 +104,7 @@ func NewForConfig(config *rest.Config) (*Clientset, error) {
 
 // SetWarningHandler sets the handler of Warning headers of every group.
 func (cs *Clientset) SetWarningHandler(h rest.WarningHandler) {
-	for _, c := range []*rest.Client{cs.core, cs.apps, cs.batch, cs.coordination, cs.scheduling, cs.policy, cs.rbac, cs.authorization, cs.certificates, cs.discovery, cs.storage, cs.autoscaling} {
+	for _, c := range []*rest.Client{cs.core, cs.apps, cs.batch, cs.coordination, cs.scheduling, cs.policy, cs.rbac, cs.authorization, cs.certificates, cs.discovery, cs.storage, cs.autoscaling, cs.networking} {
 		c.SetWarningHandler(h)
 	}
 }

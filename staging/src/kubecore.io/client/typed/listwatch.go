@@ -61,6 +61,8 @@ func (cs *Clientset) listWatchers() map[schema.GroupVersionResource]func(namespa
 	add(listWatcher(cs.rbac, ClusterRoleBindingsResource()))
 	add(listWatcher(cs.storage, StorageClassesResource()))
 	add(listWatcher(cs.autoscaling, HorizontalPodAutoscalersResource()))
+	add(listWatcher(cs.networking, ServiceCIDRsResource()))
+	add(listWatcher(cs.networking, IPAddressesResource()))
 	return m
 }
 

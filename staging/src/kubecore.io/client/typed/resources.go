@@ -10,6 +10,7 @@ import (
 	coordinationv1 "kubecore.io/api/coordination/v1"
 	corev1 "kubecore.io/api/core/v1"
 	discoveryv1 "kubecore.io/api/discovery/v1"
+	networkingv1 "kubecore.io/api/networking/v1"
 	policyv1 "kubecore.io/api/policy/v1"
 	rbacv1 "kubecore.io/api/rbac/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
@@ -193,6 +194,8 @@ func BuiltinResources() []ResourceInfo {
 		info(RoleBindingsResource()),
 		info(ClusterRoleBindingsResource()),
 		info(StorageClassesResource()),
+		info(ServiceCIDRsResource(), "status"),
+		info(IPAddressesResource()),
 	}
 }
 
@@ -205,7 +208,7 @@ func NewScheme() (*runtime.Scheme, error) {
 		corev1.AddToScheme, appsv1.AddToScheme, autoscalingv1.AddToScheme, autoscalingv2.AddToScheme, batchv1.AddToScheme,
 		coordinationv1.AddToScheme, schedulingv1.AddToScheme, policyv1.AddToScheme,
 		rbacv1.AddToScheme, authorizationv1.AddToScheme, certificatesv1.AddToScheme,
-		discoveryv1.AddToScheme, storagev1.AddToScheme,
+		discoveryv1.AddToScheme, storagev1.AddToScheme, networkingv1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, err
