@@ -57,7 +57,7 @@ type Config struct {
 	NodeStatusUpdateFrequency time.Duration
 	NodeStatusReportFrequency time.Duration
 	// LeaseDurationSeconds of the node's Lease (40); it is renewed every
-	// LeaseRenewInterval (10 s).
+	// LeaseRenewInterval (a quarter of the duration: 10 s).
 	LeaseDurationSeconds int32
 	LeaseRenewInterval   time.Duration
 	// SyncFrequency is how often each pod is synced without changes
@@ -131,7 +131,6 @@ func (c *Config) defaults() error {
 	}
 	def(&c.NodeStatusUpdateFrequency, 10*time.Second)
 	def(&c.NodeStatusReportFrequency, 5*time.Minute)
-	def(&c.LeaseRenewInterval, 10*time.Second)
 	def(&c.SyncFrequency, 10*time.Second)
 	def(&c.RelistPeriod, time.Second)
 	def(&c.FileCheckFrequency, 5*time.Second)
@@ -139,6 +138,8 @@ func (c *Config) defaults() error {
 	if c.LeaseDurationSeconds <= 0 {
 		c.LeaseDurationSeconds = 40
 	}
+	// A quarter of the lease, as Kubernetes' kubelet: 10 s by default.
+	def(&c.LeaseRenewInterval, time.Duration(c.LeaseDurationSeconds)*time.Second/4)
 	if c.Clock == nil {
 		c.Clock = RealClock{}
 	}
