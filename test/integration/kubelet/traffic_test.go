@@ -130,8 +130,13 @@ func TestIdleNodeWritesStatusOnlyWhenItChanges(t *testing.T) {
 	}
 	e.startKubelet("fake", true)
 	framework.WaitForNodeReady(e.ctx, t, e.cs, e.node, 20*time.Second)
-	// The node is registered; a lease renewal after this point shows the
-	// kubelet is running its loops.
+	// Start-up is over once the lease was renewed (not just created) and
+	// the pod watch is open.
+	framework.WaitUntil(t, 20*time.Second, "a lease renewal and the pod watch", func() bool {
+		counter.mu.Lock()
+		defer counter.mu.Unlock()
+		return counter.counts["update leases"] >= 1 && counter.counts["watch pods"] >= 1
+	})
 	counter.take()
 	framework.WaitUntil(t, 20*time.Second, "three lease renewals", func() bool {
 		counter.mu.Lock()
