@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 
+	"kubecore.io/apimachinery/pkg/fields"
+
 	"kubecore.io/kubecore/pkg/apirequest"
 )
 
@@ -64,6 +66,15 @@ func parseRequestInfo(r *http.Request) *apirequest.RequestInfo {
 		info.Verb = "list"
 		if isWatch(r) {
 			info.Verb = "watch"
+		}
+		// A list or watch of one object by name (fieldSelector
+		// metadata.name=NAME) is authorized as that object's, as in
+		// Kubernetes: the Node authorizer lets a kubelet watch the config
+		// maps and secrets of its pods this way.
+		if sel, err := fields.ParseSelector(r.URL.Query().Get("fieldSelector")); err == nil {
+			if name, ok := sel.RequiresExactMatch("metadata.name"); ok {
+				info.Name = name
+			}
 		}
 	}
 	if info.Name == "" && info.Verb == "delete" {

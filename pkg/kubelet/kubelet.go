@@ -16,6 +16,7 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	"kubecore.io/apimachinery/pkg/api/resource"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/types"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/tools/record"
@@ -52,11 +53,11 @@ type Config struct {
 	KubeletPort int32
 	// NodeStatusUpdateFrequency is how often the node status is computed
 	// (10 s); it is written when it changed or NodeStatusReportFrequency
-	// (1 min) has passed.
+	// (5 min, as Kubernetes) has passed: the Lease is the heartbeat.
 	NodeStatusUpdateFrequency time.Duration
 	NodeStatusReportFrequency time.Duration
 	// LeaseDurationSeconds of the node's Lease (40); it is renewed every
-	// LeaseRenewInterval (10 s).
+	// LeaseRenewInterval (a quarter of the duration: 10 s).
 	LeaseDurationSeconds int32
 	LeaseRenewInterval   time.Duration
 	// SyncFrequency is how often each pod is synced without changes
@@ -83,6 +84,10 @@ type Config struct {
 	// through HandlePod (one informer shared by many hollow nodes)
 	// instead of the kubelet watching its own.
 	ExternalPodSource bool
+	// Objects, when set, serves the config maps and secrets of the pods
+	// and must be running (ObjectWatcher.Run): hollow nodes share one.
+	// By default the kubelet runs its own with Client.
+	Objects *ObjectWatcher
 	// Machine, when set, replaces the capacity and system info read from
 	// the host (hollow nodes).
 	Machine *MachineInfo
@@ -125,8 +130,7 @@ func (c *Config) defaults() error {
 		}
 	}
 	def(&c.NodeStatusUpdateFrequency, 10*time.Second)
-	def(&c.NodeStatusReportFrequency, time.Minute)
-	def(&c.LeaseRenewInterval, 10*time.Second)
+	def(&c.NodeStatusReportFrequency, 5*time.Minute)
 	def(&c.SyncFrequency, 10*time.Second)
 	def(&c.RelistPeriod, time.Second)
 	def(&c.FileCheckFrequency, 5*time.Second)
@@ -134,6 +138,8 @@ func (c *Config) defaults() error {
 	if c.LeaseDurationSeconds <= 0 {
 		c.LeaseDurationSeconds = 40
 	}
+	// A quarter of the lease, as Kubernetes' kubelet: 10 s by default.
+	def(&c.LeaseRenewInterval, time.Duration(c.LeaseDurationSeconds)*time.Second/4)
 	if c.Clock == nil {
 		c.Clock = RealClock{}
 	}
@@ -146,13 +152,17 @@ type Kubelet struct {
 	clock   Clock
 	runtime kruntime.Runtime
 	objects ObjectGetter
-	tokens  *tokenManager
-	status  *statusManager
-	probes  *probeManager
-	hooks   *hookRunner
-	events  *kubeletEvents
-	workers *podWorkers
-	machine MachineInfo
+	// watcher keeps the objects of the pods (nil standalone); the kubelet
+	// runs it when ownWatcher.
+	watcher    *ObjectWatcher
+	ownWatcher bool
+	tokens     *tokenManager
+	status     *statusManager
+	probes     *probeManager
+	hooks      *hookRunner
+	events     *kubeletEvents
+	workers    *podWorkers
+	machine    MachineInfo
 
 	static *staticPods
 	// handlePod feeds a pod from the API; set once Run has registered
@@ -196,7 +206,14 @@ func New(cfg Config) (*Kubelet, error) {
 	if err := os.MkdirAll(cfg.RootDir, 0o755); err != nil {
 		return nil, fmt.Errorf("kubelet root dir: %w", err)
 	}
-	kl := &Kubelet{cfg: cfg, clock: cfg.Clock, runtime: cfg.Runtime, objects: newCachedObjects(clientObjects{cfg.Client}, cfg.Clock), static: newStaticPods(), started: make(chan struct{})}
+	kl := &Kubelet{cfg: cfg, clock: cfg.Clock, runtime: cfg.Runtime, objects: clientObjects{}, static: newStaticPods(), started: make(chan struct{})}
+	if cfg.Client != nil {
+		kl.watcher, kl.ownWatcher = cfg.Objects, cfg.Objects == nil
+		if kl.ownWatcher {
+			kl.watcher = NewObjectWatcher(cfg.Client)
+		}
+		kl.objects = kl.watcher
+	}
 	if cfg.Machine != nil {
 		kl.machine = *cfg.Machine
 		for _, l := range []*corev1.ResourceList{&kl.machine.Capacity, &kl.machine.Allocatable} {
@@ -220,6 +237,10 @@ func New(cfg Config) (*Kubelet, error) {
 	kl.hooks = newHookRunner(kl.runtime)
 	kl.events = newKubeletEvents(cfg.Client, cfg.Recorder, cfg.NodeName, cfg.DisableEvents)
 	kl.workers = newPodWorkers(kl.syncPod, cfg.SyncFrequency, cfg.Clock)
+	if w := kl.watcher; w != nil {
+		kl.workers.track = w.RegisterPod
+		kl.workers.untrack = func(uid string) { w.UnregisterPod(types.UID(uid)) }
+	}
 	kl.probes = newProbeManager(newRuntimeProber(kl.runtime), cfg.Clock, func(uid string) { kl.workers.wake(uid) })
 	kl.probes.unhealthy = func(ctx context.Context, ref corev1.ObjectReference, msg string) {
 		kl.events.record(ctx, ref, corev1.EventTypeWarning, eventUnhealthy, msg)
@@ -227,23 +248,18 @@ func New(cfg Config) (*Kubelet, error) {
 	return kl, nil
 }
 
-// clientObjects reads config maps and secrets from the API.
-type clientObjects struct{ cs *typed.Clientset }
+// clientObjects is the ObjectGetter of a standalone kubelet: it has no API
+// to read config maps or secrets from.
+type clientObjects struct{}
 
 var _ ObjectGetter = clientObjects{}
 
-func (o clientObjects) ConfigMap(ctx context.Context, ns, name string) (*corev1.ConfigMap, error) {
-	if o.cs == nil {
-		return nil, errStandalone
-	}
-	return o.cs.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+func (clientObjects) ConfigMap(context.Context, string, string) (*corev1.ConfigMap, error) {
+	return nil, errStandalone
 }
 
-func (o clientObjects) Secret(ctx context.Context, ns, name string) (*corev1.Secret, error) {
-	if o.cs == nil {
-		return nil, errStandalone
-	}
-	return o.cs.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+func (clientObjects) Secret(context.Context, string, string) (*corev1.Secret, error) {
+	return nil, errStandalone
 }
 
 var errStandalone = errors.New("a standalone kubelet (no --kubeconfig) cannot read config maps or secrets")
@@ -286,6 +302,9 @@ func (kl *Kubelet) Run(ctx context.Context) error {
 		logger.Info("Kubelet running standalone: static pods only", "runtime", kl.runtime.Type())
 		<-ctx.Done()
 		return nil
+	}
+	if kl.ownWatcher {
+		wg.Go(func() { kl.watcher.Run(ctx) })
 	}
 	kl.events.node(ctx, corev1.EventTypeNormal, eventStarting, "Starting kubelet.")
 	if _, err := kl.registerNode(ctx); err != nil {
@@ -379,6 +398,15 @@ func (kl *Kubelet) stopSandbox(ctx context.Context, id string, grace time.Durati
 	if err := kl.runtime.StopPodSandbox(ctx, id); err != nil {
 		logger.Error(err, "Failed to stop sandbox")
 	}
+}
+
+// ObjectWatches is the number of config maps and secrets the kubelet's
+// object watcher watches (shared with other kubelets when Config.Objects).
+func (kl *Kubelet) ObjectWatches() int {
+	if kl.watcher == nil {
+		return 0
+	}
+	return kl.watcher.Watches()
 }
 
 // Started is closed once Run has registered the node and takes pods.

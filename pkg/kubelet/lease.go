@@ -31,6 +31,12 @@ func (kl *Kubelet) leaseLoop(ctx context.Context) {
 			logger.Error(err, "Failed to renew node lease; retrying", "after", retry)
 			wait, retry = retry, min(retry*2, kl.cfg.LeaseRenewInterval)
 		} else {
+			if retry > 200*time.Millisecond {
+				// The API was out of reach: the node lifecycle controller
+				// may have marked the Node Unknown meanwhile, which the
+				// kubelet would not see until its next report.
+				kl.forceNodeStatusReport()
+			}
 			retry = 200 * time.Millisecond
 		}
 		lease = next
@@ -40,9 +46,10 @@ func (kl *Kubelet) leaseLoop(ctx context.Context) {
 	}
 }
 
-// renewLease renews the lease last seen (nil: read or create it) and
-// returns the server's copy; after a failure it returns nil so that the
-// next attempt starts from the server's state.
+// renewLease renews the lease last seen (nil: read or create it) with a
+// PUT and returns the server's copy; after a conflict (someone else wrote
+// it) or NotFound it returns nil so that the next attempt reads the
+// server's state first, after another failure the copy it had.
 func (kl *Kubelet) renewLease(ctx context.Context, lease *coordinationv1.Lease) (*coordinationv1.Lease, error) {
 	leases := kl.cfg.Client.CoordinationV1().Leases(corev1.NamespaceNodeLease)
 	now := metav1.NewMicroTime(kl.clock.Now())
@@ -70,7 +77,13 @@ func (kl *Kubelet) renewLease(ctx context.Context, lease *coordinationv1.Lease) 
 	}
 	updated, err := leases.Update(ctx, l, metav1.UpdateOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("update lease %s/%s: %w", corev1.NamespaceNodeLease, kl.cfg.NodeName, err)
+		err = fmt.Errorf("update lease %s/%s: %w", corev1.NamespaceNodeLease, kl.cfg.NodeName, err)
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return nil, err
+		}
+		// A timeout or an overloaded server: the copy is still the
+		// newest the kubelet knows, try it again without a read.
+		return lease, err
 	}
 	klog.FromContext(ctx).V(4).Info("Node lease renewed")
 	return updated, nil

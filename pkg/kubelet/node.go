@@ -3,6 +3,7 @@ package kubelet
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -319,8 +320,9 @@ func (kl *Kubelet) recordConditionEvents(ctx context.Context, reasons []string) 
 type nodeStatusState struct {
 	reported   []conditionSpec
 	reportedAt time.Time
-	// uid is the UID of the Node object, which owns the node's Lease.
-	uid types.UID
+	// node is the Node as the API returned it after the last write: the
+	// next status patch is computed against it. Its UID owns the Lease.
+	node *corev1.Node
 }
 
 // needsReport says whether conditions computed at now must be written:
@@ -434,7 +436,7 @@ func (kl *Kubelet) tryRegisterNode(ctx context.Context) (*corev1.Node, error) {
 	kl.setNodeStatus(ctx, node, want, now)
 	created, err := nodes.Create(ctx, node, metav1.CreateOptions{})
 	if err == nil {
-		kl.reported(want, now, created.UID)
+		kl.reported(want, now, created)
 		kl.recordConditionEvents(ctx, conditionEvents(want, nil))
 		return created, nil
 	}
@@ -472,22 +474,33 @@ func (kl *Kubelet) tryRegisterNode(ctx context.Context) (*corev1.Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("update status of existing node: %w", err)
 	}
-	kl.reported(want, now, updated.UID)
+	kl.reported(want, now, updated)
 	kl.recordConditionEvents(ctx, conditionEvents(want, nil))
 	return updated, nil
 }
 
-func (kl *Kubelet) reported(want []conditionSpec, at time.Time, uid types.UID) {
+func (kl *Kubelet) reported(want []conditionSpec, at time.Time, node *corev1.Node) {
 	kl.mu.Lock()
 	defer kl.mu.Unlock()
-	kl.nodeStatus = nodeStatusState{reported: want, reportedAt: at, uid: uid}
+	kl.nodeStatus = nodeStatusState{reported: want, reportedAt: at, node: node}
+}
+
+// forceNodeStatusReport makes the next status sync write the status even
+// when nothing changed.
+func (kl *Kubelet) forceNodeStatusReport() {
+	kl.mu.Lock()
+	defer kl.mu.Unlock()
+	kl.nodeStatus.reported = nil
 }
 
 // nodeUID is the UID of the Node as last registered or written.
 func (kl *Kubelet) nodeUID() types.UID {
 	kl.mu.Lock()
 	defer kl.mu.Unlock()
-	return kl.nodeStatus.uid
+	if kl.nodeStatus.node == nil {
+		return ""
+	}
+	return kl.nodeStatus.node.UID
 }
 
 // nodeStatusLoop computes the node's conditions every
@@ -501,41 +514,90 @@ func (kl *Kubelet) nodeStatusLoop(ctx context.Context) {
 	}
 }
 
-// syncNodeStatus writes the node's status if it is due; a write that
-// conflicts is retried at once with the server's copy.
+// syncNodeStatus writes the node's status if it is due, as a strategic
+// merge patch of nodes/status computed against the Node the kubelet last
+// wrote or registered: no read before it, and conditions others set stay.
 func (kl *Kubelet) syncNodeStatus(ctx context.Context) error {
 	want := kl.currentConditions(ctx)
 	now := kl.clock.Now()
 	kl.mu.Lock()
 	due := kl.nodeStatus.needsReport(want, now, kl.cfg.NodeStatusReportFrequency)
+	last := kl.nodeStatus.node
 	kl.mu.Unlock()
 	if !due {
 		return nil
 	}
-	nodes := kl.cfg.Client.CoreV1().Nodes()
-	var err error
-	for range 3 {
-		var node *corev1.Node
-		node, err = nodes.Get(ctx, kl.cfg.NodeName, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			// Someone deleted the Node: register it again.
-			_, err = kl.tryRegisterNode(ctx)
-			return err
-		}
-		if err != nil {
-			return fmt.Errorf("get node: %w", err)
-		}
-		changes := conditionEvents(want, node.Status.Conditions)
-		kl.setNodeStatus(ctx, node, want, now)
-		if _, err = nodes.UpdateStatus(ctx, node, metav1.UpdateOptions{}); err == nil {
-			kl.reported(want, now, node.UID)
-			kl.recordConditionEvents(ctx, changes)
-			klog.FromContext(ctx).V(4).Info("Node status updated")
-			return nil
-		}
-		if !apierrors.IsConflict(err) {
-			break
+	if last == nil {
+		_, err := kl.tryRegisterNode(ctx)
+		return err
+	}
+	node := last.DeepCopy()
+	kl.setNodeStatus(ctx, node, want, now)
+	patch, err := nodeStatusPatch(last, node, want)
+	if err != nil {
+		return err
+	}
+	patched, err := kl.cfg.Client.CoreV1().Nodes().Patch(ctx, kl.cfg.NodeName, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+	if apierrors.IsNotFound(err) {
+		// Someone deleted the Node: register it again.
+		_, err = kl.tryRegisterNode(ctx)
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("patch node status: %w", err)
+	}
+	kl.reported(want, now, patched)
+	kl.recordConditionEvents(ctx, conditionEvents(want, last.Status.Conditions))
+	klog.FromContext(ctx).V(4).Info("Node status updated")
+	return nil
+}
+
+// nodeStatusPatch is the strategic merge patch of nodes/status that turns
+// old's status into updated's: the kubelet's conditions (merged by type,
+// so that conditions others set stay) and whatever else of its fields
+// changed.
+func nodeStatusPatch(old, updated *corev1.Node, want []conditionSpec) ([]byte, error) {
+	status := map[string]any{}
+	var conds []corev1.NodeCondition
+	for _, c := range updated.Status.Conditions {
+		if hasConditionSpec(want, c.Type) {
+			conds = append(conds, c)
 		}
 	}
-	return fmt.Errorf("update node status: %w", err)
+	status["conditions"] = conds
+	o, u := &old.Status, &updated.Status
+	if !equality(o.Capacity, u.Capacity) {
+		status["capacity"] = u.Capacity
+	}
+	if !equality(o.Allocatable, u.Allocatable) {
+		status["allocatable"] = u.Allocatable
+	}
+	if o.NodeInfo != u.NodeInfo {
+		status["nodeInfo"] = u.NodeInfo
+	}
+	if !slices.Equal(o.Addresses, u.Addresses) {
+		// Replace the list: an address of a type no longer reported goes.
+		status["addresses"] = append([]any{map[string]string{"$patch": "replace"}}, anySlice(u.Addresses)...)
+	}
+	if o.DaemonEndpoints != u.DaemonEndpoints {
+		status["daemonEndpoints"] = u.DaemonEndpoints
+	}
+	b, err := json.Marshal(map[string]any{"status": status})
+	if err != nil {
+		return nil, fmt.Errorf("node status patch: %w", err)
+	}
+	return b, nil
+}
+
+func anySlice[T any](s []T) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// equality says whether two resource lists hold the same quantities.
+func equality(a, b corev1.ResourceList) bool {
+	return maps.EqualFunc(a, b, func(x, y resource.Quantity) bool { return x.Cmp(y) == 0 })
 }

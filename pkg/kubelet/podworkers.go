@@ -21,6 +21,11 @@ type podWorkers struct {
 	sync   syncFunc
 	resync time.Duration
 	clock  Clock
+	// track, when set, is told of each version of a pod with a worker
+	// before its sync, and untrack once the worker is done: the kubelet
+	// keeps watching the objects of exactly the pods it runs.
+	track   func(*corev1.Pod)
+	untrack func(uid string)
 
 	mu       sync.Mutex
 	workers  map[string]*podWorker // by pod UID
@@ -54,6 +59,10 @@ func (p *podWorkers) update(ctx context.Context, pod *corev1.Pod, removed bool) 
 		p.workers[uid] = w
 		p.wg.Add(1)
 		go p.run(ctx, uid, w)
+	}
+	if p.track != nil && !removed {
+		// Under p.mu: the worker cannot be done and untracked meanwhile.
+		p.track(pod)
 	}
 	p.mu.Unlock()
 	w.mu.Lock()
@@ -119,6 +128,9 @@ func (p *podWorkers) run(ctx context.Context, uid string, w *podWorker) {
 			delete(p.workers, uid)
 			p.finished[uid] = p.clock.Now()
 			p.pruneFinished()
+			if p.untrack != nil {
+				p.untrack(uid)
+			}
 			p.mu.Unlock()
 			return
 		}

@@ -128,9 +128,10 @@ func machine() *kubelet.MachineInfo {
 	}}
 }
 
-// Run runs the hollow nodes until ctx ends. The nodes share one client
-// and one pod informer (all pods bound to any node), which hands each pod
-// to its node's kubelet: one watch instead of N.
+// Run runs the hollow nodes until ctx ends. The nodes share one client,
+// one pod informer (all pods bound to any node), which hands each pod to
+// its node's kubelet: one watch instead of N, and one ObjectWatcher of the
+// config maps and secrets their pods refer to.
 func (c Config) Run(ctx context.Context) error {
 	if c.completed == nil {
 		return errors.New("hollow-nodes config was not completed")
@@ -144,12 +145,14 @@ func (c *completedConfig) run(ctx context.Context) error {
 	}
 	logger := klog.FromContext(ctx)
 	m := machine()
+	// One watch per config map or secret the pods of all nodes refer to.
+	objects := kubelet.NewObjectWatcher(c.cs)
 	kubelets := make(map[string]*kubelet.Kubelet, len(c.names))
 	for i, name := range c.names {
 		kl, err := kubelet.New(kubelet.Config{
 			NodeName: name, Client: c.cs, Runtime: fake.New(fmt.Sprintf("10.%d.%d.%d", 64+i>>16&63, i>>8&255, i&255), nil),
 			RootDir: filepath.Join(c.rootDir, name), NodeIP: fmt.Sprintf("10.%d.%d.%d", 64+i>>16&63, i>>8&255, i&255),
-			Machine: m, ExternalPodSource: true, KubeletPort: 10250, DisableEvents: !c.events,
+			Machine: m, ExternalPodSource: true, Objects: objects, KubeletPort: 10250, DisableEvents: !c.events,
 		})
 		if err != nil {
 			return fmt.Errorf("hollow node %s: %w", name, err)
@@ -175,6 +178,7 @@ func (c *completedConfig) run(ctx context.Context) error {
 		return fmt.Errorf("pod informer: %w", err)
 	}
 	var wg sync.WaitGroup
+	wg.Go(func() { objects.Run(ctx) })
 	errs := make(chan error, len(kubelets))
 	for _, kl := range kubelets {
 		kl.SetExternalPodsSynced(reg.HasSynced)

@@ -22,6 +22,7 @@ type kubeletConfiguration struct {
 	FileCheckFrequency        duration `json:"fileCheckFrequency"`
 	HTTPCheckFrequency        duration `json:"httpCheckFrequency"`
 	NodeStatusUpdateFrequency duration `json:"nodeStatusUpdateFrequency"`
+	NodeStatusReportFrequency duration `json:"nodeStatusReportFrequency"`
 	NodeLeaseDurationSeconds  *int32   `json:"nodeLeaseDurationSeconds"`
 	MaxPods                   *int32   `json:"maxPods"`
 	TLSCertFile               string   `json:"tlsCertFile"`
@@ -97,6 +98,8 @@ func (o *Options) LoadConfigFile(path string, changed func(flag string) bool) er
 	dur("file-check-frequency", &o.FileCheckFrequency, c.FileCheckFrequency)
 	dur("http-check-frequency", &o.HTTPCheckFrequency, c.HTTPCheckFrequency)
 	dur("node-status-update-frequency", &o.NodeStatusUpdateFrequency, c.NodeStatusUpdateFrequency)
+	// No flag, as in Kubernetes: the config file only.
+	dur("", &o.NodeStatusReportFrequency, c.NodeStatusReportFrequency)
 	i32("node-lease-duration-seconds", &o.NodeLeaseDurationSeconds, c.NodeLeaseDurationSeconds)
 	i32("max-pods", &o.MaxPods, c.MaxPods)
 	str("tls-cert-file", &o.TLSCertFile, c.TLSCertFile)

@@ -153,9 +153,10 @@ type Options struct {
 	StaticPodURL       string
 	FileCheckFrequency time.Duration
 	HTTPCheckFrequency time.Duration
-	// NodeStatusUpdateFrequency and NodeLeaseDurationSeconds: see
-	// kubelet.Config.
+	// NodeStatusUpdateFrequency, NodeStatusReportFrequency and
+	// NodeLeaseDurationSeconds: see kubelet.Config.
 	NodeStatusUpdateFrequency time.Duration
+	NodeStatusReportFrequency time.Duration
 	NodeLeaseDurationSeconds  int32
 	// ConfigFile is a KubeletConfiguration file; flags set on the command
 	// line win over it (see LoadConfigFile).
@@ -192,7 +193,7 @@ type Options struct {
 func NewOptions() *Options {
 	return &Options{Runtime: RuntimeProcess, ContainerRuntimeEndpoint: DefaultContainerRuntimeEndpoint, MaxPods: 110, Address: "0.0.0.0", Port: 10250, QPS: 50, Burst: 100, ContentType: options.DefaultContentType,
 		FileCheckFrequency: 5 * time.Second, HTTPCheckFrequency: 20 * time.Second,
-		NodeStatusUpdateFrequency: 10 * time.Second, NodeLeaseDurationSeconds: 40,
+		NodeStatusUpdateFrequency: 10 * time.Second, NodeStatusReportFrequency: 5 * time.Minute, NodeLeaseDurationSeconds: 40,
 		ContainerLogMaxSize: "10Mi", ContainerLogMaxFiles: 5,
 		PodNetwork: PodNetworkAuto, ClusterCIDR: DefaultClusterCIDR, RunServiceProxy: SwitchAuto, RunClusterDNS: SwitchAuto,
 		ClusterDomain: dns.DefaultDomain, ResolvConf: "/etc/resolv.conf",
@@ -624,8 +625,9 @@ func (o *Options) Complete() (Config, error) {
 		StopPodsOnExit: o.StopPodsOnExit,
 		StaticPodPath:  o.StaticPodPath, StaticPodURL: o.StaticPodURL,
 		FileCheckFrequency: o.FileCheckFrequency, HTTPCheckFrequency: o.HTTPCheckFrequency,
-		NodeStatusUpdateFrequency: o.NodeStatusUpdateFrequency, LeaseDurationSeconds: o.NodeLeaseDurationSeconds,
-		PodNetwork: podNetwork,
+		NodeStatusUpdateFrequency: o.NodeStatusUpdateFrequency, NodeStatusReportFrequency: o.NodeStatusReportFrequency,
+		LeaseDurationSeconds: o.NodeLeaseDurationSeconds,
+		PodNetwork:           podNetwork,
 	}, server: srv, network: podNet, cniConfDir: cniConfDir}, nil
 }
 

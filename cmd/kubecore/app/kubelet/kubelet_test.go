@@ -89,6 +89,7 @@ readOnlyPort: 10255
 staticPodPath: /etc/kubecore/manifests
 fileCheckFrequency: 2s
 nodeStatusUpdateFrequency: 4s
+nodeStatusReportFrequency: 2m
 maxPods: 50
 containerLogMaxSize: 1Mi
 containerLogMaxFiles: 3
@@ -109,7 +110,7 @@ authentication:
 		t.Fatal(err)
 	}
 	if o.Port != 12345 || o.Address != "127.0.0.1" || o.ReadOnlyPort != 10255 || o.StaticPodPath != "/etc/kubecore/manifests" ||
-		o.FileCheckFrequency != 2*time.Second || o.NodeStatusUpdateFrequency != 4*time.Second || o.MaxPods != 50 ||
+		o.FileCheckFrequency != 2*time.Second || o.NodeStatusUpdateFrequency != 4*time.Second || o.NodeStatusReportFrequency != 2*time.Minute || o.MaxPods != 50 ||
 		o.ClientCAFile != "/pki/ca.crt" || o.ContainerLogMaxSize != "1Mi" || o.ContainerLogMaxFiles != 3 || o.ContentType != "application/json" || len(o.RegisterWithTaints) != 1 || o.RegisterWithTaints[0] != "dedicated=infra:NoSchedule" {
 		t.Errorf("options after the config file: %+v", o)
 	}
