@@ -49,6 +49,8 @@ type podState struct {
 	// not running (back-off, configuration or runtime errors).
 	waiting          map[string]waitingInfo
 	deadlineExceeded bool
+	// admission: whether the pod may run on the node (its host ports).
+	admission admission
 }
 
 type waitingInfo struct{ reason, message string }
@@ -158,6 +160,7 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 	uid := string(pod.UID)
 	if isTerminal(pod.Status.Phase) {
 		// Finished for good: make sure nothing is left running.
+		kl.admitted.release(uid)
 		kl.probes.stopPod(uid)
 		if st.sandboxID != "" {
 			if err := kl.runtime.StopPodSandbox(ctx, st.sandboxID); err != nil && !errors.Is(err, kruntime.ErrNotFound) {
@@ -165,6 +168,9 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 			}
 		}
 		return 0, false, nil
+	}
+	if ok, err := kl.admitPod(ctx, st, pod); !ok || err != nil {
+		return 0, false, err
 	}
 	s := &podSync{kl: kl, st: st, pod: pod, now: kl.clock.Now(), ips: podIPs{hostIP: kl.cfg.NodeIP, podIP: kl.cfg.NodeIP}}
 	if st.startTime.IsZero() {
@@ -235,6 +241,7 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 		probes: kl.probes, deadlineExceeded: st.deadlineExceeded,
 	})
 	if isTerminal(status.Phase) {
+		kl.admitted.release(uid)
 		kl.probes.stopPod(uid)
 		if st.sandboxID != "" {
 			if err := kl.runtime.StopPodSandbox(ctx, st.sandboxID); err != nil && !errors.Is(err, kruntime.ErrNotFound) {
@@ -562,6 +569,8 @@ func (kl *Kubelet) terminatePod(ctx context.Context, st *podState, pod *corev1.P
 			return fmt.Errorf("stop sandbox: %w", err)
 		}
 	}
+	// Its containers are stopped: its host ports are free.
+	kl.admitted.release(uid)
 	if !removed {
 		clear(st.waiting)
 		start := st.startTime

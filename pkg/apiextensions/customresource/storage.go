@@ -183,13 +183,16 @@ func NewResource(crd *apiextensionsv1.CustomResourceDefinition, opts generic.Sto
 
 	// The storage version's Store builds the shared storage (and its watch
 	// cache); every served version reads and writes through it.
-	root, _, err := newStore(stored)
+	root, rootStrategy, err := newStore(stored)
 	if err != nil {
 		return nil, err
 	}
 	if err := root.CompleteWithOptions(opts); err != nil {
 		return nil, err
 	}
+	// Objects read are defaulted with the storage version's schema, then
+	// converted to the served version.
+	shared := newDefaultingStorage(root.Storage, rootStrategy.schema)
 	out := &Resource{Versions: map[string]map[string]rest.Storage{}, destroy: root.Destroy}
 	storedAPIVersion := schema.GroupVersion{Group: spec.Group, Version: stored.Name}.String()
 	for i := range spec.Versions {
@@ -200,7 +203,7 @@ func NewResource(crd *apiextensionsv1.CustomResourceDefinition, opts generic.Sto
 		store, st, err := newStore(v)
 		if err == nil {
 			served := schema.GroupVersion{Group: spec.Group, Version: v.Name}.String()
-			store.Storage = newVersionedStorage(root.Storage, conv, served, storedAPIVersion)
+			store.Storage = newVersionedStorage(shared, conv, served, storedAPIVersion)
 			err = store.CompleteWithOptions(opts)
 		}
 		if err != nil {

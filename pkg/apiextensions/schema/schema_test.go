@@ -189,10 +189,17 @@ func TestDefault(t *testing.T) {
 		{`{"spec":{"nested":{}}}`, `{"spec":{"replicas":2,"nested":{"a":"x"},"nullable":"d"}}`},
 		{`{"spec":{"list":[{},{"b":false}]}}`, `{"spec":{"replicas":2,"list":[{"b":true},{"b":false}],"nullable":"d"}}`},
 		{`{"spec":{"nullable":null}}`, `{"spec":{"replicas":2,"nullable":null}}`},
+		{`{"spec":{"replicas":1,"nullable":"n","list":[{"b":false}]}}`, `{"spec":{"replicas":1,"nullable":"n","list":[{"b":false}]}}`},
 	}
 	for _, c := range cases {
 		obj := object(t, c.in)
+		if got, want := NeedsDefault(obj, s), c.in != c.want; got != want {
+			t.Errorf("NeedsDefault(%s) = %v, want %v", c.in, got, want)
+		}
 		Default(obj, s)
+		if NeedsDefault(obj, s) {
+			t.Errorf("NeedsDefault after Default(%s) = true", c.in)
+		}
 		got, _ := json.Marshal(obj)
 		want, _ := json.Marshal(object(t, c.want))
 		if string(got) != string(want) {

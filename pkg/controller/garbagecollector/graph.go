@@ -61,6 +61,9 @@ type dependent struct {
 	resourceVersion string
 	owners          []metav1.OwnerReference
 	deleting        bool
+	// deletingDependents: its own foreground deletion waits for its
+	// dependents.
+	deletingDependents bool
 }
 
 // blocks reports whether d holds back the foreground deletion of owner.
@@ -210,7 +213,10 @@ func (g *graph) get(uid types.UID) (snapshot, bool) {
 		deleting: n.deleting, deletingDependents: n.deletingDependents(), orphaning: n.orphaning(),
 	}
 	for _, d := range n.dependents {
-		s.dependents = append(s.dependents, dependent{id: d.id, resourceVersion: d.resourceVersion, owners: slices.Clone(d.owners), deleting: d.deleting})
+		s.dependents = append(s.dependents, dependent{
+			id: d.id, resourceVersion: d.resourceVersion, owners: slices.Clone(d.owners),
+			deleting: d.deleting, deletingDependents: d.deletingDependents(),
+		})
 	}
 	return s, true
 }

@@ -88,6 +88,35 @@ func (gc *GarbageCollector) processAttemptToDelete(ctx context.Context, key stri
 			return refs
 		})
 	}
+	if len(waiting) > 0 && slices.ContainsFunc(n.dependents, func(d dependent) bool { return d.deletingDependents }) {
+		// An owner waits for this object while a dependent of it waits for
+		// its own dependents: perhaps a cycle of references, in which each
+		// foreground deletion would wait for the next forever. As
+		// Kubernetes does, this object stops blocking the owners that wait,
+		// so they can finish, and goes in the foreground after them.
+		logger.V(2).Info("Owners and a dependent are deleting in the foreground; unblocking the owners to break a possible cycle", "waiting", len(waiting))
+		if err := gc.patchOwners(ctx, n.id, func(refs []metav1.OwnerReference) []metav1.OwnerReference {
+			for i := range refs {
+				if hasUID(waiting, refs[i].UID) {
+					f := false
+					refs[i].BlockOwnerDeletion = &f
+				}
+			}
+			return refs
+		}); err != nil {
+			return err
+		}
+		// The patch moved the resourceVersion the deletion is guarded by.
+		if live, err = gc.md.Resource(n.id.gvr).Namespace(n.id.namespace).Get(ctx, n.id.name, metav1.GetOptions{}); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return fmt.Errorf("get %s %s/%s: %w", n.id.gvr.Resource, n.id.namespace, n.id.name, err)
+		}
+		if live.UID != n.id.uid || live.DeletionTimestamp != nil {
+			return nil
+		}
+	}
 	policy := metav1.DeletePropagationBackground
 	switch {
 	case len(waiting) > 0 && len(n.dependents) > 0:

@@ -12,6 +12,8 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/labels"
 	"kubecore.io/apimachinery/pkg/types"
+
+	"kubecore.io/kubecore/pkg/apis/core/helper"
 )
 
 // Defaults the scoring plugins use for containers that request nothing, so
@@ -318,40 +320,12 @@ func PodPriority(pod *corev1.Pod) int32 {
 	return 0
 }
 
-// HostPort is one host port a pod uses.
-type HostPort struct {
-	IP       string
-	Protocol corev1.Protocol
-	Port     int32
-}
+// HostPort is one host port a pod uses (shared with the kubelet's
+// admission).
+type HostPort = helper.HostPort
 
 // PodHostPorts returns the host ports pod's containers ask for.
-func PodHostPorts(pod *corev1.Pod) []HostPort {
-	var out []HostPort
-	for i := range pod.Spec.Containers {
-		for _, p := range pod.Spec.Containers[i].Ports {
-			if p.HostPort <= 0 {
-				continue
-			}
-			hp := HostPort{IP: p.HostIP, Protocol: p.Protocol, Port: p.HostPort}
-			if hp.IP == "" {
-				hp.IP = "0.0.0.0"
-			}
-			if hp.Protocol == "" {
-				hp.Protocol = corev1.ProtocolTCP
-			}
-			out = append(out, hp)
-		}
-	}
-	return out
-}
-
-// Conflicts reports whether two host ports cannot both be bound: same
-// protocol and port, and the same IP or either the wildcard address.
-func (p HostPort) Conflicts(o HostPort) bool {
-	return p.Port == o.Port && p.Protocol == o.Protocol &&
-		(p.IP == o.IP || p.IP == "0.0.0.0" || o.IP == "0.0.0.0")
-}
+func PodHostPorts(pod *corev1.Pod) []HostPort { return helper.PodHostPorts(pod) }
 
 // NodeInfo is a node with the pods on it (bound or assumed) and their
 // totals. The scheduler hands plugins read-only snapshots of NodeInfos.

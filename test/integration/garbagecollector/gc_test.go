@@ -413,3 +413,47 @@ func TestDependentChangingWhileCollected(t *testing.T) {
 		return true, nil
 	})
 }
+
+// TestDependencyCycle: three objects each owning the next with
+// blockOwnerDeletion, the first deleted in the foreground; every one is
+// collected (the upstream conformance spec "should not be blocked by
+// dependency circle" does the same with pods).
+func TestDependencyCycle(t *testing.T) {
+	cs, ns := setup(t)
+	ctx := context.Background()
+	cms := cs.CoreV1().ConfigMaps(ns)
+	var objs []*corev1.ConfigMap
+	for i := range 3 {
+		cm, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm" + strconv.Itoa(i)}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, cm)
+	}
+	// cm0 is owned by cm2, cm1 by cm0, cm2 by cm1.
+	for i, cm := range objs {
+		owner := objs[(i+2)%3]
+		patch := fmt.Sprintf(`{"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":%q,"uid":%q,"controller":true,"blockOwnerDeletion":true}]}}`, owner.Name, owner.UID)
+		if _, err := cms.Patch(ctx, cm.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := policy(metav1.DeletePropagationForeground)
+	opts.Preconditions = metav1.NewUIDPreconditions(string(objs[0].UID))
+	if err := cms.Delete(ctx, objs[0].Name, opts); err != nil {
+		t.Fatal(err)
+	}
+	framework.WaitFor(t, 60*time.Second, "every object of the cycle to be collected", func() (bool, error) {
+		l, err := cms.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		left := 0
+		for _, cm := range l.Items {
+			if cm.Name != "kube-root-ca.crt" {
+				left++
+			}
+		}
+		return left == 0, nil
+	})
+}
