@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -157,6 +158,7 @@ func run(o options) (err error) {
 		restarts  []restart
 		start     = time.Now()
 		profiled  = map[string]bool{}
+		last      promtext.Scrape
 		nextChaos = start.Add(o.chaos)
 		ticker    = time.NewTicker(sampleInterval)
 	)
@@ -203,6 +205,7 @@ func run(o options) (err error) {
 		if buckets[inf] < prevBuckets[inf] {
 			prevBuckets = map[float64]float64{} // a new process
 		}
+		last = m
 		samples = append(samples, sample{
 			at: time.Since(start), life: life,
 			dbSize: m.Sum("etcd_mvcc_db_total_size_in_bytes", nil), dbInUse: m.Sum("etcd_mvcc_db_total_size_in_use_in_bytes", nil),
@@ -219,6 +222,7 @@ func run(o options) (err error) {
 	wg.Wait()
 
 	printTable(samples)
+	printCaches(last)
 	fmt.Printf("load: %d ConfigMap writes (%d failed, while down among others), %d watch events, %d rollouts, %d Jobs, %d kubectl gets (%d failed)\n",
 		l.c.writes.Load(), l.c.writeErrors.Load(), l.c.watchEvents.Load(), l.c.rollouts.Load(), l.c.jobs.Load(), l.c.gets.Load(), l.c.getErrors.Load())
 	fmt.Printf("heap profiles in %s: go tool pprof -top -diff_base heap-lifeN-start.pb.gz heap-lifeN-end.pb.gz\n", o.workDir)
@@ -332,4 +336,34 @@ func heapProfile(client *http.Client, host, path string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// printCaches prints the watch caches' sizes of the last scrape, the
+// largest first.
+func printCaches(m promtext.Scrape) {
+	type cache struct {
+		name            string
+		objects, events float64
+	}
+	var caches []cache
+	for _, x := range m {
+		if x.Name != "apiserver_watch_cache_objects" {
+			continue
+		}
+		name := x.Labels["resource"]
+		if g := x.Labels["group"]; g != "" {
+			name += "." + g
+		}
+		events, _ := m.Value("apiserver_watch_cache_events", x.Labels)
+		caches = append(caches, cache{name, x.Value, events})
+	}
+	sort.Slice(caches, func(i, j int) bool { return caches[i].objects+caches[i].events > caches[j].objects+caches[j].events })
+	fmt.Print("watch caches at the end (objects/ring events):")
+	for i, c := range caches {
+		if i == 8 {
+			break
+		}
+		fmt.Printf(" %s %.0f/%.0f", c.name, c.objects, c.events)
+	}
+	fmt.Println()
 }
