@@ -98,7 +98,7 @@ func run(o options) (err error) {
 		return err
 	}
 	defer s.stop()
-	for i := 0; i < 600 && s.running(); i++ { // the kubeconfig is written at the first start
+	for i := 0; i < 1800 && s.running(); i++ { // the kubeconfig is written at the first start
 		if _, err := os.Stat(s.kubeconfig()); err == nil {
 			break
 		}

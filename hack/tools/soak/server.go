@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -24,14 +26,20 @@ type server struct {
 	starts                int
 }
 
-// freePort asks the kernel for a free loopback port.
+// freePort finds a port free on every interface below the kernel's
+// ephemeral range (32768 and up on Linux), so that no outgoing connection
+// takes it while all-in-one is down between a kill and its restart.
 func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
+	for range 100 {
+		port := 20000 + rand.IntN(12000)
+		l, err := net.Listen("tcp", ":"+strconv.Itoa(port))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		return port, nil
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return 0, errors.New("no free port found in 20000-31999")
 }
 
 func newServer(bin, dataDir string, extra []string) (*server, error) {
