@@ -51,6 +51,14 @@ func (l *load) chaos(ctx context.Context, s *server, httpClient *http.Client, ho
 	r := restart{at: time.Since(start), oldPID: s.pid()}
 	fail := func(format string, args ...any) { r.problems = append(r.problems, fmt.Sprintf(format, args...)) }
 
+	// Kill a settled cluster, so that the kill finds pod processes to
+	// keep: a rollout may have just begun (they tick in step).
+	for settle := time.Now(); time.Since(settle) < convergeWithin && ctx.Err() == nil; sleep(ctx, time.Second) {
+		if len(l.converged(ctx, nil, nil)) == 0 {
+			break
+		}
+	}
+
 	// What runs now: the pods on the node with their container IDs, and
 	// their processes.
 	before, err := l.nodePods(ctx)
