@@ -25,7 +25,7 @@ type restart struct {
 	at               time.Duration
 	oldPID, newPID   int
 	ready, converged time.Duration // after the kill; converged after ready
-	kept, readopted  int           // pod processes running at the kill; re-adopted
+	kept, readopted  int           // Deployment pods running at the kill; re-adopted
 	jobs             int           // Jobs unfinished at the kill
 	lost, duplicated int
 	problems         []string
@@ -38,6 +38,7 @@ type keptPod struct {
 	uid, containerID string
 	restarts         int32
 	pid              int
+	job              bool // a Job's pod, whose process may end on its own
 }
 
 // chaos kills all-in-one with SIGKILL, starts it again on the same data
@@ -75,9 +76,15 @@ func (l *load) chaos(ctx context.Context, s *server, httpClient *http.Client, ho
 			continue
 		}
 		cs := p.Status.ContainerStatuses[0]
-		kept[p.Name] = keptPod{uid: string(p.UID), containerID: cs.ContainerID, restarts: cs.RestartCount, pid: pids[0]}
+		_, job := p.Labels["job-name"]
+		kept[p.Name] = keptPod{uid: string(p.UID), containerID: cs.ContainerID, restarts: cs.RestartCount, pid: pids[0], job: job}
 	}
-	r.kept, r.jobs = len(kept), len(unfinished)
+	for _, k := range kept {
+		if !k.job {
+			r.kept++
+		}
+	}
+	r.jobs = len(unfinished)
 
 	killed := time.Now()
 	if err := s.kill(); err != nil {
@@ -87,7 +94,7 @@ func (l *load) chaos(ctx context.Context, s *server, httpClient *http.Client, ho
 	for name, k := range kept {
 		if !alive(k.pid) {
 			// A Job's 2-second process may end on its own meanwhile.
-			if !strings.HasPrefix(name, "soak-") {
+			if !k.job {
 				fail("pod %s: process %d died with all-in-one despite --keep-pods", name, k.pid)
 			}
 		}
@@ -123,7 +130,7 @@ func (l *load) chaos(ctx context.Context, s *server, httpClient *http.Client, ho
 		}
 		sleep(ctx, time.Second)
 	}
-	r.readopted = len(kept)
+	r.readopted = r.kept
 	for _, p := range pending {
 		if strings.Contains(p, "not re-adopted") {
 			r.readopted--
@@ -250,8 +257,8 @@ func (l *load) converged(ctx context.Context, kept map[string]keptPod, jobs []st
 		pending = append(pending, fmt.Sprintf("the kubelet's summary: %v", err))
 	}
 	for name, k := range kept {
-		if strings.HasPrefix(name, "soak-") {
-			continue // a Job's pod: its process may have finished
+		if k.job {
+			continue // its process may have finished; the Job must complete
 		}
 		p, ok := byName[name]
 		if !ok || string(p.UID) != k.uid {
