@@ -49,7 +49,7 @@ bench:
 bench-scale:
 	@hack/bench-scale.sh
 
-## soak: all-in-one with 50 hollow nodes under steady load for SOAK (default 30m), failing on unbounded growth; not in test
+## soak: all-in-one (process runtime) with 50 hollow nodes under steady load for SOAK (default 30m), kill -9 and restart every 5m, failing on unbounded growth, lost writes or pods not re-adopted; not in test
 .PHONY: soak
 soak:
 	@hack/soak.sh

@@ -1,52 +1,66 @@
-// Command soak drives a running kubecore all-in-one for a while under a
-// steady load — a Deployment rolling every 30 s, 20 Jobs a minute,
+// Command soak runs a kubecore all-in-one (process runtime, on a data dir
+// of its own) with hollow nodes for a while under a steady load — a
+// Deployment of real processes rolling every 30 s, 20 Jobs a minute,
 // ConfigMap churn of 50 writes/s, 10 watchers, a `kubectl get pods -A`
-// every 5 s — samples the server's /metrics every 10 s, prints the table
-// and fails when the database size, RSS or goroutines grow without bound
-// over the last half of the run, or an acknowledged write is lost.
-// hack/soak.sh starts the server and the hollow nodes and runs it.
+// every 5 s — and, every chaos interval, kills it with SIGKILL and starts
+// it again with --keep-pods, checking that no acknowledged write is lost,
+// no pod runs twice, the kept pod processes are re-adopted and the
+// controllers converge within 30 s. It samples the server's /metrics every
+// 10 s, prints the table and fails when the database size, RSS or
+// goroutines grow without bound or an acknowledged write is lost.
+// hack/soak.sh (make soak) builds kubecore and runs it.
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"math"
+	"io"
 	"net/http"
 	"os"
-	"os/exec"
+	"os/signal"
+	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
-	appsv1 "kubecore.io/api/apps/v1"
-	batchv1 "kubecore.io/api/batch/v1"
 	corev1 "kubecore.io/api/core/v1"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
-	"kubecore.io/apimachinery/pkg/types"
-	"kubecore.io/apimachinery/pkg/watch"
 	"kubecore.io/client/rest"
 	"kubecore.io/client/tools/clientcmd"
 	"kubecore.io/client/typed"
+
+	"kubecore.io/kubecore/test/utils/promtext"
 )
 
-const (
-	namespace      = "soak"
-	configMaps     = 100
-	sampleInterval = 10 * time.Second
-)
+const sampleInterval = 10 * time.Second
+
+type options struct {
+	bin, kubectl, workDir string
+	duration, chaos       time.Duration
+	eventTTL              time.Duration
+	hollowNodes           int
+	serverArgs            []string
+}
 
 func main() {
-	kubeconfig := flag.String("kubeconfig", "", "admin kubeconfig of the server under test")
-	duration := flag.Duration("duration", 30*time.Minute, "how long to run")
-	kubectl := flag.String("kubectl", "kubectl", "kubectl binary for the periodic get pods -A")
+	var o options
+	var serverArgs string
+	flag.StringVar(&o.bin, "bin", "_output/bin/kubecore", "kubecore binary")
+	flag.StringVar(&o.kubectl, "kubectl", "kubectl", "kubectl binary for the periodic get pods -A")
+	flag.StringVar(&o.workDir, "work-dir", "", "directory for the data dir, logs and heap profiles (kept; default: a new temporary one)")
+	flag.DurationVar(&o.duration, "duration", 30*time.Minute, "how long to run")
+	flag.DurationVar(&o.chaos, "chaos-interval", 5*time.Minute, "kill -9 and restart all-in-one this often; 0 never")
+	flag.DurationVar(&o.eventTTL, "event-ttl", time.Hour, "all-in-one's --event-ttl: RSS is judged after it")
+	flag.IntVar(&o.hollowNodes, "hollow-nodes", 50, "hollow nodes to run beside all-in-one")
+	flag.StringVar(&serverArgs, "server-args", "", "more all-in-one flags, space-separated (e.g. --etcd-compaction-interval=1m)")
 	flag.Parse()
-	if err := run(*kubeconfig, *kubectl, *duration); err != nil {
+	o.serverArgs = strings.Fields(serverArgs)
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(1)
 	}
@@ -54,23 +68,48 @@ func main() {
 
 type sample struct {
 	at                     time.Duration
+	life                   int // which start of all-in-one answered
 	dbSize, dbInUse, rss   float64
 	goroutines, fds        float64
+	cacheObjects           float64
+	cacheEvents            float64
 	errors5xx, compactions float64
-	mutatingP99            float64 // seconds, over the sample interval
+	mutatingP99            float64             // seconds, over the last minute
+	buckets                map[float64]float64 // mutating requests' cumulative latency buckets
 	writes, watchEvents    int64
 }
 
-type loadCounters struct {
-	writes, writeErrors, watchEvents, gets, getErrors, rollouts, jobs atomic.Int64
-}
-
-func run(kubeconfig, kubectl string, duration time.Duration) error {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+func run(o options) (err error) {
+	if o.workDir == "" {
+		if o.workDir, err = os.MkdirTemp("", "kubecore-soak-"); err != nil {
+			return err
+		}
+	}
+	if o.bin, err = filepath.Abs(o.bin); err != nil {
+		return err
+	}
+	s, err := newServer(o.bin, filepath.Join(o.workDir, "data"), append([]string{"--event-ttl", o.eventTTL.String()}, o.serverArgs...))
 	if err != nil {
 		return err
 	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	if err := s.start(); err != nil {
+		return err
+	}
+	defer s.stop()
+	for i := 0; i < 1800 && s.running(); i++ { // the kubeconfig is written at the first start
+		if _, err := os.Stat(s.kubeconfig()); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", s.kubeconfig())
+	if err != nil {
+		return fmt.Errorf("all-in-one wrote no kubeconfig (see %s): %w", s.logPath, err)
+	}
 	cfg.QPS, cfg.Burst = -1, 0
+	cfg.Timeout = 30 * time.Second
 	cs, err := typed.NewForConfig(cfg)
 	if err != nil {
 		return err
@@ -79,54 +118,125 @@ func run(kubeconfig, kubectl string, duration time.Duration) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), duration)
-	defer cancel()
+	host := strings.TrimSuffix(cfg.Host, "/")
+	if err := s.waitReady(ctx, httpClient, host, 2*time.Minute); err != nil {
+		return err
+	}
+	hollow, err := startHollowNodes(o, s)
+	if err != nil {
+		return err
+	}
+	defer hollow.stop()
+	node, err := ownNode(ctx, cs)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("soak: %s in %s: all-in-one (pid %d, node %s) with %d hollow nodes, chaos every %s\n",
+		o.duration, o.workDir, s.pid(), node, o.hollowNodes, o.chaos)
+
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create namespace: %w", err)
 	}
-	var c loadCounters
-	acked := make([]atomic.Int64, configMaps) // last acknowledged value of each ConfigMap
-	var wg sync.WaitGroup
-	wg.Go(func() { churnConfigMaps(ctx, cs, acked, &c) })
-	for i := range 10 {
-		wg.Go(func() { watchLoop(ctx, cs, i, &c) })
+	l := &load{cs: cs, node: node, run: filepath.Base(o.workDir), dataDir: s.dataDir, http: httpClient, host: host, acked: make([]atomic.Int64, configMaps)}
+	defer l.cleanup(s)
+	if err := l.createWorkloads(ctx); err != nil {
+		return err
 	}
-	wg.Go(func() { rollDeployment(ctx, cs, &c) })
-	wg.Go(func() { runJobs(ctx, cs, &c) })
-	wg.Go(func() { getPods(ctx, kubectl, kubeconfig, &c) })
+	runCtx, stopLoad := context.WithTimeout(ctx, o.duration)
+	defer stopLoad()
+	var wg sync.WaitGroup
+	wg.Go(func() { l.churnConfigMaps(runCtx) })
+	for i := range 10 {
+		wg.Go(func() { l.watchLoop(runCtx, i) })
+	}
+	wg.Go(func() { l.rollDeployment(runCtx) })
+	wg.Go(func() { l.runJobs(runCtx) })
+	wg.Go(func() { l.getPods(runCtx, o.kubectl, s.kubeconfig()) })
 
-	var samples []sample
-	start := time.Now()
-	prevBuckets := map[float64]float64{}
-	ticker := time.NewTicker(sampleInterval)
+	var (
+		samples   []sample
+		restarts  []restart
+		start     = time.Now()
+		profiled  = map[string]bool{}
+		last      promtext.Scrape
+		nextChaos = start.Add(o.chaos)
+		ticker    = time.NewTicker(sampleInterval)
+	)
+	saveHeap := func(name string) {
+		if err := heapProfile(httpClient, host, filepath.Join(o.workDir, name)); err != nil {
+			fmt.Fprintln(os.Stderr, "heap profile:", err)
+		}
+	}
 	for done := false; !done; {
 		select {
-		case <-ctx.Done():
+		case <-runCtx.Done():
 			done = true
 		case <-ticker.C:
 		}
-		m, err := scrape(httpClient, cfg.Host)
+		if !s.running() {
+			return fmt.Errorf("all-in-one (pid %d) exited on its own at %s; see %s", s.pid(), time.Since(start).Round(time.Second), s.logPath)
+		}
+		life := s.starts
+		if o.chaos > 0 && !done && time.Now().After(nextChaos) {
+			saveHeap(fmt.Sprintf("heap-life%d-end.pb.gz", life))
+			r := l.chaos(runCtx, s, httpClient, host, start)
+			restarts = append(restarts, r)
+			fmt.Printf("restart %d at %s: pid %d -> %d, ready %.1fs after the kill, converged %.1fs after ready, kept %d re-adopted %d, unfinished Jobs %d, lost %d, duplicated %d %s\n",
+				len(restarts), r.at.Round(time.Second), r.oldPID, r.newPID, r.ready.Seconds(), r.converged.Seconds(), r.kept, r.readopted, r.jobs, r.lost, r.duplicated, strings.Join(r.problems, "; "))
+			nextChaos = time.Now().Add(o.chaos)
+			continue
+		}
+		m, err := scrape(httpClient, host)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "scrape:", err)
 			continue
 		}
-		buckets := m.mutatingBuckets()
+		// One heap profile a minute into each life, one at its end.
+		if key := fmt.Sprintf("heap-life%d-start.pb.gz", life); !profiled[key] && len(samples) > 0 && samples[len(samples)-1].life == life && time.Since(start) > time.Minute {
+			profiled[key] = true
+			saveHeap(key)
+		}
+		// p99 over the last minute of this process.
+		buckets := m.Buckets("apiserver_request_duration_seconds", func(l map[string]string) bool { return mutatingVerbs[l["verb"]] })
+		prevBuckets := map[float64]float64{}
+		for i := len(samples) - 1; i >= 0 && samples[i].life == life && time.Since(start)-samples[i].at <= time.Minute+time.Second; i-- {
+			prevBuckets = samples[i].buckets
+		}
+		if buckets[inf] < prevBuckets[inf] {
+			prevBuckets = map[float64]float64{} // a new process
+		}
+		last = m
 		samples = append(samples, sample{
-			at: time.Since(start), dbSize: m.first("etcd_mvcc_db_total_size_in_bytes"), dbInUse: m.first("etcd_mvcc_db_total_size_in_use_in_bytes"),
-			rss: m.first("process_resident_memory_bytes"), goroutines: m.first("go_goroutines"), fds: m.first("process_open_fds"),
-			errors5xx: m.errors5xx(), compactions: m.first(`apiserver_storage_compactions_total{result="compacted"}`),
-			mutatingP99: p99(prevBuckets, buckets), writes: c.writes.Load(), watchEvents: c.watchEvents.Load(),
+			at: time.Since(start), life: life,
+			dbSize: m.Sum("etcd_mvcc_db_total_size_in_bytes", nil), dbInUse: m.Sum("etcd_mvcc_db_total_size_in_use_in_bytes", nil),
+			rss: m.Sum("process_resident_memory_bytes", nil), goroutines: m.Sum("go_goroutines", nil), fds: m.Sum("process_open_fds", nil),
+			cacheObjects: m.Sum("apiserver_watch_cache_objects", nil), cacheEvents: m.Sum("apiserver_watch_cache_events", nil),
+			errors5xx:   m.Sum("apiserver_request_total", func(l map[string]string) bool { return strings.HasPrefix(l["code"], "5") }),
+			compactions: m.Sum("apiserver_storage_compactions_total", func(l map[string]string) bool { return l["result"] == "compacted" }),
+			mutatingP99: promtext.Quantile(0.99, prevBuckets, buckets), buckets: buckets, writes: l.c.writes.Load(), watchEvents: l.c.watchEvents.Load(),
 		})
-		prevBuckets = buckets
 	}
 	ticker.Stop()
+	saveHeap(fmt.Sprintf("heap-life%d-end.pb.gz", s.starts))
+	stopLoad()
 	wg.Wait()
+
 	printTable(samples)
-	fmt.Printf("load: %d ConfigMap writes (%d errors), %d watch events, %d rollouts, %d Jobs, %d kubectl gets (%d failed)\n",
-		c.writes.Load(), c.writeErrors.Load(), c.watchEvents.Load(), c.rollouts.Load(), c.jobs.Load(), c.gets.Load(), c.getErrors.Load())
+	printCaches(last)
+	fmt.Printf("load: %d ConfigMap writes (%d failed, while down among others), %d watch events, %d rollouts, %d Jobs, %d kubectl gets (%d failed)\n",
+		l.c.writes.Load(), l.c.writeErrors.Load(), l.c.watchEvents.Load(), l.c.rollouts.Load(), l.c.jobs.Load(), l.c.gets.Load(), l.c.getErrors.Load())
+	fmt.Printf("heap profiles in %s: go tool pprof -top -diff_base heap-lifeN-start.pb.gz heap-lifeN-end.pb.gz\n", o.workDir)
 
 	var errs []error
-	lost, err := lostWrites(cs, acked)
+	for i, r := range restarts {
+		if !r.ok() {
+			errs = append(errs, fmt.Errorf("restart %d: %s", i+1, strings.Join(r.problems, "; ")))
+		}
+	}
+	fmt.Printf("restarts: %d, %d with problems\n", len(restarts), len(errs))
+	checkCtx, cancelCheck := context.WithTimeout(context.Background(), time.Minute)
+	defer cancelCheck()
+	lost, err := l.lostWrites(checkCtx)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -134,201 +244,70 @@ func run(kubeconfig, kubectl string, duration time.Duration) error {
 	if lost > 0 {
 		errs = append(errs, fmt.Errorf("%d acknowledged writes lost", lost))
 	}
-	for _, g := range []struct {
-		name string
-		get  func(sample) float64
-		// slack is growth over the last half that is not a leak: a
-		// fraction of the mean.
-		slack float64
-	}{
-		{"etcd DB size", func(s sample) float64 { return s.dbSize }, 0.25},
-		{"RSS", func(s sample) float64 { return s.rss }, 0.25},
-		{"goroutines", func(s sample) float64 { return s.goroutines }, 0.25},
-	} {
-		slope, growth, mean := secondHalfSlope(samples, g.get)
-		verdict := "flat"
-		if growth > g.slack*mean {
-			verdict = "GROWING"
-			errs = append(errs, fmt.Errorf("%s grows without bound: %+.0f over the last half (mean %.0f)", g.name, growth, mean))
-		}
-		fmt.Printf("%-12s slope over the last half: %+.3g/s (%+.0f, mean %.0f): %s\n", g.name, slope, growth, mean, verdict)
-	}
+	errs = append(errs, judgeGrowth(samples, o.eventTTL, o.chaos)...)
 	return errors.Join(errs...)
 }
 
-// churnConfigMaps writes 50 times a second round-robin over configMaps
-// ConfigMaps, each write's value one more than the last acknowledged.
-func churnConfigMaps(ctx context.Context, cs *typed.Clientset, acked []atomic.Int64, c *loadCounters) {
-	client := cs.CoreV1().ConfigMaps(namespace)
-	ticker := time.NewTicker(time.Second / 50)
-	defer ticker.Stop()
-	for i := 0; ; i++ {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-		n := i % configMaps
-		next := acked[n].Load() + 1
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("churn-%03d", n)}, Data: map[string]string{"v": strconv.FormatInt(next, 10)}}
-		var err error
-		if next == 1 {
-			_, err = client.Create(ctx, cm, metav1.CreateOptions{})
-		} else {
-			_, err = client.Update(ctx, cm, metav1.UpdateOptions{})
-		}
-		if err != nil {
-			if ctx.Err() == nil {
-				c.writeErrors.Add(1)
-			}
-			continue
-		}
-		acked[n].Store(next)
-		c.writes.Add(1)
-	}
-}
-
-// watchLoop keeps a watch open (ConfigMaps of the soak namespace, or
-// every pod) and counts its events, starting again when it ends.
-func watchLoop(ctx context.Context, cs *typed.Clientset, i int, c *loadCounters) {
+// ownNode is the all-in-one's node: the one that is not hollow.
+func ownNode(ctx context.Context, cs *typed.Clientset) (string, error) {
 	for ctx.Err() == nil {
-		var w watch.Interface
-		var err error
-		if i%2 == 0 {
-			w, err = cs.CoreV1().ConfigMaps(namespace).Watch(ctx, metav1.ListOptions{})
-		} else {
-			w, err = cs.CoreV1().Pods("").Watch(ctx, metav1.ListOptions{})
-		}
-		if err != nil {
-			time.Sleep(time.Second)
-			continue
-		}
-		for range w.ResultChan() {
-			c.watchEvents.Add(1)
-		}
-		w.Stop()
-	}
-}
-
-// rollDeployment keeps a 5-replica Deployment and changes its template
-// every 30 s, a new rollout each time.
-func rollDeployment(ctx context.Context, cs *typed.Clientset, c *loadCounters) {
-	client := cs.AppsV1().Deployments(namespace)
-	labels := map[string]string{"app": "soak"}
-	d := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: "soak"},
-		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr(int32(5)),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "pause", Image: "pause"}}},
-			},
-		},
-	}
-	if _, err := client.Create(ctx, d, metav1.CreateOptions{}); err != nil {
-		fmt.Fprintln(os.Stderr, "create deployment:", err)
-		return
-	}
-	ticker := time.NewTicker(30 * time.Second)
-	defer ticker.Stop()
-	for i := 1; ; i++ {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-		patch := fmt.Sprintf(`{"spec":{"template":{"metadata":{"annotations":{"soak/roll":"%d"}}}}}`, i)
-		if _, err := client.Patch(ctx, "soak", types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err == nil {
-			c.rollouts.Add(1)
-		}
-	}
-}
-
-// runJobs creates 20 Jobs a minute and deletes each a minute later (the
-// hollow nodes' fake containers never finish), so that about 20 exist.
-func runJobs(ctx context.Context, cs *typed.Clientset, c *loadCounters) {
-	client := cs.BatchV1().Jobs(namespace)
-	ticker := time.NewTicker(3 * time.Second)
-	defer ticker.Stop()
-	var live []string
-	background := metav1.DeletePropagationBackground
-	for i := 0; ; i++ {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-		name := fmt.Sprintf("soak-%05d", i)
-		job := &batchv1.Job{
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-				RestartPolicy: corev1.RestartPolicyNever,
-				Containers:    []corev1.Container{{Name: "work", Image: "pause"}},
-			}}},
-		}
-		if _, err := client.Create(ctx, job, metav1.CreateOptions{}); err == nil {
-			c.jobs.Add(1)
-			live = append(live, name)
-		}
-		if len(live) > 20 {
-			_ = client.Delete(ctx, live[0], metav1.DeleteOptions{PropagationPolicy: &background})
-			live = live[1:]
-		}
-	}
-}
-
-// getPods runs `kubectl get pods -A` every 5 s.
-func getPods(ctx context.Context, kubectl, kubeconfig string, c *loadCounters) {
-	ticker := time.NewTicker(5 * time.Second)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-		cmd := exec.CommandContext(ctx, kubectl, "--kubeconfig", kubeconfig, "get", "pods", "-A", "--no-headers")
-		if err := cmd.Run(); err != nil {
-			if ctx.Err() == nil {
-				c.getErrors.Add(1)
+		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err == nil {
+			for _, n := range nodes.Items {
+				if !strings.HasPrefix(n.Name, "hollow-node-") {
+					return n.Labels["kubernetes.io/hostname"], nil
+				}
 			}
-			continue
 		}
-		c.gets.Add(1)
+		sleep(ctx, time.Second)
+	}
+	return "", ctx.Err()
+}
+
+// hollowNodes is the `kubecore hollow-nodes` process.
+type hollowNodes struct{ srv *server }
+
+func startHollowNodes(o options, s *server) (*hollowNodes, error) {
+	h := &server{bin: o.bin, dataDir: s.dataDir, logPath: filepath.Join(o.workDir, "hollow-nodes.log"),
+		args: []string{"hollow-nodes", "--count", fmt.Sprint(o.hollowNodes), "--kubeconfig", s.kubeconfig()}}
+	if o.hollowNodes == 0 {
+		return &hollowNodes{}, nil
+	}
+	if err := h.start(); err != nil {
+		return nil, err
+	}
+	return &hollowNodes{srv: h}, nil
+}
+
+func (h *hollowNodes) stop() {
+	if h.srv != nil {
+		h.srv.stop()
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
-
-// lostWrites counts the ConfigMaps whose stored value is behind the last
-// acknowledged write.
-func lostWrites(cs *typed.Clientset, acked []atomic.Int64) (int, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+// cleanup deletes the soak's namespace, so that the kubelet stops the
+// pods' processes (all-in-one keeps them on exit), and kills those left
+// after a minute, by PID.
+func (l *load) cleanup(s *server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	list, err := cs.CoreV1().ConfigMaps(namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return 0, fmt.Errorf("list ConfigMaps for lost writes: %w", err)
-	}
-	stored := map[string]int64{}
-	for _, cm := range list.Items {
-		stored[cm.Name], _ = strconv.ParseInt(cm.Data["v"], 10, 64)
-	}
-	lost := 0
-	for i := range acked {
-		want := acked[i].Load()
-		if got := stored[fmt.Sprintf("churn-%03d", i)]; want > 0 && got < want {
-			lost++
+	if s.running() {
+		_ = l.cs.CoreV1().Namespaces().Delete(ctx, namespace, metav1.DeleteOptions{})
+		for ctx.Err() == nil && len(podProcesses(l.run)) > 0 {
+			sleep(ctx, time.Second)
 		}
 	}
-	return lost, nil
+	for _, pids := range podProcesses(l.run) {
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
-// metrics are the samples of one scrape, by name with labels.
-type metrics map[string]float64
+var mutatingVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELETE": true, "APPLY": true}
 
-func scrape(client *http.Client, host string) (metrics, error) {
-	resp, err := client.Get(strings.TrimSuffix(host, "/") + "/metrics")
+func scrape(client *http.Client, host string) (promtext.Scrape, error) {
+	resp, err := client.Get(host + "/metrics")
 	if err != nil {
 		return nil, err
 	}
@@ -336,121 +315,55 @@ func scrape(client *http.Client, host string) (metrics, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET /metrics: %s", resp.Status)
 	}
-	m := metrics{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		if i < 0 {
-			continue
-		}
-		if v, err := strconv.ParseFloat(line[i+1:], 64); err == nil {
-			m[line[:i]] = v
-		}
-	}
-	return m, sc.Err()
+	return promtext.Parse(resp.Body)
 }
 
-func (m metrics) first(name string) float64 { return m[name] }
-
-// errors5xx sums apiserver_request_total with a 5xx code.
-func (m metrics) errors5xx() float64 {
-	var n float64
-	for k, v := range m {
-		if strings.HasPrefix(k, "apiserver_request_total{") && strings.Contains(k, `code="5`) {
-			n += v
-		}
+func heapProfile(client *http.Client, host, path string) error {
+	resp, err := client.Get(host + "/debug/pprof/heap")
+	if err != nil {
+		return err
 	}
-	return n
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET /debug/pprof/heap: %s", resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
-var mutatingVerbs = []string{`verb="POST"`, `verb="PUT"`, `verb="PATCH"`, `verb="DELETE"`, `verb="create"`, `verb="update"`, `verb="patch"`, `verb="delete"`}
-
-// mutatingBuckets sums the cumulative request duration buckets of the
-// mutating verbs, by upper bound.
-func (m metrics) mutatingBuckets() map[float64]float64 {
-	out := map[float64]float64{}
-	for k, v := range m {
-		if !strings.HasPrefix(k, "apiserver_request_duration_seconds_bucket{") {
+// printCaches prints the watch caches' sizes of the last scrape, the
+// largest first.
+func printCaches(m promtext.Scrape) {
+	type cache struct {
+		name            string
+		objects, events float64
+	}
+	var caches []cache
+	for _, x := range m {
+		if x.Name != "apiserver_watch_cache_objects" {
 			continue
 		}
-		mutating := false
-		for _, verb := range mutatingVerbs {
-			mutating = mutating || strings.Contains(k, verb)
+		name := x.Labels["resource"]
+		if g := x.Labels["group"]; g != "" {
+			name += "." + g
 		}
-		if !mutating {
-			continue
+		events, _ := m.Value("apiserver_watch_cache_events", x.Labels)
+		caches = append(caches, cache{name, x.Value, events})
+	}
+	sort.Slice(caches, func(i, j int) bool { return caches[i].objects+caches[i].events > caches[j].objects+caches[j].events })
+	fmt.Print("watch caches at the end (objects/ring events):")
+	for i, c := range caches {
+		if i == 8 {
+			break
 		}
-		i := strings.Index(k, `le="`)
-		if i < 0 {
-			continue
-		}
-		le := k[i+4:]
-		le = le[:strings.IndexByte(le, '"')]
-		bound, err := strconv.ParseFloat(le, 64)
-		if err != nil {
-			continue
-		}
-		out[bound] += v
+		fmt.Printf(" %s %.0f/%.0f", c.name, c.objects, c.events)
 	}
-	return out
-}
-
-// p99 is the 99th percentile of the requests between two scrapes of the
-// cumulative buckets: the upper bound of the bucket it falls in.
-func p99(prev, cur map[float64]float64) float64 {
-	bounds := make([]float64, 0, len(cur))
-	for b := range cur {
-		bounds = append(bounds, b)
-	}
-	sort.Float64s(bounds)
-	if len(bounds) == 0 {
-		return 0
-	}
-	total := cur[bounds[len(bounds)-1]] - prev[bounds[len(bounds)-1]]
-	if total <= 0 {
-		return 0
-	}
-	for _, b := range bounds {
-		if cur[b]-prev[b] >= 0.99*total {
-			return b
-		}
-	}
-	return math.Inf(1)
-}
-
-// secondHalfSlope fits a line to the last half of the samples: its slope
-// per second, the growth it means over that half, and the half's mean.
-func secondHalfSlope(samples []sample, get func(sample) float64) (slope, growth, mean float64) {
-	half := samples[len(samples)/2:]
-	if len(half) < 2 {
-		return 0, 0, 0
-	}
-	var sx, sy, sxx, sxy float64
-	for _, s := range half {
-		x, y := s.at.Seconds(), get(s)
-		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
-	}
-	n := float64(len(half))
-	mean = sy / n
-	den := n*sxx - sx*sx
-	if den == 0 {
-		return 0, 0, mean
-	}
-	slope = (n*sxy - sx*sy) / den
-	return slope, slope * (half[len(half)-1].at - half[0].at).Seconds(), mean
-}
-
-func printTable(samples []sample) {
-	fmt.Printf("%8s %10s %10s %9s %6s %5s %6s %6s %9s %8s %8s\n",
-		"t", "db MiB", "inuse MiB", "rss MiB", "gorout", "fds", "5xx", "compct", "mut p99", "writes", "watchEv")
-	for _, s := range samples {
-		fmt.Printf("%8s %10.1f %10.1f %9.1f %6.0f %5.0f %6.0f %6.0f %8.3fs %8d %8d\n",
-			s.at.Round(time.Second), s.dbSize/(1<<20), s.dbInUse/(1<<20), s.rss/(1<<20), s.goroutines, s.fds,
-			s.errors5xx, s.compactions, s.mutatingP99, s.writes, s.watchEvents)
-	}
+	fmt.Println()
 }

@@ -92,11 +92,11 @@ func (c *Compactor) Collectors() []prometheus.Collector {
 func (c *Compactor) Run(ctx context.Context) error {
 	logger := klog.FromContext(ctx).WithValues("interval", c.interval)
 	// The history from now on is kept for at least one interval: the
-	// first claimed tick compacts up to here.
-	if rev, err := c.currentRevision(ctx); err != nil {
+	// first claimed tick compacts up to here. Knowing the claim key's
+	// version already, that first tick can claim: a server restarted more
+	// often than every second interval still compacts.
+	if err := c.start(ctx); err != nil {
 		logger.Error(err, "Reading etcd's revision for the first compaction")
-	} else {
-		c.rev = rev
 	}
 	ticker := time.NewTicker(c.interval)
 	defer ticker.Stop()
@@ -120,14 +120,21 @@ func (c *Compactor) Run(ctx context.Context) error {
 	}
 }
 
-func (c *Compactor) currentRevision(ctx context.Context) (int64, error) {
+// start reads the current revision, the target of the first compaction,
+// and the version of CompactRevisionKey, which the first tick's claim
+// compares against.
+func (c *Compactor) start(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, min(c.interval, DefaultRequestTimeout))
 	defer cancel()
-	resp, err := c.client.Get(ctx, CompactRevisionKey, clientv3.WithCountOnly())
+	resp, err := c.client.Get(ctx, CompactRevisionKey)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	return resp.Header.Revision, nil
+	c.rev, c.version = resp.Header.Revision, 0
+	if len(resp.Kvs) > 0 {
+		c.version = resp.Kvs[0].Version
+	}
+	return nil
 }
 
 // tick claims the interval with a compare-and-swap on the version of

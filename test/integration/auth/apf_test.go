@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -24,6 +23,7 @@ import (
 	"kubecore.io/client/rest"
 
 	"kubecore.io/kubecore/test/integration/framework"
+	"kubecore.io/kubecore/test/utils/promtext"
 )
 
 // TestPriorityAndFairnessUnderFlood: a server with 4 seats. One user
@@ -197,22 +197,23 @@ func TestPriorityAndFairnessUnderFlood(t *testing.T) {
 	metrics := scrape(t, c.s.Config)
 	for _, want := range []struct {
 		name    string
-		labels  string
+		labels  map[string]string
 		atLeast float64
 	}{
-		{"apiserver_flowcontrol_rejected_requests_total", `flow_schema="flood",priority_level="flood",reason="queue-full"`, 1},
-		{"apiserver_flowcontrol_dispatched_requests_total", `flow_schema="flood",priority_level="flood"`, float64(floodOK.Load() + int64(daveServed))},
-		{"apiserver_flowcontrol_dispatched_requests_total", `flow_schema="system-leader-election",priority_level="leader-election"`, float64(renewals)},
-		{"apiserver_flowcontrol_dispatched_requests_total", `flow_schema="system-node-high",priority_level="node-high"`, float64(renewals)},
-		{"apiserver_flowcontrol_current_inqueue_requests", `flow_schema="flood",priority_level="flood"`, 0},
-		{"apiserver_flowcontrol_nominal_limit_seats", `priority_level="flood"`, 1},
+		{"apiserver_flowcontrol_rejected_requests_total", map[string]string{"flow_schema": "flood", "priority_level": "flood", "reason": "queue-full"}, 1},
+		{"apiserver_flowcontrol_dispatched_requests_total", map[string]string{"flow_schema": "flood", "priority_level": "flood"}, float64(floodOK.Load() + int64(daveServed))},
+		{"apiserver_flowcontrol_dispatched_requests_total", map[string]string{"flow_schema": "system-leader-election", "priority_level": "leader-election"}, float64(renewals)},
+		{"apiserver_flowcontrol_dispatched_requests_total", map[string]string{"flow_schema": "system-node-high", "priority_level": "node-high"}, float64(renewals)},
+		{"apiserver_flowcontrol_current_inqueue_requests", map[string]string{"flow_schema": "flood", "priority_level": "flood"}, 0},
+		{"apiserver_flowcontrol_nominal_limit_seats", map[string]string{"priority_level": "flood"}, 1},
 	} {
-		got, ok := metrics[want.name+"{"+want.labels+"}"]
+		got, ok := metrics.Value(want.name, want.labels)
 		if !ok || got < want.atLeast {
-			t.Errorf("%s{%s} = %v (present %v), want at least %v", want.name, want.labels, got, ok, want.atLeast)
+			t.Errorf("%s%v = %v (present %v), want at least %v", want.name, want.labels, got, ok, want.atLeast)
 		}
 	}
-	if got := metrics[`apiserver_flowcontrol_rejected_requests_total{flow_schema="system-leader-election",priority_level="leader-election",reason="queue-full"}`]; got != 0 {
+	if got, _ := metrics.Value("apiserver_flowcontrol_rejected_requests_total",
+		map[string]string{"flow_schema": "system-leader-election", "priority_level": "leader-election", "reason": "queue-full"}); got != 0 {
 		t.Errorf("%v lease renewals rejected", got)
 	}
 }
@@ -314,29 +315,16 @@ func (r *raw) do(t *testing.T, method, path, body string) answer {
 	return answer{code: resp.StatusCode, header: resp.Header, body: b.String()}
 }
 
-// scrape reads the server's /metrics as the admin: name{labels} -> value,
-// labels as Prometheus prints them (sorted).
-func scrape(t *testing.T, rc *rest.Config) map[string]float64 {
+// scrape reads the server's /metrics as the admin.
+func scrape(t *testing.T, rc *rest.Config) promtext.Scrape {
 	t.Helper()
 	resp := rawClient(t, rc).do(t, http.MethodGet, "/metrics", "")
 	if resp.code != http.StatusOK {
 		t.Fatalf("GET /metrics: %d", resp.code)
 	}
-	out := map[string]float64{}
-	sc := bufio.NewScanner(strings.NewReader(resp.body))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		if i < 0 {
-			continue
-		}
-		if v, err := strconv.ParseFloat(line[i+1:], 64); err == nil {
-			out[line[:i]] = v
-		}
+	out, err := promtext.Parse(strings.NewReader(resp.body))
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -84,7 +84,7 @@ func TestCompactionRemovesHistory(t *testing.T) {
 	// intervals after the last update it has compacted past it.
 	var compacted int64
 	framework.WaitUntil(t, time.Minute, "a compaction past the last update", func() bool {
-		compacted = int64(metric(t, s, "apiserver_storage_compacted_revision"))
+		compacted = int64(metric(t, s, "apiserver_storage_compacted_revision", nil))
 		return compacted >= lastRV
 	})
 	t.Logf("compacted to revision %d; %v compactions", compacted, compactions(t, s, etcd3.CompactionCompacted))

@@ -6,14 +6,11 @@
 package compaction
 
 import (
-	"bufio"
-	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 	"testing"
 
 	"kubecore.io/kubecore/test/integration/framework"
+	"kubecore.io/kubecore/test/utils/promtext"
 )
 
 // startEtcd starts an etcd of the test's own: the compactors' shared key
@@ -28,16 +25,8 @@ func startEtcd(t *testing.T) *framework.Etcd {
 	return e
 }
 
-// metric reads one sample of s's /metrics, such as
-// `apiserver_storage_compactions_total{result="compacted"}`; absent is -1.
-func metric(t *testing.T, s *framework.APIServer, sample string) float64 {
-	t.Helper()
-	return metricMatching(t, s, func(name string) bool { return name == sample })
-}
-
-// metricMatching reads the first sample of s's /metrics whose name (with
-// its labels) match accepts; absent is -1.
-func metricMatching(t *testing.T, s *framework.APIServer, match func(string) bool) float64 {
+// scrape reads s's /metrics.
+func scrape(t *testing.T, s *framework.APIServer) promtext.Scrape {
 	t.Helper()
 	resp, err := s.HTTPClient(t).Get(s.URL + "/metrics")
 	if err != nil {
@@ -47,25 +36,24 @@ func metricMatching(t *testing.T, s *framework.APIServer, match func(string) boo
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET /metrics: %s", resp.Status)
 	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		name, value, ok := strings.Cut(sc.Text(), " ")
-		if ok && match(name) {
-			v, err := strconv.ParseFloat(value, 64)
-			if err != nil {
-				t.Fatalf("metric %s: %v", name, err)
-			}
-			return v
-		}
-	}
-	if err := sc.Err(); err != nil {
+	m, err := promtext.Parse(resp.Body)
+	if err != nil {
 		t.Fatal(err)
+	}
+	return m
+}
+
+// metric reads the sample of s's /metrics of that name and labels (nil for
+// none); absent is -1.
+func metric(t *testing.T, s *framework.APIServer, name string, labels map[string]string) float64 {
+	t.Helper()
+	if v, ok := scrape(t, s).Value(name, labels); ok {
+		return v
 	}
 	return -1
 }
 
 func compactions(t *testing.T, s *framework.APIServer, result string) float64 {
 	t.Helper()
-	return metric(t, s, fmt.Sprintf("apiserver_storage_compactions_total{result=%q}", result))
+	return metric(t, s, "apiserver_storage_compactions_total", map[string]string{"result": result})
 }

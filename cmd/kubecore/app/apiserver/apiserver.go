@@ -39,6 +39,7 @@ import (
 	"kubecore.io/kubecore/pkg/pki"
 	"kubecore.io/kubecore/pkg/registry/core/componentstatus"
 	"kubecore.io/kubecore/pkg/registry/core/node"
+	"kubecore.io/kubecore/pkg/storage/cacher"
 	"kubecore.io/kubecore/pkg/storage/etcd3"
 	"kubecore.io/kubecore/pkg/webhook"
 )
@@ -64,6 +65,9 @@ type Resources struct {
 	// Aggregator proxies the group versions of APIServices backed by
 	// other servers; nil for none.
 	Aggregator apiserver.Aggregator
+	// Metrics are exported beside the server's own (the watch caches'
+	// sizes).
+	Metrics []prometheus.Collector
 	// Loops are the background loops of these resources (the kubernetes
 	// Service repair, the custom resource controllers). Run runs them under
 	// the server's errgroup until its context ends: the first to fail
@@ -193,6 +197,7 @@ func controlPlane(cfg controlPlaneConfig) ResourcesFunc {
 		if err != nil {
 			return Resources{}, err
 		}
+		caches := cacher.NewCollector()
 		// Made by Run with the cluster CA: aggregated servers trust the
 		// front-proxy CA for the identity headers the aggregator sends.
 		frontProxy, err := pki.EnsureFrontProxy(cfg.pkiDir, nil)
@@ -202,7 +207,7 @@ func controlPlane(cfg controlPlaneConfig) ResourcesFunc {
 		in, err := controlplane.New(ctx, controlplane.Config{
 			EtcdClient:        client,
 			ServiceCIDR:       cfg.serviceCIDR,
-			Decorate:          watchCache(client, encScheme),
+			Decorate:          watchCache(client, encScheme, caches),
 			ServiceAccountKey: saKey,
 			Kubelet:           kubelet,
 			Advertise:         advertise,
@@ -235,7 +240,7 @@ func controlPlane(cfg controlPlaneConfig) ResourcesFunc {
 		return Resources{
 			Scheme: in.Scheme, Groups: in.Groups, Authorizer: in.Authorizer(), Tokens: in.TokenAuthenticators(),
 			Dynamic: in.DynamicGroups(), ReadyChecks: []apiserver.HealthCheck{in.APIExtensionsReadyCheck()},
-			FlowConfig: in.FlowConfig(), Paths: in.Paths(), Aggregator: agg,
+			FlowConfig: in.FlowConfig(), Paths: in.Paths(), Aggregator: agg, Metrics: []prometheus.Collector{caches},
 			Loops: []Loop{
 				{Name: "kubernetes service", Run: func(ctx context.Context) error {
 					return in.RunKubernetesService(ctx, controlplane.KubernetesServiceInterval)
@@ -520,7 +525,7 @@ func (c Config) Run(ctx context.Context) error {
 		GetServingCert: serving.current,
 		ClientCA:       tlsClientCAs,
 		Profiling:      o.profiling,
-		Metrics:        etcdMetrics,
+		Metrics:        append(etcdMetrics, res.Metrics...),
 		ReadyChecks: []apiserver.HealthCheck{{Name: "etcd", Check: func(ctx context.Context) error {
 			ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			defer cancel()

@@ -27,8 +27,9 @@ var indexedFields = map[schema.GroupResource][]string{
 // a watch cache. Its events are encoded by scheme's JSON serializer exactly
 // as the apiserver encodes objects, and a consistent read that waits asks
 // etcd for a progress notification on the watch stream of the etcd3
-// storage (opened with WithRequireLeader).
-func watchCache(client *clientv3.Client, scheme *runtime.Scheme) func(storage.Interface, *generic.Store) (storage.Interface, func(), error) {
+// storage (opened with WithRequireLeader). Each cache's sizes are exported
+// through caches.
+func watchCache(client *clientv3.Client, scheme *runtime.Scheme, caches *cacher.Collector) func(storage.Interface, *generic.Store) (storage.Interface, func(), error) {
 	ser := runtime.NewSerializer(scheme, runtime.SerializerOptions{})
 	encode := func(obj runtime.Object) ([]byte, error) {
 		data, err := runtime.Encode(ser, obj)
@@ -57,6 +58,7 @@ func watchCache(client *clientv3.Client, scheme *runtime.Scheme) func(storage.In
 		if err != nil {
 			return nil, nil, fmt.Errorf("watch cache of %s: %w", store.DefaultQualifiedResource, err)
 		}
+		caches.Add(store.DefaultQualifiedResource.Group, store.DefaultQualifiedResource.Resource, c)
 		return c, c.Stop, nil
 	}
 }
