@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/klog/v2"
 )
 
 // maxLeaseReuse bounds how long one lease is handed out: the objects
@@ -54,8 +56,69 @@ func (m *leaseManager) lease(ctx context.Context) (clientv3.LeaseID, error) {
 		return clientv3.NoLease, fmt.Errorf("grant a lease of %ds: %w", seconds, err)
 	}
 	// etcd may grant more than asked (its minimum TTL), never less.
-	m.id, m.expires = resp.ID, now.Add(time.Duration(resp.TTL)*time.Second)
+	expires := now.Add(time.Duration(resp.TTL) * time.Second)
+	if _, err := m.client.Put(ctx, leaseDeadlineKey(resp.ID), strconv.FormatInt(expires.Unix(), 10), clientv3.WithLease(resp.ID)); err != nil {
+		return clientv3.NoLease, fmt.Errorf("record the deadline of lease %x: %w", resp.ID, err)
+	}
+	m.id, m.expires = resp.ID, expires
 	return m.id, nil
+}
+
+// Each lease of expiring objects has a key of its own under
+// leaseDeadlinePrefix, on the lease, holding the Unix second by which its
+// objects must be gone. etcd restarts every lease's timer when a member
+// restarts or a new leader is elected (lease checkpoints are off), so a
+// server restarted more often than the TTL would keep its events for ever;
+// SweepExpiredLeases revokes by the recorded deadline instead.
+const leaseDeadlinePrefix = "kubecore_lease_deadline/"
+
+func leaseDeadlineKey(id clientv3.LeaseID) string {
+	return leaseDeadlinePrefix + strconv.FormatInt(int64(id), 16)
+}
+
+// DefaultLeaseSweepInterval is how often SweepExpiredLeases looks.
+const DefaultLeaseSweepInterval = time.Minute
+
+// SweepExpiredLeases revokes, now and every interval until ctx ends, the
+// leases of expiring objects whose deadline has passed, with their
+// objects. Several API servers may sweep one etcd: a lease revoked twice
+// is not an error.
+func SweepExpiredLeases(ctx context.Context, client *clientv3.Client, interval time.Duration) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if n, err := sweepLeases(ctx, client, time.Now()); err != nil {
+			klog.FromContext(ctx).V(2).Info("Lease sweep failed", "err", err)
+		} else if n > 0 {
+			klog.FromContext(ctx).V(2).Info("Revoked expired leases", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// sweepLeases revokes the leases whose recorded deadline is not after
+// now and returns how many it revoked.
+func sweepLeases(ctx context.Context, client *clientv3.Client, now time.Time) (int, error) {
+	resp, err := client.Get(ctx, leaseDeadlinePrefix, clientv3.WithPrefix())
+	if err != nil {
+		return 0, fmt.Errorf("list lease deadlines: %w", err)
+	}
+	n := 0
+	for _, kv := range resp.Kvs {
+		deadline, err := strconv.ParseInt(string(kv.Value), 10, 64)
+		if err != nil || kv.Lease == 0 || now.Unix() < deadline {
+			continue
+		}
+		if _, err := client.Revoke(ctx, clientv3.LeaseID(kv.Lease)); err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) && rpctypes.ErrorDesc(err) != rpctypes.ErrLeaseNotFound.Error() {
+			return n, fmt.Errorf("revoke lease %x: %w", kv.Lease, err)
+		}
+		n++
+	}
+	return n, nil
 }
 
 // forget drops id when etcd no longer knows it (revoked, or expired while

@@ -442,6 +442,9 @@ func (c Config) Run(ctx context.Context) error {
 		etcdMetrics = append(etcdMetrics, compactor.Collectors()...)
 		g.Go(func() error { return compactor.Run(ctx) })
 	}
+	// Events outlive their TTL when etcd restarts their leases' timers:
+	// revoke them by the deadline their lease carries.
+	g.Go(func() error { return etcd3.SweepExpiredLeases(ctx, client, etcd3.DefaultLeaseSweepInterval) })
 
 	pkiDir := filepath.Join(o.dataDir, "pki")
 	hosts, err := pki.DefaultHosts(o.bindAddress)
