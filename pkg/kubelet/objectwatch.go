@@ -15,7 +15,6 @@ import (
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 	"kubecore.io/apimachinery/pkg/types"
-	"kubecore.io/apimachinery/pkg/watch"
 	"kubecore.io/client/tools/cache"
 	"kubecore.io/client/typed"
 )
@@ -256,33 +255,13 @@ func (w *ObjectWatcher) get(ctx context.Context, key objectKey) (runtime.Object,
 // and watching its namespace's objects of that kind under the field
 // selector metadata.name=NAME.
 func (w *ObjectWatcher) newWatchedObject(k objectKey) *watchedObject {
-	opts := func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + k.name }
-	switch k.kind {
-	case kindSecret:
-		c := w.cs.CoreV1().Secrets(k.namespace)
-		return newWatchedInformer[*corev1.Secret](k, cache.ListWatch{
-			ListFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				opts(&o)
-				return c.List(ctx, o)
-			},
-			WatchFunc: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				opts(&o)
-				return c.Watch(ctx, o)
-			},
-		})
-	default:
-		c := w.cs.CoreV1().ConfigMaps(k.namespace)
-		return newWatchedInformer[*corev1.ConfigMap](k, cache.ListWatch{
-			ListFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				opts(&o)
-				return c.List(ctx, o)
-			},
-			WatchFunc: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				opts(&o)
-				return c.Watch(ctx, o)
-			},
-		})
+	byName := func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + k.name }
+	if k.kind == kindSecret {
+		lw := cache.ListWatchFromClient[*corev1.SecretList](w.cs.CoreV1().Secrets(k.namespace))
+		return newWatchedInformer[*corev1.Secret](k, cache.TweakListOptions(lw, byName))
 	}
+	lw := cache.ListWatchFromClient[*corev1.ConfigMapList](w.cs.CoreV1().ConfigMaps(k.namespace))
+	return newWatchedInformer[*corev1.ConfigMap](k, cache.TweakListOptions(lw, byName))
 }
 
 func newWatchedInformer[T cache.Object](k objectKey, lw cache.ListerWatcher) *watchedObject {
