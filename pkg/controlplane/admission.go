@@ -30,6 +30,7 @@ import (
 	"kubecore.io/kubecore/pkg/admission/plugin/policy"
 	"kubecore.io/kubecore/pkg/admission/plugin/priority"
 	"kubecore.io/kubecore/pkg/admission/plugin/resourcequota"
+	"kubecore.io/kubecore/pkg/admission/plugin/runtimeclass"
 	"kubecore.io/kubecore/pkg/admission/plugin/serviceaccount"
 	"kubecore.io/kubecore/pkg/admission/plugin/storageobjectinuseprotection"
 	"kubecore.io/kubecore/pkg/admission/plugin/taintnodesbycondition"
@@ -42,7 +43,8 @@ import (
 
 // newAdmission assembles the admission chain every Store's writes pass,
 // in Kubernetes' order of the plugins kubecore has: LimitRanger defaults
-// and bounds pods and claims, Priority and ServiceAccount mutate new pods,
+// and bounds pods and claims, Priority, RuntimeClass (the class's overhead
+// and scheduling, a missing class refused) and ServiceAccount mutate new pods,
 // DefaultStorageClass new claims, NodeRestriction validates what kubelets
 // write, PersistentVolumeClaimResize refuses growing claims of classes
 // that do not allow it, and ResourceQuota comes last, charging quotas only
@@ -61,6 +63,7 @@ func newAdmission(objects *objectReader, webhooks admissionwebhook.Plugins, poli
 	return withoutPlugins(admission.Chain{
 		limitranger.New(objects),
 		priority.New(objects),
+		runtimeclass.New(objects),
 		serviceaccount.New(objects),
 		&defaultstorageclass.Plugin{Classes: objects},
 		storageobjectinuseprotection.Plugin{},

@@ -8,6 +8,7 @@ import (
 	"reflect"
 
 	corev1 "kubecore.io/api/core/v1"
+	nodev1 "kubecore.io/api/node/v1"
 	rbacv1 "kubecore.io/api/rbac/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
 	storagev1 "kubecore.io/api/storage/v1"
@@ -66,6 +67,7 @@ type objectReader struct {
 	secrets         cached[*corev1.Secret]
 	serviceAccounts cached[*corev1.ServiceAccount]
 	priorityClasses cached[*schedulingv1.PriorityClass]
+	runtimeClasses  cached[*nodev1.RuntimeClass]
 	storageClasses  cached[*storagev1.StorageClass]
 	quotas          cached[*corev1.ResourceQuota]
 	limitRanges     cached[*corev1.LimitRange]

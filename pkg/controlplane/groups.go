@@ -4,6 +4,7 @@ import (
 	"context"
 
 	corev1 "kubecore.io/api/core/v1"
+	nodev1 "kubecore.io/api/node/v1"
 	rbacv1 "kubecore.io/api/rbac/v1"
 	schedulingv1 "kubecore.io/api/scheduling/v1"
 	storagev1 "kubecore.io/api/storage/v1"
@@ -104,7 +105,9 @@ func (in *Instance) groups(cfg Config) []groupStorage {
 		{func() storageProvider { return certificates.Provider{Authorizer: in.Authorizer()} }, nil},
 		{provider(networking.Provider()), in.builtNetworking},
 		{provider(discovery.Provider()), func(rs strategy.Resources) { in.endpointSlices = storeOf(rs, "endpointslices") }},
-		{provider(node.Provider()), nil},
+		{provider(node.Provider()), func(rs strategy.Resources) {
+			in.objects.runtimeClasses = cached[*nodev1.RuntimeClass]{storeOf(rs, "runtimeclasses")}
+		}},
 		{provider(admissionregistration.Provider()), in.builtAdmissionRegistration},
 		{provider(flowcontrol.Provider()), in.builtFlowControl},
 		{provider(resourceregistry.Provider(&kcel.DeviceSelectors{})), nil},
