@@ -109,11 +109,13 @@ func TestKubectl(t *testing.T) {
 		t.Fatalf("needs the stock kubectl at %s: %v", kubectlPath, err)
 	}
 	k := kubectl{t: t, kubeconfig: startServer(t), cacheDir: t.TempDir()}
-	// The pod fixture names a PriorityClass, which admission resolves.
+	// The pod fixture names a PriorityClass and a RuntimeClass, which
+	// admission resolves.
 	setup := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n---\n" +
-		"apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: shop-critical\nvalue: 100000\n"
+		"apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: shop-critical\nvalue: 100000\n---\n" +
+		"apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: runc\nhandler: runc\noverhead:\n  podFixed:\n    cpu: 10m\n    memory: 16Mi\n"
 	if out, errOut, ok := k.run([]byte(setup), "apply", "-f", "-"); !ok {
-		t.Fatalf("apply namespace and priority class: %s%s", out, errOut)
+		t.Fatalf("apply namespace, priority and runtime class: %s%s", out, errOut)
 	}
 
 	fixtures := []string{"deployment.yaml", "deployment-recreate.yaml", "replicaset.yaml", "configmap.yaml", "secret.yaml", "lease.yaml", "pod.yaml"}
