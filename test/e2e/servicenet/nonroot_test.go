@@ -43,17 +43,7 @@ func TestAllInOneWithoutRoot(t *testing.T) {
 		"--reuid=65534", "--regid=65534", "--clear-groups", bin, "all-in-one", "-v", "2",
 		"--data-dir", data, "--bind-address", ips[0], "--secure-port", apiPort, "--kubelet-port", "0",
 		"--node-name", "node0", "--node-ip", ips[0])
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("all-in-one log:\n%s", server.tail())
-		}
-	})
-	waitFor(t, 120*time.Second, "all-in-one ready", func() error {
-		if server.logHas("kubecore is ready") {
-			return nil
-		}
-		return errors.New("not ready")
-	})
+	awaitAllInOne(t, server)
 	admin := filepath.Join(t.TempDir(), "admin.kubeconfig")
 	run(t, bin, "certs", "kubeconfig", "--data-dir", data, "--user", "e2e-admin", "--groups", "system:masters",
 		"--server", "https://"+ips[0]+":"+apiPort, "--out", admin)

@@ -82,6 +82,23 @@ type proc struct {
 	done chan struct{}
 }
 
+// awaitAllInOne waits for an all-in-one started by start to say it is
+// ready, and shows its log if the test fails.
+func awaitAllInOne(t testing.TB, server *proc) {
+	t.Helper()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("all-in-one log:\n%s", server.tail())
+		}
+	})
+	waitFor(t, 120*time.Second, "all-in-one ready", func() error {
+		if server.logHas("kubecore is ready") {
+			return nil
+		}
+		return errors.New("not ready")
+	})
+}
+
 func start(t testing.TB, bin, ns, logPath string, args ...string) *proc {
 	t.Helper()
 	f, err := os.Create(logPath)
@@ -286,17 +303,7 @@ func startAllInOne(t testing.TB, bin, dir, data, ns, ip string, extra ...string)
 		"--data-dir", data, "--bind-address", ip, "--secure-port", apiPort, "--kubelet-port", "0",
 		"--node-name", "node0", "--node-ip", ip, "--resolv-conf", resolv}, extra...)
 	server := start(t, bin, ns, filepath.Join(dir, "allinone.log"), args...)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("all-in-one log:\n%s", server.tail())
-		}
-	})
-	waitFor(t, 120*time.Second, "all-in-one ready", func() error {
-		if server.logHas("kubecore is ready") {
-			return nil
-		}
-		return errors.New("not ready")
-	})
+	awaitAllInOne(t, server)
 	admin := filepath.Join(dir, "admin.kubeconfig")
 	run(t, bin, "certs", "kubeconfig", "--data-dir", data, "--user", "e2e-admin", "--groups", "system:masters",
 		"--server", "https://"+ip+":"+apiPort, "--out", admin)
