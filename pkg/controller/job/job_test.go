@@ -3,6 +3,7 @@ package job
 import (
 	"context"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +18,9 @@ import (
 // fakeAPI stands in for the API server: it stores Job statuses with a
 // growing resourceVersion and counts pod creations and patches.
 type fakeAPI struct {
+	// mu guards the fields: the controller creates, deletes and patches
+	// pods in parallel.
+	mu       sync.Mutex
 	rv       int
 	statuses []batchv1.JobStatus
 	created  int
@@ -33,6 +37,8 @@ func (f *fakeAPI) Get(context.Context, string, metav1.GetOptions) (*batchv1.Job,
 }
 
 func (f *fakeAPI) UpdateStatus(_ context.Context, j *batchv1.Job, _ metav1.UpdateOptions) (*batchv1.Job, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.rv++
 	out := j.DeepCopy()
 	out.ResourceVersion = strconv.Itoa(f.rv)
@@ -44,12 +50,16 @@ func (f *fakeAPI) UpdateStatus(_ context.Context, j *batchv1.Job, _ metav1.Updat
 func (f *fakeAPI) Delete(context.Context, string, metav1.DeleteOptions) error { return nil }
 
 func (f *fakeAPI) CreatePod(_ context.Context, p *corev1.Pod, _ runtime.Object) (*corev1.Pod, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.created++
 	f.pods = append(f.pods, p)
 	return p, nil
 }
 
 func (f *fakeAPI) DeletePod(_ context.Context, _, name string, _ runtime.Object) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.deleted = append(f.deleted, name)
 	return nil
 }

@@ -38,7 +38,9 @@ func newHarness(t *testing.T, job *batchv1.Job) *harness {
 		t.Fatal(err)
 	}
 	patch := func(_ context.Context, ns, name string, _ types.PatchType, _ []byte) error {
+		h.api.mu.Lock()
 		h.api.patched = append(h.api.patched, name)
+		h.api.mu.Unlock()
 		if p, ok := h.pods.GetByKey(ns + "/" + name); ok {
 			p = p.DeepCopy()
 			p.Finalizers = slices.DeleteFunc(p.Finalizers, func(f string) bool { return f == batchv1.JobTrackingFinalizer })
