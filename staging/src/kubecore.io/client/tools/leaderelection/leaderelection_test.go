@@ -365,3 +365,60 @@ func TestReleaseAfterLostRenewal(t *testing.T) {
 		t.Errorf("holder after release is %q, want none", holder)
 	}
 }
+
+// countingClient counts the requests of one candidate.
+type countingClient struct {
+	LeaseClient
+	gets, updates atomic.Int32
+}
+
+func (c *countingClient) Get(ctx context.Context, name string, opts metav1.GetOptions) (*coordinationv1.Lease, error) {
+	c.gets.Add(1)
+	return c.LeaseClient.Get(ctx, name, opts)
+}
+
+func (c *countingClient) Update(ctx context.Context, l *coordinationv1.Lease, opts metav1.UpdateOptions) (*coordinationv1.Lease, error) {
+	c.updates.Add(1)
+	return c.LeaseClient.Update(ctx, l, opts)
+}
+
+// TestLeaderRenewsWithoutReading: a leader renews the Lease it last wrote
+// with one request; once someone else wrote the Lease, its renewal
+// conflicts, and it reads the Lease and renews on that.
+func TestLeaderRenewsWithoutReading(t *testing.T) {
+	h := newHarness(t)
+	defer h.stopAll()
+	counts := &countingClient{}
+	h.wrap = func(c LeaseClient) LeaseClient { counts.LeaseClient = c; return counts }
+	a := h.start("a", false)
+	waitFor(t, a.leading)
+	gets, updates := counts.gets.Load(), counts.updates.Load()
+	h.advanceUntil(4*retryPeriod, func() bool { return false })
+	if g, u := counts.gets.Load()-gets, counts.updates.Load()-updates; g != 0 || u < 3 {
+		t.Fatalf("over four retry periods the leader made %d reads and %d updates, want 0 and at least 3", g, u)
+	}
+	// An administrator edits the Lease (a label): the leader's copy is stale.
+	l, err := h.leases.Get(context.Background(), "lock", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Labels = map[string]string{"edited": "yes"}
+	if _, err := h.leases.Update(context.Background(), l, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	gets = counts.gets.Load()
+	h.advanceUntil(2*retryPeriod, func() bool { return false })
+	if counts.gets.Load() == gets {
+		t.Error("the leader did not read the Lease after its renewal conflicted")
+	}
+	if !a.leading() {
+		t.Fatal("the leader lost the Lease after an edit of it")
+	}
+	l, err = h.leases.Get(context.Background(), "lock", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Labels["edited"] != "yes" || deref(l.Spec.HolderIdentity) != "a" {
+		t.Errorf("after the renewal: labels %v holder %q, want the edit kept and a", l.Labels, deref(l.Spec.HolderIdentity))
+	}
+}
