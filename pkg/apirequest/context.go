@@ -16,6 +16,7 @@ const (
 	subpathKey
 	userAgentKey
 	auditAnnotationsKey
+	priorityKey
 )
 
 // UserInfo is the authenticated identity of a request.
@@ -138,4 +139,28 @@ func AddAuditAnnotation(ctx context.Context, key, value string) {
 	if a, ok := ctx.Value(auditAnnotationsKey).(AuditAnnotator); ok && a != nil {
 		a(key, value)
 	}
+}
+
+// Priority says how urgently a request's writes must reach storage.
+type Priority int8
+
+const (
+	// PriorityNormal is every request's priority unless told otherwise.
+	PriorityNormal Priority = iota
+	// PriorityUrgent writes keep the control plane alive (leader and node
+	// leases, node heartbeats, exempt traffic): storage serves them ahead
+	// of the others.
+	PriorityUrgent
+)
+
+// WithPriority returns ctx carrying the request's storage priority.
+func WithPriority(ctx context.Context, p Priority) context.Context {
+	return context.WithValue(ctx, priorityKey, p)
+}
+
+// PriorityFrom returns the request's storage priority, PriorityNormal when
+// none was set.
+func PriorityFrom(ctx context.Context) Priority {
+	p, _ := ctx.Value(priorityKey).(Priority)
+	return p
 }

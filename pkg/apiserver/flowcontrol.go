@@ -65,6 +65,9 @@ func (s *Server) withPriorityAndFairness(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
+		if cl.Urgent() {
+			r = r.WithContext(apirequest.WithPriority(r.Context(), apirequest.PriorityUrgent))
+		}
 		release, rejected := fc.Admit(r.Context(), cl)
 		if rejected != nil {
 			writeError(w, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))

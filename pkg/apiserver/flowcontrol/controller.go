@@ -189,6 +189,21 @@ type Classification struct {
 	schema *schema
 }
 
+// Urgent reports whether the request's writes should reach storage
+// ahead of the others (apirequest.PriorityUrgent): those of the exempt
+// levels and of the levels of Kubernetes' suggested configuration whose
+// requests keep the control plane alive, leader-election (the Leases of
+// leader-elected components) and node-high (node Leases and status).
+func (c *Classification) Urgent() bool {
+	switch {
+	case c.schema.exempt:
+		return true
+	case c.PriorityLevel.Name == "leader-election", c.PriorityLevel.Name == "node-high":
+		return true
+	}
+	return false
+}
+
 // Classify returns the classification of a request of user, described
 // by info; nil when the controller has no configuration or no schema
 // matches.

@@ -431,3 +431,21 @@ func TestShuffleShardingDealsDistinctQueues(t *testing.T) {
 		q.waiters = append(q.waiters, &waiter{})
 	}
 }
+
+// TestUrgentLevels: the exempt level and the leader-election and
+// node-high levels are urgent for storage; the others are not.
+func TestUrgentLevels(t *testing.T) {
+	c := New(Options{Seats: 10})
+	c.Configure([]*flowcontrolv1.FlowSchema{
+		userSchema("admin", "exempt", 1, "admin"),
+		userSchema("leaders", "leader-election", 2, "system:kube-scheduler"),
+		userSchema("nodes", "node-high", 3, "system:node:n1"),
+		userSchema("all", "workload-low", 100),
+	}, []*flowcontrolv1.PriorityLevelConfiguration{exemptLevel(), rejectLevel("leader-election", 1),
+		rejectLevel("node-high", 1), rejectLevel("workload-low", 1)})
+	for user, want := range map[string]bool{"admin": true, "system:kube-scheduler": true, "system:node:n1": true, "bob": false} {
+		if got := classify(t, c, user).Urgent(); got != want {
+			t.Errorf("%s: Urgent() = %v, want %v", user, got, want)
+		}
+	}
+}

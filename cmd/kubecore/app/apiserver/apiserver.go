@@ -437,6 +437,11 @@ func (c Config) Run(ctx context.Context) error {
 		defer client.Close()
 		etcdMetrics = append(etcdMetrics, etcd3.NewSizeCollector(client, o.etcdServers))
 	}
+	if o.storage.WritesInflight > 0 {
+		gate := etcd3.NewWriteGate(o.storage.WritesInflight)
+		etcd3.GateWrites(client, gate)
+		etcdMetrics = append(etcdMetrics, gate.Collectors()...)
+	}
 	if o.storage.CompactionInterval > 0 {
 		compactor := etcd3.NewCompactor(client, o.storage.CompactionInterval)
 		etcdMetrics = append(etcdMetrics, compactor.Collectors()...)

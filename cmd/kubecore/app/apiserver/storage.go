@@ -21,11 +21,15 @@ type StorageOptions struct {
 	CompactionInterval time.Duration
 	// EventTTL is how long events are kept after their last write.
 	EventTTL time.Duration
+	// WritesInflight bounds the writes in flight to etcd
+	// (etcd3.WriteGate); 0 leaves them unbounded.
+	WritesInflight int
 }
 
 // NewStorageOptions returns the defaults.
 func NewStorageOptions() StorageOptions {
-	return StorageOptions{CompactionInterval: etcd3.DefaultCompactionInterval, EventTTL: DefaultEventTTL}
+	return StorageOptions{CompactionInterval: etcd3.DefaultCompactionInterval, EventTTL: DefaultEventTTL,
+		WritesInflight: etcd3.DefaultWritesInflight}
 }
 
 // AddFlags adds the storage flags to fs (all-in-one shares them).
@@ -33,6 +37,8 @@ func (o *StorageOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.CompactionInterval, "etcd-compaction-interval", o.CompactionInterval,
 		"How often etcd's history is compacted to the revision of one interval earlier (several apiservers share the work); 0 never compacts")
 	fs.DurationVar(&o.EventTTL, "event-ttl", o.EventTTL, "How long events are kept after their last write (etcd leases)")
+	fs.IntVar(&o.WritesInflight, "etcd-writes-inflight", o.WritesInflight,
+		"Writes in flight to etcd at most; more wait in the API server, where leases and node heartbeats pass the others; 0 leaves them unbounded")
 }
 
 // Validate returns every problem with the options.
@@ -40,6 +46,9 @@ func (o *StorageOptions) Validate() []error {
 	var errs []error
 	if o.CompactionInterval < 0 {
 		errs = append(errs, fmt.Errorf("--etcd-compaction-interval %s: must not be negative", o.CompactionInterval))
+	}
+	if o.WritesInflight < 0 {
+		errs = append(errs, fmt.Errorf("--etcd-writes-inflight %d: must not be negative", o.WritesInflight))
 	}
 	if o.EventTTL < time.Second {
 		errs = append(errs, fmt.Errorf("--event-ttl %s: must be at least 1s", o.EventTTL))

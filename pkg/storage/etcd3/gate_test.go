@@ -1,0 +1,160 @@
+package etcd3
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"kubecore.io/kubecore/pkg/apirequest"
+)
+
+// acquired reports whether ch delivered within wait: a short wait to see
+// that a write still blocks (a slow machine can only hide a failure), a
+// long one to see that it passes.
+func acquired(ch <-chan func(), wait time.Duration) (func(), bool) {
+	select {
+	case release := <-ch:
+		return release, true
+	case <-time.After(wait):
+		return nil, false
+	}
+}
+
+// waitQueued waits until the gate holds urgent and normal waiters.
+func waitQueued(t *testing.T, g *WriteGate, urgent, normal int) {
+	t.Helper()
+	deadline := time.Now().Add(passes)
+	for {
+		g.mu.Lock()
+		u, n := g.waiting[0].Len(), g.waiting[1].Len()
+		g.mu.Unlock()
+		if u == urgent && n == normal {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("queued: %d urgent, %d normal; want %d, %d", u, n, urgent, normal)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+const (
+	blocks = 50 * time.Millisecond
+	passes = 10 * time.Second
+)
+
+func acquireAsync(t *testing.T, g *WriteGate, ctx context.Context) <-chan func() {
+	t.Helper()
+	ch := make(chan func(), 1)
+	go func() {
+		release, err := g.Acquire(ctx)
+		if err != nil {
+			close(ch)
+			return
+		}
+		ch <- release
+	}()
+	return ch
+}
+
+// TestWriteGateOrder: the gate holds writes beyond its slots, hands a freed
+// slot to the oldest urgent write before any normal one, and a write whose
+// context ends leaves the queue without taking a slot.
+func TestWriteGateOrder(t *testing.T) {
+	g := NewWriteGate(1)
+	ctx := context.Background()
+	urgent := apirequest.WithPriority(ctx, apirequest.PriorityUrgent)
+	first, err := g.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	normal := acquireAsync(t, g, ctx)
+	if _, ok := acquired(normal, blocks); ok {
+		t.Fatal("a second write passed a gate of one slot")
+	}
+	waitQueued(t, g, 0, 1)
+	gone, cancel := context.WithCancel(urgent)
+	cancelled := acquireAsync(t, g, gone)
+	u := acquireAsync(t, g, urgent)
+	if _, ok := acquired(u, blocks); ok {
+		t.Fatal("an urgent write passed a full gate")
+	}
+	waitQueued(t, g, 2, 1)
+	cancel()
+	if _, ok := <-cancelled; ok {
+		t.Fatal("a write whose context ended got a slot")
+	}
+	waitQueued(t, g, 1, 1)
+	first()
+	releaseU, ok := acquired(u, passes)
+	if !ok {
+		t.Fatal("the freed slot did not go to the urgent write")
+	}
+	if _, ok := acquired(normal, blocks); ok {
+		t.Fatal("the normal write passed while the urgent one holds the only slot")
+	}
+	releaseU()
+	releaseN, ok := acquired(normal, passes)
+	if !ok {
+		t.Fatal("the normal write never got the slot")
+	}
+	releaseN()
+	// The slot is free again: a write passes at once.
+	release, err := g.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+}
+
+// TestGatedKV: writes through a gated client wait for a slot, reads and
+// read-only transactions do not.
+func TestGatedKV(t *testing.T) {
+	g := NewWriteGate(1)
+	kv := &gatedKV{KV: testClient.KV, gate: g}
+	ctx := context.Background()
+	hold, err := g.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := "/gate-test/" + t.Name()
+	if _, err := kv.Get(ctx, key); err != nil {
+		t.Fatalf("a read waited for the full gate: %v", err)
+	}
+	if _, err := kv.Txn(ctx).If(clientv3.Compare(clientv3.Version(key), "=", 0)).Then(clientv3.OpGet(key)).Commit(); err != nil {
+		t.Fatalf("a read-only txn waited for the full gate: %v", err)
+	}
+	for name, write := range map[string]func(context.Context) error{
+		"put":    func(ctx context.Context) error { _, err := kv.Put(ctx, key, "v"); return err },
+		"delete": func(ctx context.Context) error { _, err := kv.Delete(ctx, key); return err },
+		"txn put": func(ctx context.Context) error {
+			_, err := kv.Txn(ctx).If().Then(clientv3.OpGet(key)).Else(clientv3.OpPut(key, "v")).Commit()
+			return err
+		},
+		"do put": func(ctx context.Context) error { _, err := kv.Do(ctx, clientv3.OpPut(key, "v")); return err },
+	} {
+		short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		err := write(short)
+		cancel()
+		if err == nil {
+			t.Errorf("%s passed a full gate", name)
+		}
+	}
+	hold()
+	done := make(chan error, 1)
+	go func() { _, err := kv.Put(ctx, key, "v"); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a put did not pass a free gate")
+	}
+	resp, err := testClient.Get(ctx, key)
+	if err != nil || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "v" {
+		t.Fatalf("stored %v, %v", resp, err)
+	}
+}
