@@ -158,7 +158,7 @@ func TestMirrorFollowsEndpoints(t *testing.T) {
 			Ports:     []corev1.EndpointPort{{Name: "sql", Port: 6432}},
 		},
 	}
-	if ep, err = cs.CoreV1().Endpoints(ns).Update(ctx, ep, metav1.UpdateOptions{}); err != nil {
+	if _, err = cs.CoreV1().Endpoints(ns).Update(ctx, ep, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	updated := waitForMirror(ctx, t, cs, ns, "db",
