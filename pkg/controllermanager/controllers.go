@@ -7,6 +7,7 @@ import (
 	"kubecore.io/kubecore/pkg/controller/deployment"
 	"kubecore.io/kubecore/pkg/controller/disruption"
 	"kubecore.io/kubecore/pkg/controller/endpoints"
+	"kubecore.io/kubecore/pkg/controller/endpointslicemirroring"
 	"kubecore.io/kubecore/pkg/controller/garbagecollector"
 	"kubecore.io/kubecore/pkg/controller/job"
 	"kubecore.io/kubecore/pkg/controller/localpath"
@@ -83,6 +84,9 @@ func Controllers() map[string]InitFunc {
 		}),
 		endpoints.Name: start(endpoints.Name, func(cl Clients, cc ControllerContext) (*endpoints.Controller, error) {
 			return endpoints.New(cl, cc.InformerFactory)
+		}),
+		endpointslicemirroring.Name: start(endpointslicemirroring.Name, func(cl Clients, cc ControllerContext) (*endpointslicemirroring.Controller, error) {
+			return endpointslicemirroring.New(cl, cc.InformerFactory, endpointslicemirroring.Options{Recorder: cc.Recorder("endpoint-slice-mirroring-controller")})
 		}),
 		certificates.ApproverName: start(certificates.ApproverName, func(cl Clients, cc ControllerContext) (*certificates.Approver, error) {
 			return certificates.NewApprover(cl, cc.InformerFactory)

@@ -27,6 +27,7 @@ import (
 	"kubecore.io/client/typed"
 
 	"kubecore.io/kubecore/pkg/controller/podcontrol"
+	"kubecore.io/kubecore/pkg/controller/sliceplan"
 )
 
 // Name is the controller's name in the controller-manager and its queue.
@@ -48,16 +49,15 @@ type Controller struct {
 	pods      cache.Lister[*corev1.Pod]
 	endpoints cache.Lister[*corev1.Endpoints]
 	slices    cache.Lister[*discoveryv1.EndpointSlice]
-	// sliceCreations holds, per service key, the slices created but not
-	// yet seen by the informer: a sync waits for them rather than create
-	// them again from a stale cache.
-	sliceCreations *controller.Expectations
+	// writer writes the slices and holds, per service key, those created
+	// but not yet seen by the informer.
+	writer *sliceplan.Writer
 }
 
 // New returns a controller working through client, fed by the informers
 // of factory.
 func New(client Client, factory *informers.SharedInformerFactory) (*Controller, error) {
-	c := &Controller{client: client, sliceCreations: controller.NewExpectations(nil)}
+	c := &Controller{client: client, writer: sliceplan.NewWriter(sliceplan.SlicesOf(client))}
 	c.Controller = controller.New(Name, c.sync)
 	services := controller.Informer(c.Controller, factory, informers.Services)
 	pods := controller.Informer(c.Controller, factory, informers.Pods)
@@ -81,29 +81,8 @@ func New(client Client, factory *informers.SharedInformerFactory) (*Controller, 
 	eps.Add = nil
 	controller.Watch(c, endpoints, eps)
 	// So are our slices; their creations are counted off as they appear.
-	controller.Watch(c, endpointSlices, controller.Handler[*discoveryv1.EndpointSlice]{
-		Add: func(s *discoveryv1.EndpointSlice) []string {
-			keys := managedSliceKeys(s)
-			for _, key := range keys {
-				c.sliceCreations.CreationObserved(key)
-			}
-			return keys
-		},
-		Update: func(old, s *discoveryv1.EndpointSlice) []string {
-			return append(managedSliceKeys(old), managedSliceKeys(s)...)
-		},
-		Delete: managedSliceKeys,
-	})
+	controller.Watch(c, endpointSlices, c.writer.Handler(ManagedBy))
 	return c, c.Err()
-}
-
-// managedSliceKeys maps a slice this controller manages to its service's
-// key.
-func managedSliceKeys(s *discoveryv1.EndpointSlice) []string {
-	if key, ok := managedSliceKey(s); ok {
-		return []string{key}
-	}
-	return nil
 }
 
 // servicesOf returns the keys of the services of pod's namespace that
@@ -130,7 +109,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	namespace, name, _ := strings.Cut(key, "/")
 	svc, err := c.services.Namespaced(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
-		c.sliceCreations.DeleteExpectations(key)
+		c.writer.Forget(key)
 		err := c.client.CoreV1().Endpoints(namespace).Delete(ctx, name, metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			err = fmt.Errorf("delete the endpoints of %s: %w", key, err)

@@ -10,6 +10,8 @@ import (
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/types"
 	"kubecore.io/apimachinery/pkg/util/intstr"
+
+	"kubecore.io/kubecore/pkg/controller/sliceplan"
 )
 
 func pod(name, ip string, ready bool, ports ...corev1.ContainerPort) *corev1.Pod {
@@ -131,10 +133,10 @@ func TestSliceEndpoints(t *testing.T) {
 	finished.Status.Phase = corev1.PodFailed
 
 	plan := planSlices(svc, sliceGroups(svc, backends(svc, []*corev1.Pod{named, terminating, notReady, ready, finished})), nil)
-	if len(plan.creates) != 1 || len(plan.updates)+len(plan.deletes) != 0 {
+	if len(plan.Creates) != 1 || len(plan.Updates)+len(plan.Deletes) != 0 {
 		t.Fatalf("plan %+v, want one creation", plan)
 	}
-	s := plan.creates[0]
+	s := plan.Creates[0]
 	// Terminating pods are listed, not ready but serving as their readiness says.
 	if got, want := sliceSummary(s), ": 10.0.0.1/true/true/false 10.0.0.2/false/false/false 10.0.0.3/false/true/true 10.0.0.4/true/true/false"; got != want {
 		t.Errorf("endpoints %q, want %q", got, want)
@@ -163,7 +165,7 @@ func TestSliceEndpoints(t *testing.T) {
 	// A service publishing not-ready addresses has every endpoint ready.
 	svc.Spec.PublishNotReadyAddresses = true
 	plan = planSlices(svc, sliceGroups(svc, backends(svc, []*corev1.Pod{notReady, terminating})), nil)
-	if got, want := summaries(plan.creates), []string{": 10.0.0.2/true/false/false 10.0.0.3/true/true/true"}; !reflect.DeepEqual(got, want) {
+	if got, want := summaries(plan.Creates), []string{": 10.0.0.2/true/false/false 10.0.0.3/true/true/true"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("published: %q, want %q", got, want)
 	}
 }
@@ -178,7 +180,7 @@ func TestSliceGroups(t *testing.T) {
 	groups := sliceGroups(svc, backends(svc, []*corev1.Pod{a, b}))
 	var got []string
 	for _, g := range groups {
-		got = append(got, fmt.Sprintf("%s %d", g.key(), len(g.endpoints)))
+		got = append(got, fmt.Sprintf("%s %d", g.Key(), len(g.Endpoints)))
 	}
 	want := []string{"IPv4|http/TCP/8080/<nil> 1", "IPv4|http/TCP/9090/<nil> 1", "IPv6|http/TCP/8080/<nil> 1"}
 	if !reflect.DeepEqual(got, want) {
@@ -187,7 +189,7 @@ func TestSliceGroups(t *testing.T) {
 
 	// Without endpoints, one placeholder group per family, without ports.
 	groups = sliceGroups(svc, nil)
-	if len(groups) != 2 || groups[0].key() != "IPv4" || groups[1].key() != "IPv6" || groups[0].endpoints != nil {
+	if len(groups) != 2 || groups[0].Key() != "IPv4" || groups[1].Key() != "IPv6" || groups[0].Endpoints != nil {
 		t.Errorf("placeholders %+v", groups)
 	}
 }
@@ -195,7 +197,7 @@ func TestSliceGroups(t *testing.T) {
 // existingSlice is a stored slice of svc listing pods.
 func existingSlice(svc *corev1.Service, name string, pods ...*corev1.Pod) *discoveryv1.EndpointSlice {
 	g := sliceGroups(svc, backends(svc, pods))[0]
-	s := planSlices(svc, []*sliceGroup{g}, nil).creates[0]
+	s := planSlices(svc, []*sliceplan.Group{g}, nil).Creates[0]
 	s.Name, s.UID, s.ResourceVersion = name, types.UID("uid-"+name), "7"
 	return s
 }
@@ -203,22 +205,22 @@ func existingSlice(svc *corev1.Service, name string, pods ...*corev1.Pod) *disco
 func TestPlanSlicesInPlace(t *testing.T) {
 	svc := webService()
 	a, b, c := pod("a", "10.0.0.1", true), pod("b", "10.0.0.2", true), pod("c", "10.0.0.3", true)
-	plan := func(existing []*discoveryv1.EndpointSlice, pods ...*corev1.Pod) slicePlan {
+	plan := func(existing []*discoveryv1.EndpointSlice, pods ...*corev1.Pod) sliceplan.Plan {
 		return planSlices(svc, sliceGroups(svc, backends(svc, pods)), existing)
 	}
 
 	// Up to date: nothing to write.
 	cur := existingSlice(svc, "web-x", a, b)
-	if p := plan([]*discoveryv1.EndpointSlice{cur}, a, b); len(p.creates)+len(p.updates)+len(p.deletes) != 0 {
+	if p := plan([]*discoveryv1.EndpointSlice{cur}, a, b); len(p.Creates)+len(p.Updates)+len(p.Deletes) != 0 {
 		t.Errorf("up to date: %+v", p)
 	}
 	// A new pod and a readiness change update the slice in place.
 	bNotReady := pod("b", "10.0.0.2", false)
 	p := plan([]*discoveryv1.EndpointSlice{cur}, c, bNotReady, a)
-	if got, want := summaries(p.updates), []string{"web-x: 10.0.0.1/true/true/false 10.0.0.2/false/false/false 10.0.0.3/true/true/false"}; !reflect.DeepEqual(got, want) || len(p.creates)+len(p.deletes) != 0 {
-		t.Errorf("in place: updates %q creates %d deletes %d, want %q", got, len(p.creates), len(p.deletes), want)
+	if got, want := summaries(p.Updates), []string{"web-x: 10.0.0.1/true/true/false 10.0.0.2/false/false/false 10.0.0.3/true/true/false"}; !reflect.DeepEqual(got, want) || len(p.Creates)+len(p.Deletes) != 0 {
+		t.Errorf("in place: updates %q creates %d deletes %d, want %q", got, len(p.Creates), len(p.Deletes), want)
 	}
-	if p.updates[0].ResourceVersion != "7" {
+	if p.Updates[0].ResourceVersion != "7" {
 		t.Errorf("update lost the resourceVersion")
 	}
 	// A hand edit (labels, endpoints) is put back.
@@ -226,35 +228,35 @@ func TestPlanSlicesInPlace(t *testing.T) {
 	edited.Labels["app"] = "changed"
 	edited.Endpoints = nil
 	p = plan([]*discoveryv1.EndpointSlice{edited}, a, b)
-	if len(p.updates) != 1 || !reflect.DeepEqual(p.updates[0].Labels, cur.Labels) || sliceSummary(p.updates[0]) != sliceSummary(cur) {
+	if len(p.Updates) != 1 || !reflect.DeepEqual(p.Updates[0].Labels, cur.Labels) || sliceSummary(p.Updates[0]) != sliceSummary(cur) {
 		t.Errorf("hand edit not repaired: %+v", p)
 	}
 	// No pod left: as in Kubernetes the slice is replaced by a placeholder
 	// without ports, which stays.
 	p = plan([]*discoveryv1.EndpointSlice{cur})
-	if len(p.creates) != 1 || p.creates[0].Ports != nil || p.creates[0].Endpoints != nil || len(p.deletes) != 1 || len(p.updates) != 0 {
+	if len(p.Creates) != 1 || p.Creates[0].Ports != nil || p.Creates[0].Endpoints != nil || len(p.Deletes) != 1 || len(p.Updates) != 0 {
 		t.Errorf("placeholder: %+v", p)
 	}
-	placeholder := p.creates[0]
+	placeholder := p.Creates[0]
 	placeholder.Name = "web-y"
-	if p := plan([]*discoveryv1.EndpointSlice{placeholder}); len(p.creates)+len(p.updates)+len(p.deletes) != 0 {
+	if p := plan([]*discoveryv1.EndpointSlice{placeholder}); len(p.Creates)+len(p.Updates)+len(p.Deletes) != 0 {
 		t.Errorf("placeholder not kept: %+v", p)
 	}
-	if p := plan([]*discoveryv1.EndpointSlice{placeholder}, a); len(p.creates) != 1 || len(p.deletes) != 1 || p.deletes[0] != placeholder {
+	if p := plan([]*discoveryv1.EndpointSlice{placeholder}, a); len(p.Creates) != 1 || len(p.Deletes) != 1 || p.Deletes[0] != placeholder {
 		t.Errorf("placeholder not replaced: %+v", p)
 	}
 	// Ports changed: the old slice goes, a new one comes.
 	svc2 := svc.DeepCopy()
 	svc2.Spec.Ports[0].TargetPort = intstr.FromInt32(9090)
 	p = planSlices(svc2, sliceGroups(svc2, backends(svc2, []*corev1.Pod{a})), []*discoveryv1.EndpointSlice{cur})
-	if len(p.creates) != 1 || *p.creates[0].Ports[0].Port != 9090 || len(p.deletes) != 1 || p.deletes[0].Name != "web-x" {
+	if len(p.Creates) != 1 || *p.Creates[0].Ports[0].Port != 9090 || len(p.Deletes) != 1 || p.Deletes[0].Name != "web-x" {
 		t.Errorf("ports changed: %+v", p)
 	}
 	// A slice of an older service of the same name goes.
 	old := cur.DeepCopy()
 	old.OwnerReferences[0].UID = "old-uid"
 	p = plan([]*discoveryv1.EndpointSlice{old}, a)
-	if len(p.creates) != 1 || len(p.deletes) != 1 || p.deletes[0] != old {
+	if len(p.Creates) != 1 || len(p.Deletes) != 1 || p.Deletes[0] != old {
 		t.Errorf("foreign owner: %+v", p)
 	}
 }
@@ -267,7 +269,7 @@ func TestPlanSlicesSplits(t *testing.T) {
 	}
 	p := planSlices(svc, sliceGroups(svc, backends(svc, pods)), nil)
 	var sizes []int
-	for _, s := range p.creates {
+	for _, s := range p.Creates {
 		sizes = append(sizes, len(s.Endpoints))
 	}
 	if !reflect.DeepEqual(sizes, []int{100, 100, 50}) {
@@ -277,20 +279,20 @@ func TestPlanSlicesSplits(t *testing.T) {
 	// Stored, then one pod of the first slice goes and two come: they
 	// fill the slices with room in place, nothing is created.
 	var existing []*discoveryv1.EndpointSlice
-	for i, s := range p.creates {
+	for i, s := range p.Creates {
 		s.Name = fmt.Sprintf("web-%d", i)
 		existing = append(existing, s)
 	}
 	pods = append(pods[1:], pod("q1", "10.0.9.1", true), pod("q2", "10.0.9.2", true))
 	p = planSlices(svc, sliceGroups(svc, backends(svc, pods)), existing)
-	if len(p.creates)+len(p.deletes) != 0 || len(p.updates) != 2 || p.updates[0].Name != "web-0" || p.updates[1].Name != "web-2" {
-		t.Fatalf("churn: creates %d deletes %d updates %d", len(p.creates), len(p.deletes), len(p.updates))
+	if len(p.Creates)+len(p.Deletes) != 0 || len(p.Updates) != 2 || p.Updates[0].Name != "web-0" || p.Updates[1].Name != "web-2" {
+		t.Fatalf("churn: creates %d deletes %d updates %d", len(p.Creates), len(p.Deletes), len(p.Updates))
 	}
 	// Addresses sort as strings: 10.0.0.1 was first, 10.0.0.10 is now.
-	if e := p.updates[0].Endpoints; len(e) != 100 || e[0].TargetRef.Name != "p009" || e[99].TargetRef.Name != "q1" {
+	if e := p.Updates[0].Endpoints; len(e) != 100 || e[0].TargetRef.Name != "p009" || e[99].TargetRef.Name != "q1" {
 		t.Errorf("web-0: %d endpoints, first %s, last %s", len(e), e[0].TargetRef.Name, e[99].TargetRef.Name)
 	}
-	if e := p.updates[1].Endpoints; len(e) != 51 || e[50].TargetRef.Name != "q2" {
+	if e := p.Updates[1].Endpoints; len(e) != 51 || e[50].TargetRef.Name != "q2" {
 		t.Errorf("web-2: %d endpoints, last %s", len(e), e[50].TargetRef.Name)
 	}
 	if e := existing[2].Endpoints; len(e) != 50 {

@@ -9,3 +9,8 @@ const (
 	// slice; a controller leaves slices managed by others alone.
 	LabelManagedBy = "endpointslice.kubernetes.io/managed-by"
 )
+
+// LabelSkipMirror on an Endpoints object set to "true" tells the
+// EndpointSlice mirroring controller to leave it alone: its owner writes
+// its slices itself.
+const LabelSkipMirror = "endpointslice.kubernetes.io/skip-mirror"

@@ -10,7 +10,7 @@ import (
 // IsValidIP checks an IPv4 or IPv6 address. Like Kubernetes it accepts IPv4
 // octets with leading zeros, which older releases allowed.
 func IsValidIP(fldPath *field.Path, value string) field.ErrorList {
-	if parseIPSloppy(value) == nil {
+	if ParseIPSloppy(value) == nil {
 		return field.ErrorList{field.Invalid(fldPath, value, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")}
 	}
 	return nil
@@ -18,7 +18,7 @@ func IsValidIP(fldPath *field.Path, value string) field.ErrorList {
 
 // IsValidIPv4Address checks an IPv4 address.
 func IsValidIPv4Address(fldPath *field.Path, value string) field.ErrorList {
-	if ip := parseIPSloppy(value); ip == nil || ip.To4() == nil {
+	if ip := ParseIPSloppy(value); ip == nil || ip.To4() == nil {
 		return field.ErrorList{field.Invalid(fldPath, value, "must be a valid IPv4 address")}
 	}
 	return nil
@@ -26,7 +26,7 @@ func IsValidIPv4Address(fldPath *field.Path, value string) field.ErrorList {
 
 // IsValidIPv6Address checks an IPv6 address.
 func IsValidIPv6Address(fldPath *field.Path, value string) field.ErrorList {
-	if ip := parseIPSloppy(value); ip == nil || ip.To4() != nil {
+	if ip := ParseIPSloppy(value); ip == nil || ip.To4() != nil {
 		return field.ErrorList{field.Invalid(fldPath, value, "must be a valid IPv6 address")}
 	}
 	return nil
@@ -35,7 +35,7 @@ func IsValidIPv6Address(fldPath *field.Path, value string) field.ErrorList {
 // IsValidCIDR checks a CIDR such as 10.9.8.0/24 or 2001:db8::/64.
 func IsValidCIDR(fldPath *field.Path, value string) field.ErrorList {
 	addr, bits, ok := strings.Cut(value, "/")
-	if ok && parseIPSloppy(addr) != nil {
+	if ok && ParseIPSloppy(addr) != nil {
 		if _, _, err := net.ParseCIDR(trimIPv4Zeros(addr) + "/" + bits); err == nil {
 			return nil
 		}
@@ -43,9 +43,9 @@ func IsValidCIDR(fldPath *field.Path, value string) field.ErrorList {
 	return field.ErrorList{field.Invalid(fldPath, value, "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)")}
 }
 
-// parseIPSloppy is net.ParseIP that also reads IPv4 octets with leading
+// ParseIPSloppy is net.ParseIP that also reads IPv4 octets with leading
 // zeros as decimal.
-func parseIPSloppy(s string) net.IP {
+func ParseIPSloppy(s string) net.IP {
 	if ip := net.ParseIP(s); ip != nil {
 		return ip
 	}
