@@ -7,7 +7,6 @@ import (
 	autoscalingv1 "kubecore.io/api/autoscaling/v1"
 	autoscalingv2 "kubecore.io/api/autoscaling/v2"
 	corev1 "kubecore.io/api/core/v1"
-	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 )
 
@@ -144,29 +143,6 @@ func ToV2(in *autoscalingv1.HorizontalPodAutoscaler, base *autoscalingv2.Horizon
 		})
 	}
 	out.Status.CurrentMetrics = append(out.Status.CurrentMetrics, keptStatus...)
-	return out
-}
-
-// ListToV1 converts a list of stored autoscalers.
-func ListToV1(in *autoscalingv2.HorizontalPodAutoscalerList) *autoscalingv1.HorizontalPodAutoscalerList {
-	out := &autoscalingv1.HorizontalPodAutoscalerList{ListMeta: in.ListMeta, Items: make([]autoscalingv1.HorizontalPodAutoscaler, len(in.Items))}
-	if !in.TypeMeta.GroupVersionKind().Empty() {
-		out.TypeMeta = in.TypeMeta
-		out.APIVersion = autoscalingv1.SchemeGroupVersion.String()
-	}
-	for i := range in.Items {
-		out.Items[i] = *ToV1(&in.Items[i])
-		out.Items[i].TypeMeta = metav1.TypeMeta{} // list items carry no kind
-	}
-	return out
-}
-
-// ListToV2 converts a list of autoscaling/v1 autoscalers.
-func ListToV2(in *autoscalingv1.HorizontalPodAutoscalerList) *autoscalingv2.HorizontalPodAutoscalerList {
-	out := &autoscalingv2.HorizontalPodAutoscalerList{ListMeta: in.ListMeta, Items: make([]autoscalingv2.HorizontalPodAutoscaler, len(in.Items))}
-	for i := range in.Items {
-		out.Items[i] = *ToV2(&in.Items[i], nil)
-	}
 	return out
 }
 
