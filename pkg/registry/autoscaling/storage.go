@@ -9,7 +9,6 @@ import (
 
 	autoscalingv1 "kubecore.io/api/autoscaling/v1"
 	autoscalingv2 "kubecore.io/api/autoscaling/v2"
-	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
 	"kubecore.io/kubecore/pkg/registry/autoscaling/horizontalpodautoscaler"
@@ -42,16 +41,15 @@ func (p ProviderV1) NewStorage(_ context.Context, rs strategy.Resources, opts ge
 	if !ok || !ok2 {
 		return errors.New("autoscaling/v1: the autoscaling/v2 horizontalpodautoscalers are not built")
 	}
-	newV1 := func() runtime.Object { return &autoscalingv1.HorizontalPodAutoscaler{} }
-	mainFM, err := opts.FieldManagers.ForView(main.FieldManager, newV1)
+	v1 := horizontalpodautoscaler.V1()
+	mainV1, err := generic.NewView(main, main.FieldManager, v1, opts.FieldManagers)
 	if err != nil {
 		return err
 	}
-	statusFM, err := opts.FieldManagers.ForView(status.FieldManager(), newV1)
+	statusV1, err := generic.NewStatusView(status, status.FieldManager(), v1, opts.FieldManagers)
 	if err != nil {
 		return err
 	}
-	rs["horizontalpodautoscalers"] = horizontalpodautoscaler.NewV1REST(main, mainFM)
-	rs["horizontalpodautoscalers/status"] = horizontalpodautoscaler.NewV1StatusREST(status, statusFM)
+	rs["horizontalpodautoscalers"], rs["horizontalpodautoscalers/status"] = mainV1, statusV1
 	return nil
 }

@@ -7,10 +7,8 @@ import (
 	"errors"
 
 	eventsv1 "kubecore.io/api/events/v1"
-	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
-	"kubecore.io/kubecore/pkg/fieldmanager"
 	"kubecore.io/kubecore/pkg/registry/events/event"
 	"kubecore.io/kubecore/pkg/registry/generic"
 	"kubecore.io/kubecore/pkg/registry/generic/strategy"
@@ -20,7 +18,7 @@ import (
 // Store, which the core group built before.
 type Provider struct {
 	// CoreEvents is the Store of core v1 events.
-	CoreEvents event.CoreStore
+	CoreEvents *generic.Store
 }
 
 // GroupVersion is the group version served.
@@ -33,14 +31,10 @@ func (p Provider) NewStorage(_ context.Context, rs strategy.Resources, opts gene
 	if p.CoreEvents == nil {
 		return errors.New("storage of events.k8s.io events: no core events Store")
 	}
-	var stored *fieldmanager.FieldManager
-	if s, ok := p.CoreEvents.(*generic.Store); ok {
-		stored = s.FieldManager
-	}
-	fm, err := opts.FieldManagers.ForView(stored, func() runtime.Object { return &eventsv1.Event{} })
+	view, err := generic.NewView(p.CoreEvents, p.CoreEvents.FieldManager, event.View(), opts.FieldManagers)
 	if err != nil {
 		return err
 	}
-	rs["events"] = event.NewREST(p.CoreEvents, fm)
+	rs["events"] = view
 	return nil
 }

@@ -15,23 +15,7 @@ import (
 // existing object (the live name stays, as Kubernetes does) but creates
 // nothing (422 naming metadata.name).
 func TestApplyWithoutName(t *testing.T) {
-	scheme := runtime.NewScheme()
-	if err := v1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	tc, err := fieldmanager.NewSchemeTypeConverter(scheme)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := newStore(podStrategy{})
-	s.FieldManager, err = fieldmanager.New(fieldmanager.Options{
-		Kind:          v1.SchemeGroupVersion.WithKind("Pod"),
-		TypeConverter: tc,
-		New:           func() runtime.Object { return &v1.Pod{} },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := newApplyingStore(t)
 	mustCreate(t, s, "ns", newPod("web"))
 	nameless := func() map[string]any {
 		return map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"labels": map[string]any{"tier": "front"}}}
@@ -54,4 +38,24 @@ func TestApplyWithoutName(t *testing.T) {
 	if _, err := s.Get(nsCtx("ns"), "absent", &metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("GET after the refused create: %v", err)
 	}
+}
+
+// newApplyingStore returns the test pod Store recording managedFields, and
+// the Builder of FieldManagers of the core kinds it was built with.
+func newApplyingStore(t *testing.T) (*Store, *fieldmanager.Builder) {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	if err := v1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	tc, err := fieldmanager.NewSchemeTypeConverter(scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fms := &fieldmanager.Builder{Scheme: scheme, TypeConverter: tc}
+	s, _ := newStore(podStrategy{})
+	if s.FieldManager, _, err = fms.For(s.NewFunc, nil); err != nil {
+		t.Fatal(err)
+	}
+	return s, fms
 }

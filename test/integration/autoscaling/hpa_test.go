@@ -28,35 +28,7 @@ func TestHorizontalPodAutoscalerV1V2RoundTrip(t *testing.T) {
 
 	do := func(method, url, contentType string, body any, want int, out any) {
 		t.Helper()
-		var r io.Reader
-		if body != nil {
-			b, err := json.Marshal(body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r = bytes.NewReader(b)
-		}
-		req, err := http.NewRequest(method, url, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if contentType != "" {
-			req.Header.Set("Content-Type", contentType)
-		}
-		resp, err := c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		data, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != want {
-			t.Fatalf("%s %s: %d %s, want %d", method, url, resp.StatusCode, data, want)
-		}
-		if out != nil {
-			if err := json.Unmarshal(data, out); err != nil {
-				t.Fatalf("%s %s: %v: %s", method, url, err, data)
-			}
-		}
+		call(t, c, method, url, contentType, body, want, out)
 	}
 	ref := map[string]any{"kind": "Deployment", "name": "web", "apiVersion": "apps/v1"}
 
@@ -148,4 +120,40 @@ func TestHorizontalPodAutoscalerV1V2RoundTrip(t *testing.T) {
 		}
 		do("GET", v2Path+"/"+tc.body["metadata"].(map[string]any)["name"].(string), "", nil, http.StatusNotFound, nil)
 	}
+}
+
+// call sends body (JSON) to url and fails unless the answer has the code
+// want; the answer is decoded into out when set, and returned.
+func call(t *testing.T, c *http.Client, method, url, contentType string, body any, want int, out any) []byte {
+	t.Helper()
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, url, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		t.Fatalf("%s %s: %d %s, want %d", method, url, resp.StatusCode, data, want)
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatalf("%s %s: %v: %s", method, url, err, data)
+		}
+	}
+	return data
 }

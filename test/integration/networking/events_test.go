@@ -126,4 +126,18 @@ func TestEventsBothGroups(t *testing.T) {
 	if !strings.Contains(string(body), `events.events.k8s.io \"missing\" not found`) || !strings.Contains(string(body), `"group":"events.k8s.io"`) {
 		t.Errorf("missing event: %s", body)
 	}
+
+	// A delete of the collection selects by the events.k8s.io fields and
+	// answers in their shape.
+	var gone eventsv1.EventList
+	mustCall(t, c, s, "DELETE", group+"?fieldSelector=regarding.kind%3DDeployment", nil, 200, &gone)
+	if gone.APIVersion != "events.k8s.io/v1" || len(gone.Items) != 1 || gone.Items[0].Name != "web.2" || gone.Items[0].Note != "3 replicas" {
+		t.Errorf("events.k8s.io delete of the collection: %+v", gone)
+	}
+	mustCall(t, c, s, "GET", core+"/web.2", nil, 404, nil)
+	mustCall(t, c, s, "GET", core+"/web.1", nil, 200, nil)
+	body = mustCall(t, c, s, "GET", group+"?fieldSelector=note%3Dx", nil, 400, nil)
+	if !strings.Contains(string(body), `field label \"note\" is not supported`) {
+		t.Errorf("selector on note: %s", body)
+	}
 }

@@ -7,7 +7,6 @@ import (
 	autoscalingv1 "kubecore.io/api/autoscaling/v1"
 	autoscalingv2 "kubecore.io/api/autoscaling/v2"
 	corev1 "kubecore.io/api/core/v1"
-	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 )
 
@@ -48,32 +47,25 @@ func ToV1(in *autoscalingv2.HorizontalPodAutoscaler) *autoscalingv1.HorizontalPo
 	}
 	out.Spec = autoscalingv1.HorizontalPodAutoscalerSpec{
 		ScaleTargetRef: autoscalingv1.CrossVersionObjectReference(in.Spec.ScaleTargetRef),
-		MinReplicas:    copyInt32(in.Spec.MinReplicas),
+		MinReplicas:    copyOf(in.Spec.MinReplicas),
 		MaxReplicas:    in.Spec.MaxReplicas,
 	}
 	for _, m := range in.Spec.Metrics {
 		if isCPUUtilization(m) {
-			out.Spec.TargetCPUUtilizationPercentage = copyInt32(m.Resource.Target.AverageUtilization)
+			out.Spec.TargetCPUUtilizationPercentage = copyOf(m.Resource.Target.AverageUtilization)
 			break
 		}
 	}
 	st := in.Status
 	out.Status = autoscalingv1.HorizontalPodAutoscalerStatus{
-		ObservedGeneration: st.ObservedGeneration,
+		ObservedGeneration: copyOf(st.ObservedGeneration),
+		LastScaleTime:      copyOf(st.LastScaleTime),
 		CurrentReplicas:    st.CurrentReplicas,
 		DesiredReplicas:    st.DesiredReplicas,
 	}
-	if st.ObservedGeneration != nil {
-		g := *st.ObservedGeneration
-		out.Status.ObservedGeneration = &g
-	}
-	if st.LastScaleTime != nil {
-		t := *st.LastScaleTime
-		out.Status.LastScaleTime = &t
-	}
 	for _, m := range st.CurrentMetrics {
 		if m.Type == autoscalingv2.ResourceMetricSourceType && m.Resource != nil && m.Resource.Name == corev1.ResourceCPU && m.Resource.Current.AverageUtilization != nil {
-			out.Status.CurrentCPUUtilizationPercentage = copyInt32(m.Resource.Current.AverageUtilization)
+			out.Status.CurrentCPUUtilizationPercentage = copyOf(m.Resource.Current.AverageUtilization)
 			break
 		}
 	}
@@ -93,7 +85,7 @@ func ToV2(in *autoscalingv1.HorizontalPodAutoscaler, base *autoscalingv2.Horizon
 	}
 	out.Spec = autoscalingv2.HorizontalPodAutoscalerSpec{
 		ScaleTargetRef: autoscalingv2.CrossVersionObjectReference(in.Spec.ScaleTargetRef),
-		MinReplicas:    copyInt32(in.Spec.MinReplicas),
+		MinReplicas:    copyOf(in.Spec.MinReplicas),
 		MaxReplicas:    in.Spec.MaxReplicas,
 	}
 	var kept []autoscalingv2.MetricSpec
@@ -114,16 +106,10 @@ func ToV2(in *autoscalingv1.HorizontalPodAutoscaler, base *autoscalingv2.Horizon
 
 	st := in.Status
 	out.Status = autoscalingv2.HorizontalPodAutoscalerStatus{
-		CurrentReplicas: st.CurrentReplicas,
-		DesiredReplicas: st.DesiredReplicas,
-	}
-	if st.ObservedGeneration != nil {
-		g := *st.ObservedGeneration
-		out.Status.ObservedGeneration = &g
-	}
-	if st.LastScaleTime != nil {
-		t := *st.LastScaleTime
-		out.Status.LastScaleTime = &t
+		ObservedGeneration: copyOf(st.ObservedGeneration),
+		LastScaleTime:      copyOf(st.LastScaleTime),
+		CurrentReplicas:    st.CurrentReplicas,
+		DesiredReplicas:    st.DesiredReplicas,
 	}
 	var keptStatus []autoscalingv2.MetricStatus
 	if base != nil {
@@ -147,29 +133,6 @@ func ToV2(in *autoscalingv1.HorizontalPodAutoscaler, base *autoscalingv2.Horizon
 	return out
 }
 
-// ListToV1 converts a list of stored autoscalers.
-func ListToV1(in *autoscalingv2.HorizontalPodAutoscalerList) *autoscalingv1.HorizontalPodAutoscalerList {
-	out := &autoscalingv1.HorizontalPodAutoscalerList{ListMeta: in.ListMeta, Items: make([]autoscalingv1.HorizontalPodAutoscaler, len(in.Items))}
-	if !in.TypeMeta.GroupVersionKind().Empty() {
-		out.TypeMeta = in.TypeMeta
-		out.APIVersion = autoscalingv1.SchemeGroupVersion.String()
-	}
-	for i := range in.Items {
-		out.Items[i] = *ToV1(&in.Items[i])
-		out.Items[i].TypeMeta = metav1.TypeMeta{} // list items carry no kind
-	}
-	return out
-}
-
-// ListToV2 converts a list of autoscaling/v1 autoscalers.
-func ListToV2(in *autoscalingv1.HorizontalPodAutoscalerList) *autoscalingv2.HorizontalPodAutoscalerList {
-	out := &autoscalingv2.HorizontalPodAutoscalerList{ListMeta: in.ListMeta, Items: make([]autoscalingv2.HorizontalPodAutoscaler, len(in.Items))}
-	for i := range in.Items {
-		out.Items[i] = *ToV2(&in.Items[i], nil)
-	}
-	return out
-}
-
 func cpuMetric(utilization int32) autoscalingv2.MetricSpec {
 	return autoscalingv2.MetricSpec{
 		Type: autoscalingv2.ResourceMetricSourceType,
@@ -180,7 +143,7 @@ func cpuMetric(utilization int32) autoscalingv2.MetricSpec {
 	}
 }
 
-func copyInt32(p *int32) *int32 {
+func copyOf[T any](p *T) *T {
 	if p == nil {
 		return nil
 	}

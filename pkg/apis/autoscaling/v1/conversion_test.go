@@ -3,6 +3,7 @@ package v1
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	autoscalingv1 "kubecore.io/api/autoscaling/v1"
 	autoscalingv2 "kubecore.io/api/autoscaling/v2"
@@ -12,15 +13,20 @@ import (
 
 func TestRoundTrip(t *testing.T) {
 	ptr := func(v int32) *int32 { return &v }
+	observed, scaled := int64(4), metav1.NewTime(time.Date(2026, 11, 28, 8, 0, 0, 0, time.UTC))
 	in := &autoscalingv1.HorizontalPodAutoscaler{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"},
 		Spec: autoscalingv1.HorizontalPodAutoscalerSpec{
 			ScaleTargetRef: autoscalingv1.CrossVersionObjectReference{Kind: "Deployment", Name: "web", APIVersion: "apps/v1"},
 			MinReplicas:    ptr(2), MaxReplicas: 5, TargetCPUUtilizationPercentage: ptr(60),
 		},
-		Status: autoscalingv1.HorizontalPodAutoscalerStatus{CurrentReplicas: 2, DesiredReplicas: 3, CurrentCPUUtilizationPercentage: ptr(90)},
+		Status: autoscalingv1.HorizontalPodAutoscalerStatus{CurrentReplicas: 2, DesiredReplicas: 3, CurrentCPUUtilizationPercentage: ptr(90),
+			ObservedGeneration: &observed, LastScaleTime: &scaled},
 	}
 	v2 := ToV2(in, nil)
+	if v2.Status.ObservedGeneration == in.Status.ObservedGeneration || *v2.Status.ObservedGeneration != 4 || !v2.Status.LastScaleTime.Equal(&scaled) {
+		t.Fatalf("v2 status %+v: want copies of the observed generation and last scale time", v2.Status)
+	}
 	if got := v2.Spec.Metrics; len(got) != 1 || *got[0].Resource.Target.AverageUtilization != 60 || got[0].Resource.Name != "cpu" {
 		t.Fatalf("v2 metrics %+v", got)
 	}

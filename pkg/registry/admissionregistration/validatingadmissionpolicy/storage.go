@@ -21,14 +21,10 @@ func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
 		ValidateFunc:       validation.ValidateValidatingAdmissionPolicy,
 		ValidateUpdateFunc: validation.ValidateValidatingAdmissionPolicyUpdate,
 	}
-	store, err := strategy.NewStore(opts, strategy.Of[admissionregistrationv1.ValidatingAdmissionPolicy, admissionregistrationv1.ValidatingAdmissionPolicyList](
-		admissionregistrationv1.Resource("validatingadmissionpolicies"), "validatingadmissionpolicy", s).InCategories("api-extensions"))
-	if err != nil {
-		return nil, err
-	}
-	status := strategy.NewStatusREST(store, &strategy.StatusStrategy[*admissionregistrationv1.ValidatingAdmissionPolicy]{
+	r := strategy.Of[admissionregistrationv1.ValidatingAdmissionPolicy, admissionregistrationv1.ValidatingAdmissionPolicyList](
+		admissionregistrationv1.Resource("validatingadmissionpolicies"), "validatingadmissionpolicy", s).InCategories("api-extensions")
+	return strategy.NewWithStatus(opts, r.StatusBy(&strategy.StatusStrategy[*admissionregistrationv1.ValidatingAdmissionPolicy]{
 		ResetMetadata:  true,
 		ValidateStatus: validation.ValidateValidatingAdmissionPolicyStatusUpdate,
-	})
-	return &strategy.WithStatus{Store: store, Status: status}, nil
+	}))
 }

@@ -18,10 +18,6 @@ func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
 		ValidateFunc:       validation.ValidateAPIService,
 		ValidateUpdateFunc: validation.ValidateAPIServiceUpdate,
 	}
-	store, err := strategy.NewStore(opts, strategy.Of[apiregistrationv1.APIService, apiregistrationv1.APIServiceList](apiregistrationv1.Resource("apiservices"), "apiservice", s).InCategories("api-extensions"))
-	if err != nil {
-		return nil, err
-	}
-	status := strategy.NewStatusREST(store, &strategy.StatusStrategy[*apiregistrationv1.APIService]{ResetMetadata: true, ValidateStatus: validation.ValidateAPIServiceStatusUpdate})
-	return &strategy.WithStatus{Store: store, Status: status}, nil
+	r := strategy.Of[apiregistrationv1.APIService, apiregistrationv1.APIServiceList](apiregistrationv1.Resource("apiservices"), "apiservice", s).InCategories("api-extensions")
+	return strategy.NewWithStatus(opts, r.StatusBy(&strategy.StatusStrategy[*apiregistrationv1.APIService]{ResetMetadata: true, ValidateStatus: validation.ValidateAPIServiceStatusUpdate}))
 }

@@ -28,13 +28,5 @@ func NewStrategy() *strategy.Strategy[*autoscalingv2.HorizontalPodAutoscaler] {
 func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
 	r := strategy.Of[autoscalingv2.HorizontalPodAutoscaler, autoscalingv2.HorizontalPodAutoscalerList](
 		autoscalingv2.Resource("horizontalpodautoscalers"), "horizontalpodautoscaler", NewStrategy()).Short("hpa").InCategories("all")
-	store, err := strategy.NewStore(opts, r)
-	if err != nil {
-		return nil, err
-	}
-	status := &strategy.StatusStrategy[*autoscalingv2.HorizontalPodAutoscaler]{
-		Namespaced:     true,
-		ValidateStatus: validation.ValidateHorizontalPodAutoscalerStatusUpdate,
-	}
-	return &strategy.WithStatus{Store: store, Status: strategy.NewStatusREST(store, status)}, nil
+	return strategy.NewWithStatus(opts, r.StatusBy(&strategy.StatusStrategy[*autoscalingv2.HorizontalPodAutoscaler]{ValidateStatus: validation.ValidateHorizontalPodAutoscalerStatusUpdate}))
 }

@@ -76,9 +76,6 @@ func NewStatusStrategy() *strategy.StatusStrategy[*batchv1.Job] {
 
 // NewStorage returns the storage of jobs.
 func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
-	store, err := strategy.NewStore(opts, strategy.Of[batchv1.Job, batchv1.JobList](batchv1.Resource("jobs"), "job", NewStrategy()).InCategories("all"))
-	if err != nil {
-		return nil, err
-	}
-	return &strategy.WithStatus{Store: store, Status: strategy.NewStatusREST(store, NewStatusStrategy())}, nil
+	r := strategy.Of[batchv1.Job, batchv1.JobList](batchv1.Resource("jobs"), "job", NewStrategy()).InCategories("all")
+	return strategy.NewWithStatus(opts, r.StatusBy(NewStatusStrategy()))
 }

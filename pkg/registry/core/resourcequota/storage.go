@@ -24,10 +24,5 @@ func NewStrategy() *strategy.Strategy[*corev1.ResourceQuota] {
 // NewStorage returns the storage of resourcequotas and their status.
 func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
 	r := strategy.Of[corev1.ResourceQuota, corev1.ResourceQuotaList](corev1.Resource("resourcequotas"), "resourcequota", NewStrategy()).Short("quota")
-	store, err := strategy.NewStore(opts, r)
-	if err != nil {
-		return nil, err
-	}
-	status := &strategy.StatusStrategy[*corev1.ResourceQuota]{Namespaced: true, ValidateStatus: validation.ValidateResourceQuotaStatusUpdate}
-	return &strategy.WithStatus{Store: store, Status: strategy.NewStatusREST(store, status)}, nil
+	return strategy.NewWithStatus(opts, r.StatusBy(&strategy.StatusStrategy[*corev1.ResourceQuota]{ValidateStatus: validation.ValidateResourceQuotaStatusUpdate}))
 }

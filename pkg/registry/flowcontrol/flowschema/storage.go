@@ -20,10 +20,6 @@ func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
 		ValidateFunc:       validation.ValidateFlowSchema,
 		ValidateUpdateFunc: validation.ValidateFlowSchemaUpdate,
 	}
-	store, err := strategy.NewStore(opts, strategy.Of[flowcontrolv1.FlowSchema, flowcontrolv1.FlowSchemaList](flowcontrolv1.Resource("flowschemas"), "flowschema", s))
-	if err != nil {
-		return nil, err
-	}
-	status := strategy.NewStatusREST(store, &strategy.StatusStrategy[*flowcontrolv1.FlowSchema]{ResetMetadata: true, ValidateStatus: validation.ValidateFlowSchemaStatusUpdate})
-	return &strategy.WithStatus{Store: store, Status: status}, nil
+	r := strategy.Of[flowcontrolv1.FlowSchema, flowcontrolv1.FlowSchemaList](flowcontrolv1.Resource("flowschemas"), "flowschema", s)
+	return strategy.NewWithStatus(opts, r.StatusBy(&strategy.StatusStrategy[*flowcontrolv1.FlowSchema]{ResetMetadata: true, ValidateStatus: validation.ValidateFlowSchemaStatusUpdate}))
 }

@@ -21,14 +21,10 @@ func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
 		ValidateFunc:       validation.ValidatePriorityLevelConfiguration,
 		ValidateUpdateFunc: validation.ValidatePriorityLevelConfigurationUpdate,
 	}
-	store, err := strategy.NewStore(opts, strategy.Of[flowcontrolv1.PriorityLevelConfiguration, flowcontrolv1.PriorityLevelConfigurationList](
-		flowcontrolv1.Resource("prioritylevelconfigurations"), "prioritylevelconfiguration", s))
-	if err != nil {
-		return nil, err
-	}
-	status := strategy.NewStatusREST(store, &strategy.StatusStrategy[*flowcontrolv1.PriorityLevelConfiguration]{
+	r := strategy.Of[flowcontrolv1.PriorityLevelConfiguration, flowcontrolv1.PriorityLevelConfigurationList](
+		flowcontrolv1.Resource("prioritylevelconfigurations"), "prioritylevelconfiguration", s)
+	return strategy.NewWithStatus(opts, r.StatusBy(&strategy.StatusStrategy[*flowcontrolv1.PriorityLevelConfiguration]{
 		ResetMetadata:  true,
 		ValidateStatus: validation.ValidatePriorityLevelConfigurationStatusUpdate,
-	})
-	return &strategy.WithStatus{Store: store, Status: status}, nil
+	}))
 }

@@ -26,6 +26,9 @@ type Resource[T runtime.Object] struct {
 	ReturnDeleted bool
 	// Delete replaces Strategy on delete: a graceful deletion.
 	Delete rest.DeleteStrategy
+	// Status is the strategy of the /status NewWithStatus adds; nil keeps
+	// the spec and checks nothing more.
+	Status *StatusStrategy[T]
 }
 
 // Of describes the resource gr ("configmaps", singular "configmap") of
@@ -74,6 +77,13 @@ func (r Resource[T]) ReturnsDeleted() Resource[T] {
 	return r
 }
 
+// StatusBy returns r with s the strategy of its /status; s takes r's
+// scope.
+func (r Resource[T]) StatusBy(s *StatusStrategy[T]) Resource[T] {
+	r.Status = s
+	return r
+}
+
 // NewStore builds and completes the Store of r.
 func NewStore[T runtime.Object](opts generic.StoreOptions, r Resource[T]) (*generic.Store, error) {
 	store := &generic.Store{
@@ -105,11 +115,21 @@ type WithStatus struct {
 }
 
 // NewWithStatus builds the Store of r and its /status, through which only
-// the status changes.
+// the status changes, under r.Status.
 func NewWithStatus[T runtime.Object](opts generic.StoreOptions, r Resource[T]) (*WithStatus, error) {
 	store, err := NewStore(opts, r)
 	if err != nil {
 		return nil, err
 	}
-	return &WithStatus{Store: store, Status: NewStatusREST(store, &StatusStrategy[T]{Namespaced: r.Strategy.Namespaced})}, nil
+	return &WithStatus{Store: store, Status: NewStatusREST(store, r.statusStrategy())}, nil
+}
+
+// statusStrategy is r.Status (or one that checks nothing) in r's scope.
+func (r Resource[T]) statusStrategy() *StatusStrategy[T] {
+	status := StatusStrategy[T]{}
+	if r.Status != nil {
+		status = *r.Status
+	}
+	status.Namespaced = r.Strategy.Namespaced
+	return &status
 }

@@ -37,6 +37,32 @@ func TestOfDescribesTheResource(t *testing.T) {
 	}
 }
 
+// TestStatusBy: the /status of NewWithStatus checks what StatusBy gives,
+// in the resource's scope whatever the status strategy says; without
+// StatusBy it checks nothing.
+func TestStatusBy(t *testing.T) {
+	refuse := func(obj, _ *appsv1.Deployment) field.ErrorList {
+		return field.ErrorList{field.Invalid(field.NewPath("status", "replicas"), obj.Status.Replicas, "no")}
+	}
+	r := Of[appsv1.Deployment, appsv1.DeploymentList](appsv1.Resource("deployments"), "deployment", SpecAndStatus(noErrors, ValidateNew(noErrors)))
+	d := &appsv1.Deployment{}
+	if errs := r.statusStrategy().ValidateUpdate(context.Background(), d, d); len(errs) != 0 || !r.statusStrategy().NamespaceScoped() {
+		t.Errorf("default status strategy: %v, namespaced %v", errs, r.statusStrategy().NamespaceScoped())
+	}
+	given := &StatusStrategy[*appsv1.Deployment]{ResetMetadata: true, ValidateStatus: refuse}
+	s := r.StatusBy(given).statusStrategy()
+	if errs := s.ValidateUpdate(context.Background(), d, d); len(errs) != 1 || !s.ResetMetadata || !s.NamespaceScoped() {
+		t.Errorf("StatusBy: %v, reset %v, namespaced %v", errs, s.ResetMetadata, s.NamespaceScoped())
+	}
+	if given.Namespaced {
+		t.Error("StatusBy changed the strategy it was given")
+	}
+	r.Strategy = ClusterScoped(noErrors, ValidateNew(noErrors))
+	if r.StatusBy(given).statusStrategy().NamespaceScoped() {
+		t.Error("the status of a cluster-scoped resource is namespaced")
+	}
+}
+
 func TestAddServesSubresources(t *testing.T) {
 	store := &generic.Store{}
 	rs := Resources{}

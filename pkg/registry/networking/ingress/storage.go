@@ -27,10 +27,5 @@ func NewStrategy() *strategy.Strategy[*ingress] {
 // NewStorage returns the storage of ingresses and their status.
 func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
 	r := strategy.Of[ingress, networkingv1.IngressList](networkingv1.Resource("ingresses"), "ingress", NewStrategy()).Short("ing")
-	store, err := strategy.NewStore(opts, r)
-	if err != nil {
-		return nil, err
-	}
-	status := &strategy.StatusStrategy[*ingress]{Namespaced: true, ValidateStatus: validation.ValidateIngressStatusUpdate}
-	return &strategy.WithStatus{Store: store, Status: strategy.NewStatusREST(store, status)}, nil
+	return strategy.NewWithStatus(opts, r.StatusBy(&strategy.StatusStrategy[*ingress]{ValidateStatus: validation.ValidateIngressStatusUpdate}))
 }

@@ -25,10 +25,6 @@ func NewStrategy() *strategy.Strategy[*cidr] {
 
 // NewStorage returns the storage of servicecidrs and their status.
 func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
-	store, err := strategy.NewStore(opts, strategy.Of[cidr, networkingv1.ServiceCIDRList](networkingv1.Resource("servicecidrs"), "servicecidr", NewStrategy()))
-	if err != nil {
-		return nil, err
-	}
-	status := &strategy.StatusStrategy[*cidr]{ResetMetadata: true, ValidateStatus: validation.ValidateServiceCIDRStatusUpdate}
-	return &strategy.WithStatus{Store: store, Status: strategy.NewStatusREST(store, status)}, nil
+	r := strategy.Of[cidr, networkingv1.ServiceCIDRList](networkingv1.Resource("servicecidrs"), "servicecidr", NewStrategy())
+	return strategy.NewWithStatus(opts, r.StatusBy(&strategy.StatusStrategy[*cidr]{ResetMetadata: true, ValidateStatus: validation.ValidateServiceCIDRStatusUpdate}))
 }

@@ -29,11 +29,7 @@ func NewStrategy(sel validation.SelectorChecker) *strategy.Strategy[*claim] {
 // their status.
 func NewStorage(sel validation.SelectorChecker) func(generic.StoreOptions) (*strategy.WithStatus, error) {
 	return func(opts generic.StoreOptions) (*strategy.WithStatus, error) {
-		store, err := strategy.NewStore(opts, strategy.Of[claim, resourcev1.ResourceClaimList](resourcev1.Resource("resourceclaims"), "resourceclaim", NewStrategy(sel)))
-		if err != nil {
-			return nil, err
-		}
-		status := &strategy.StatusStrategy[*claim]{Namespaced: true, ResetMetadata: true, ValidateStatus: validation.ValidateResourceClaimStatusUpdate}
-		return &strategy.WithStatus{Store: store, Status: strategy.NewStatusREST(store, status)}, nil
+		r := strategy.Of[claim, resourcev1.ResourceClaimList](resourcev1.Resource("resourceclaims"), "resourceclaim", NewStrategy(sel))
+		return strategy.NewWithStatus(opts, r.StatusBy(&strategy.StatusStrategy[*claim]{ResetMetadata: true, ValidateStatus: validation.ValidateResourceClaimStatusUpdate}))
 	}
 }

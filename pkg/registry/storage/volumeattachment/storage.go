@@ -24,15 +24,11 @@ func NewStrategy() *strategy.Strategy[*storagev1.VolumeAttachment] {
 
 // NewStorage returns the storage of volumeattachments and their status.
 func NewStorage(opts generic.StoreOptions) (*strategy.WithStatus, error) {
-	store, err := strategy.NewStore(opts, strategy.Of[storagev1.VolumeAttachment, storagev1.VolumeAttachmentList](storagev1.Resource("volumeattachments"), "volumeattachment", NewStrategy()))
-	if err != nil {
-		return nil, err
-	}
-	status := &strategy.StatusStrategy[*storagev1.VolumeAttachment]{
+	r := strategy.Of[storagev1.VolumeAttachment, storagev1.VolumeAttachmentList](storagev1.Resource("volumeattachments"), "volumeattachment", NewStrategy())
+	return strategy.NewWithStatus(opts, r.StatusBy(&strategy.StatusStrategy[*storagev1.VolumeAttachment]{
 		ResetMetadata: true,
 		ValidateStatus: func(obj, old *storagev1.VolumeAttachment) field.ErrorList {
 			return validation.ValidateVolumeAttachmentUpdate(obj, old)
 		},
-	}
-	return &strategy.WithStatus{Store: store, Status: strategy.NewStatusREST(store, status)}, nil
+	}))
 }
