@@ -75,6 +75,10 @@ type Server struct {
 	closeOnce sync.Once
 }
 
+// singleMemberCatchUpEntries is the raft log a single member keeps in
+// memory behind its applied index (etcd's SnapshotCatchUpEntries).
+const singleMemberCatchUpEntries = 500
+
 // lockFileName is taken with flock before etcd opens its data: a second
 // start on a data dir in use would otherwise hang on the bbolt lock.
 const lockFileName = "kubecore.lock"
@@ -173,6 +177,12 @@ func embedConfig(cfg Config, logs *klogCore) (*embed.Config, error) {
 		ec.InitialCluster = ec.InitialClusterFromName(ec.Name)
 		// A single member elects itself: short ticks make it ready in ~150 ms.
 		ec.TickMs, ec.ElectionMs = 10, 100
+		// It has no follower to catch up either: the applied raft entries
+		// etcd keeps in memory for slow followers (5,000 by default, each
+		// a whole request, a pod's worth of bytes: ~25 MB while pods are
+		// written) are kept to a few hundred. A member added later gets a
+		// snapshot instead.
+		ec.SnapshotCatchUpEntries = singleMemberCatchUpEntries
 	} else {
 		ec.InitialCluster = cfg.InitialCluster
 		ec.TickMs, ec.ElectionMs = 50, 500

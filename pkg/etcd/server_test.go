@@ -2,9 +2,13 @@ package etcd
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
 )
 
 func TestStartPutGetRestart(t *testing.T) {
@@ -49,5 +53,55 @@ func TestStartRejectsBadConfig(t *testing.T) {
 		if _, err := Start(context.Background(), cfg); err == nil {
 			t.Errorf("%s: want an error", name)
 		}
+	}
+}
+
+// TestSingleMemberKeepsAShortRaftLog writes 4,000 values of 8 KiB (32 MiB)
+// to a single member: with etcd's default of 5,000 catch-up entries its
+// in-memory raft log would hold every one of them (the heap grows by
+// ~49 MiB); with singleMemberCatchUpEntries, by 10-16 MiB (500 entries and
+// the member's other buffers).
+func TestSingleMemberKeepsAShortRaftLog(t *testing.T) {
+	ecfg, err := embedConfig(Config{DataDir: t.TempDir()}, &klogCore{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ecfg.SnapshotCatchUpEntries != singleMemberCatchUpEntries {
+		t.Errorf("single member: SnapshotCatchUpEntries %d, want %d", ecfg.SnapshotCatchUpEntries, singleMemberCatchUpEntries)
+	}
+	multi, err := embedConfig(Config{DataDir: t.TempDir(), Name: "a", InitialCluster: "a=http://127.0.0.1:1"}, &klogCore{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if multi.SnapshotCatchUpEntries != embed.NewConfig().SnapshotCatchUpEntries {
+		t.Errorf("multi-member: SnapshotCatchUpEntries %d, want etcd's default", multi.SnapshotCatchUpEntries)
+	}
+
+	ctx := context.Background()
+	s, err := Start(ctx, Config{DataDir: t.TempDir(), UnsafeNoFsync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	value := strings.Repeat("x", 8<<10)
+	before := heap()
+	const n = 4000
+	for i := range n {
+		// Distinct values, as pods' are: etcd keeps each entry's bytes.
+		if _, err := s.Client().Put(ctx, fmt.Sprintf("/k/%d", i%50), fmt.Sprintf("%05d", i)+value[5:]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // the backend commits its batch
+	grown := int64(heap()) - int64(before)
+	t.Logf("figure: heap grown by %.1f MiB after %d puts of 8 KiB (target: ≤ 24 MiB; every entry kept would be %d MiB)", float64(grown)/(1<<20), n, n*8>>10)
+	if grown > 24<<20 {
+		t.Errorf("heap grew by %.1f MiB after %d puts of 8 KiB: the raft log keeps too many entries", float64(grown)/(1<<20), n)
 	}
 }

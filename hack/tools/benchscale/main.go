@@ -56,6 +56,7 @@ func main() {
 	flag.BoolVar(&o.keep, "keep", false, "keep the temp dir (logs, data) at the end")
 	flag.IntVar(&o.verbosity, "v", 0, "log verbosity (--v) of the scheduler and controller-manager")
 	flag.StringVar(&o.apiserverArgs, "apiserver-args", "", "more flags of the API server, space-separated (e.g. \"--max-mutating-requests-inflight 50\")")
+	flag.StringVar(&o.profileDir, "profile-dir", "", "at the end, write the API server's heap profile and every process's /proc smaps there (docs/scale.md)")
 	flag.Parse()
 	if o.podsTimeout == 0 {
 		o.podsTimeout = max(3*time.Minute, time.Duration(o.pods/250)*time.Second)
@@ -76,6 +77,7 @@ type options struct {
 	keep              bool
 	verbosity         int
 	apiserverArgs     string
+	profileDir        string
 }
 
 // proc is a process the benchmark started.
@@ -289,6 +291,11 @@ follow:
 		return err
 	}
 	stored := pods.count(stateCreated)
+	if o.profileDir != "" {
+		if err := b.saveProfiles(o.profileDir); err != nil {
+			fmt.Fprintln(os.Stderr, "bench-scale: profiles:", err)
+		}
+	}
 
 	// The report.
 	fmt.Println()

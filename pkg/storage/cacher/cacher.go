@@ -11,7 +11,6 @@ import (
 	"time"
 
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
-	"kubecore.io/apimachinery/pkg/fields"
 	"kubecore.io/apimachinery/pkg/labels"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/watch"
@@ -90,7 +89,7 @@ type entry struct {
 	obj    runtime.Object
 	enc    *storage.EncodedObject
 	labels labels.Set
-	fields fields.Set
+	fields fieldValues
 }
 
 // event is one change, kept in the ring and shared by every watcher.
@@ -113,6 +112,7 @@ type event struct {
 type Cacher struct {
 	cfg     Config
 	prefix  string // ResourcePrefix without a trailing slash
+	names   fieldNames
 	cancel  context.CancelFunc
 	done    chan struct{}
 	stopped sync.Once
@@ -301,7 +301,7 @@ func (c *Cacher) newEntry(key string, obj runtime.Object) (*entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("attributes of %s: %w", key, err)
 	}
-	return &entry{key: key, rv: rv, obj: obj, enc: storage.NewEncodedObject(obj, c.cfg.Encode), labels: ls, fields: fs}, nil
+	return &entry{key: key, rv: rv, obj: obj, enc: storage.NewEncodedObject(obj, c.cfg.Encode), labels: ls, fields: c.names.compact(fs)}, nil
 }
 
 // replace installs a freshly listed state. Every watcher is closed (its
@@ -356,7 +356,7 @@ func (c *Cacher) keyOf(obj runtime.Object) (string, error) {
 
 func (c *Cacher) indexLocked(e *entry, add bool) {
 	for f, byValue := range c.index {
-		v := e.fields[f]
+		v := e.fields.Get(f)
 		if add {
 			m := byValue[v]
 			if m == nil {
@@ -408,11 +408,6 @@ func (c *Cacher) processEvent(ev watch.Event) error {
 	cur, err := c.newEntry(key, obj)
 	if err != nil {
 		return err
-	}
-	if ev.Type != watch.Deleted {
-		// Encode now, outside the lock: watchers get these bytes, and
-		// lists are written from them, so no request pays for them.
-		_, _ = cur.enc.JSON()
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

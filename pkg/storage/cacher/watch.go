@@ -202,10 +202,10 @@ func (c *Cacher) dispatchLocked(e *event) {
 		if len(byValue) == 0 {
 			continue
 		}
-		v := e.cur.fields[f]
+		v := e.cur.fields.Get(f)
 		c.sendAllLocked(byValue[v], e)
 		if e.prev != nil {
-			if pv := e.prev.fields[f]; pv != v {
+			if pv := e.prev.fields.Get(f); pv != v {
 				c.sendAllLocked(byValue[pv], e)
 			}
 		}
