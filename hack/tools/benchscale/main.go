@@ -244,6 +244,10 @@ func (b *bench) run(ctx context.Context) error {
 	if _, err := b.waitFor(ctx, time.Minute, pods.synced); err != nil {
 		return fmt.Errorf("pod watch: %w", err)
 	}
+	floodBefore, err := b.scrape()
+	if err != nil {
+		return err
+	}
 	deployStart := time.Now()
 	for i, left := 0, o.pods; left > 0; i++ {
 		n := min(left, o.perDeployment)
@@ -351,6 +355,24 @@ follow:
 	for _, r := range background.rows {
 		if r.perNode >= 0.0005 {
 			fmt.Printf("  %-8s %-40s %.4f /s\n", r.verb, r.resource, r.perNode)
+		}
+	}
+	flood := requestRates(floodBefore, final, followed, 1, `code="2`)
+	fmt.Printf("\nwrites served (2xx) while the pods were created (%.0f s), by verb and resource: per second, and per pod stored\n", followed.Seconds())
+	for _, r := range flood.rows {
+		if (r.verb == "POST" || r.verb == "PUT" || r.verb == "PATCH" || r.verb == "DELETE") && r.perNode*followed.Seconds() >= 1 {
+			fmt.Printf("  %-8s %-40s %8.1f /s %6.2f /pod\n", r.verb, r.resource, r.perNode, r.perNode*followed.Seconds()/float64(max(stored, 1)))
+		}
+	}
+	if rejected := deltaSum(floodBefore, final, "apiserver_request_total{", `code="429"`); rejected > 0 {
+		fmt.Printf("  answered 429 (retried by the clients): %.0f requests\n", rejected)
+	}
+	for _, prio := range []string{"urgent", "normal"} {
+		sel := `priority="` + prio + `"`
+		n := deltaSum(floodBefore, final, "kubecore_etcd_write_gate_wait_seconds_count{", sel)
+		if n > 0 {
+			fmt.Printf("  etcd write gate, %s writes that waited: %.0f, mean wait %.3f s\n", prio, n,
+				deltaSum(floodBefore, final, "kubecore_etcd_write_gate_wait_seconds_sum{", sel)/n)
 		}
 	}
 	if len(lost) > 0 {
@@ -545,11 +567,12 @@ type rates struct {
 }
 
 // requestRates is the apiserver_request_total delta between two scrapes,
-// per second and per node, by verb and resource/subresource.
-func requestRates(before, after map[string]float64, window time.Duration, nodes int) rates {
+// per second and per node, by verb and resource/subresource; with
+// matches, only of the series whose labels contain every one.
+func requestRates(before, after map[string]float64, window time.Duration, nodes int, matches ...string) rates {
 	by := map[[2]string]float64{}
 	for k, v := range after {
-		if !strings.HasPrefix(k, "apiserver_request_total{") {
+		if !strings.HasPrefix(k, "apiserver_request_total{") || !containsAll(k, matches) {
 			continue
 		}
 		d := v - before[k]
@@ -574,6 +597,30 @@ func requestRates(before, after map[string]float64, window time.Duration, nodes 
 	}
 	sort.Slice(out.rows, func(i, j int) bool { return out.rows[i].perNode > out.rows[j].perNode })
 	return out
+}
+
+// deltaSum sums after - before over the series whose name and labels
+// start with prefix and contain every one of the label matches.
+func deltaSum(before, after map[string]float64, prefix string, matches ...string) float64 {
+	var sum float64
+	for k, v := range after {
+		if !strings.HasPrefix(k, prefix) {
+			continue
+		}
+		if containsAll(k, matches) {
+			sum += v - before[k]
+		}
+	}
+	return sum
+}
+
+func containsAll(s string, subs []string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
 }
 
 // labels parses the {a="x",b="y"} of a metric line.
