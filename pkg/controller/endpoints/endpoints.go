@@ -76,10 +76,18 @@ func New(client Client, factory *informers.SharedInformerFactory) (*Controller, 
 		},
 		Delete: c.servicesOf,
 	})
-	// An Endpoints object changed or deleted by someone else is put back.
-	eps := controller.ObjectKeys[*corev1.Endpoints]()
-	eps.Add = nil
-	controller.Watch(c, endpoints, eps)
+	// An Endpoints object of a service changed or deleted by someone else
+	// is put back. One without a service is someone else's: as in
+	// Kubernetes, changing it does not make the controller delete it.
+	controller.Watch(c, endpoints, controller.Handler[*corev1.Endpoints]{
+		Update: func(_, ep *corev1.Endpoints) []string {
+			if _, err := c.services.Namespaced(ep.Namespace).Get(ep.Name); err != nil {
+				return nil
+			}
+			return controller.KeyOf(ep)
+		},
+		Delete: controller.KeyOf[*corev1.Endpoints],
+	})
 	// So are our slices; their creations are counted off as they appear.
 	controller.Watch(c, endpointSlices, c.writer.Handler(ManagedBy))
 	return c, c.Err()

@@ -29,7 +29,10 @@ import (
 
 // Data is what a revision holds for template: the strategic merge patch
 // that puts the template back whole ("$patch": "replace"), which kubectl
-// rollout undo sends to the owner.
+// rollout undo sends to the owner. The bytes are those a client of the
+// Kubernetes 1.36 types computes from the owner it reads (its keys sorted,
+// an unset creationTimestamp left out: those types mark it omitzero), since
+// clients find an owner's current revision by comparing them byte for byte.
 func Data(template *corev1.PodTemplateSpec) ([]byte, error) {
 	raw, err := json.Marshal(template)
 	if err != nil {
@@ -39,8 +42,22 @@ func Data(template *corev1.PodTemplateSpec) ([]byte, error) {
 	if err := json.Unmarshal(raw, &tmpl); err != nil {
 		return nil, fmt.Errorf("encode pod template: %w", err)
 	}
+	dropUnsetCreationTimestamp(tmpl)
 	tmpl["$patch"] = "replace"
 	return json.Marshal(map[string]any{"spec": map[string]any{"template": tmpl}})
+}
+
+// dropUnsetCreationTimestamp removes a null metadata.creationTimestamp
+// from a decoded template, which our ObjectMeta encodes and the 1.36
+// types omit.
+func dropUnsetCreationTimestamp(tmpl map[string]any) {
+	meta, ok := tmpl["metadata"].(map[string]any)
+	if !ok {
+		return
+	}
+	if ts, found := meta["creationTimestamp"]; found && ts == nil {
+		delete(meta, "creationTimestamp")
+	}
 }
 
 // Template reads the pod template back from a revision's data.
@@ -114,15 +131,23 @@ func HashOf(rev *appsv1.ControllerRevision) string {
 	return rev.Name
 }
 
-// Equal reports whether two revisions hold the same template.
+// Equal reports whether two revisions hold the same template. A revision
+// written before Data left out an unset creationTimestamp equals its
+// template's revision of today, so that the owner's pods are not replaced
+// for that alone.
 func Equal(a, b *appsv1.ControllerRevision) bool {
 	return bytes.Equal(compactJSON(a.Data.Raw), compactJSON(b.Data.Raw))
 }
 
 func compactJSON(raw []byte) []byte {
-	var v any
+	var v map[string]any
 	if json.Unmarshal(raw, &v) != nil {
 		return raw
+	}
+	if spec, ok := v["spec"].(map[string]any); ok {
+		if tmpl, ok := spec["template"].(map[string]any); ok {
+			dropUnsetCreationTimestamp(tmpl)
+		}
 	}
 	out, err := json.Marshal(v)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	corev1 "kubecore.io/api/core/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
+	"kubecore.io/apimachinery/pkg/runtime"
 )
 
 var ownerKind = appsv1.SchemeGroupVersion.WithKind("DaemonSet")
@@ -156,5 +157,39 @@ func TestTruncate(t *testing.T) {
 	}
 	if strings.Join(f.calls, ",") != "delete r2,delete r3" {
 		t.Errorf("calls %v", f.calls)
+	}
+}
+
+// TestDataAsClientsComputeIt: clients (kubectl rollout, the conformance
+// suite's DaemonSet specs) find the current revision by comparing its data
+// byte for byte with the patch they compute from the owner with the 1.36
+// types, which leave an unset creationTimestamp out.
+func TestDataAsClientsComputeIt(t *testing.T) {
+	ds := testOwner()
+	data, err := Data(&ds.Spec.Template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"spec":{"template":{"$patch":"replace","metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"image":"img:1","name":"c","resources":{}}]}}}}`
+	if string(data) != want {
+		t.Errorf("data\n%s\nwant\n%s", data, want)
+	}
+
+	// A revision written with the null creationTimestamp still holds the
+	// same template: no new revision, no pod replaced.
+	old := &appsv1.ControllerRevision{Data: runtime.RawExtension{Raw: []byte(
+		`{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null,"labels":{"app":"web"}},"spec":{"containers":[{"image":"img:1","name":"c","resources":{}}]}}}}`)}}
+	now := &appsv1.ControllerRevision{Data: runtime.RawExtension{Raw: data}}
+	if !Equal(old, now) {
+		t.Error("a revision written with a null creationTimestamp must equal today's")
+	}
+	created := ds.Spec.Template.DeepCopy()
+	created.CreationTimestamp = metav1.Unix(1704067200, 0)
+	withTime, err := Data(created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(withTime), `"creationTimestamp":"2024-01-01T00:00:00Z"`) {
+		t.Errorf("a set creationTimestamp must stay: %s", withTime)
 	}
 }

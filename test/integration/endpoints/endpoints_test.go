@@ -203,3 +203,46 @@ func TestManualEndpointsLeftAlone(t *testing.T) {
 		t.Errorf("manual endpoints changed: %+v", got.Subsets)
 	}
 }
+
+// An Endpoints object without a service (the conformance suite's Endpoint
+// lifecycle writes one) survives its updates: the controller deletes
+// Endpoints only for a service that is gone.
+func TestEndpointsWithoutServiceSurviveUpdates(t *testing.T) {
+	ctx, cs, ns := setup(t)
+	lone := &corev1.Endpoints{
+		ObjectMeta: metav1.ObjectMeta{Name: "lone", Labels: map[string]string{"step": "created"}},
+		Subsets: []corev1.EndpointSubset{{
+			Addresses: []corev1.EndpointAddress{{IP: "192.0.2.20"}},
+			Ports:     []corev1.EndpointPort{{Port: 80}},
+		}},
+	}
+	created, err := cs.CoreV1().Endpoints(ns).Create(ctx, lone, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created.Labels["step"] = "updated"
+	if _, err := cs.CoreV1().Endpoints(ns).Update(ctx, created, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The endpoints of a service created after the update show the
+	// controller at work since; by then the update has been seen.
+	web := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Labels: map[string]string{"app": "web"}},
+		Spec: corev1.ServiceSpec{
+			Selector: map[string]string{"app": "web"},
+			Ports:    []corev1.ServicePort{{Name: "web", Port: 80, TargetPort: intstr.FromInt32(8080)}},
+		},
+	}
+	if _, err := cs.CoreV1().Services(ns).Create(ctx, web, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	runPod(ctx, t, cs, ns, "a", "10.0.0.1", true)
+	waitForEndpoints(ctx, t, cs, ns, "web", []string{"10.0.0.1"}, nil)
+	got, err := cs.CoreV1().Endpoints(ns).Get(ctx, "lone", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the updated Endpoints without a service: %v", err)
+	}
+	if got.Labels["step"] != "updated" || len(got.Subsets) != 1 {
+		t.Errorf("the Endpoints changed: labels %v subsets %+v", got.Labels, got.Subsets)
+	}
+}

@@ -398,14 +398,26 @@ func earliestOfHighest(victims []*framework.PodInfo) metav1.Time {
 }
 
 // evict deletes the candidate's victims, each with its own grace period,
-// and takes the node away from lower-priority pods nominated to it: they
-// will not fit there once the preemptor does.
+// after marking each with the DisruptionTarget condition (reason
+// PreemptionByScheduler) as Kubernetes does, so that the owners of a
+// victim (a Job's pod failure policy) can tell why it stopped; and takes
+// the node away from lower-priority pods nominated to it: they will not
+// fit there once the preemptor does.
 func (pl *DefaultPreemption) evict(ctx context.Context, pod *corev1.Pod, c candidate) *framework.Status {
 	logger := klog.FromContext(ctx)
 	cs := pl.h.ClientSet()
 	errs := make([]error, len(c.victims))
 	pl.h.Parallelizer().Until(ctx, len(c.victims), func(i int) {
 		v := c.victims[i].Pod
+		if patch := disruptionPatch(v, pod); patch != nil {
+			if err := cs.PatchPodStatus(ctx, v, patch); err != nil {
+				if isGone(err) {
+					return
+				}
+				errs[i] = fmt.Errorf("mark preempted pod %s: %w", framework.PodKey(v), err)
+				return
+			}
+		}
 		if err := cs.DeletePod(ctx, v, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &v.UID}}); err != nil && !isGone(err) {
 			errs[i] = fmt.Errorf("preempt pod %s: %w", framework.PodKey(v), err)
 			return
@@ -434,4 +446,27 @@ func (pl *DefaultPreemption) evict(ctx context.Context, pod *corev1.Pod, c candi
 		}
 	}
 	return nil
+}
+
+// disruptionPatch is the status patch that sets the DisruptionTarget
+// condition of victim, preempted for preemptor, or nil when the condition
+// is already true.
+func disruptionPatch(victim, preemptor *corev1.Pod) []byte {
+	for _, cond := range victim.Status.Conditions {
+		if cond.Type == corev1.DisruptionTarget && cond.Status == corev1.ConditionTrue {
+			return nil
+		}
+	}
+	cond := corev1.PodCondition{
+		Type:               corev1.DisruptionTarget,
+		Status:             corev1.ConditionTrue,
+		Reason:             corev1.PodReasonPreemptionByScheduler,
+		Message:            fmt.Sprintf("%s: preempting to accommodate a higher priority pod", preemptor.Spec.SchedulerName),
+		LastTransitionTime: metav1.Now(),
+	}
+	patch, err := json.Marshal(map[string]any{"status": map[string]any{"conditions": []corev1.PodCondition{cond}}})
+	if err != nil {
+		return nil
+	}
+	return patch
 }

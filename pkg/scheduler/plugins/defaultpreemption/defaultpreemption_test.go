@@ -2,6 +2,8 @@ package defaultpreemption
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -19,11 +21,15 @@ import (
 	"kubecore.io/kubecore/pkg/scheduler/plugins/noderesources"
 )
 
-// fakeClient records the deletions and status patches of preemption.
+// fakeClient records the deletions and status patches of preemption: the
+// DisruptionTarget conditions of victims apart from the other patches
+// (cleared nominations).
 type fakeClient struct {
-	mu      sync.Mutex
-	deleted []string
-	patched []string
+	mu         sync.Mutex
+	deleted    []string
+	patched    []string
+	disrupted  map[string]corev1.PodCondition
+	markedLate []string // victims marked after their deletion
 }
 
 func (c *fakeClient) BindPod(context.Context, *corev1.Binding) error { return nil }
@@ -38,9 +44,29 @@ func (c *fakeClient) DeletePod(_ context.Context, pod *corev1.Pod, opts metav1.D
 	return nil
 }
 
-func (c *fakeClient) PatchPodStatus(_ context.Context, pod *corev1.Pod, _ []byte) error {
+func (c *fakeClient) PatchPodStatus(_ context.Context, pod *corev1.Pod, patch []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var body struct {
+		Status struct {
+			Conditions []corev1.PodCondition `json:"conditions"`
+		} `json:"status"`
+	}
+	if err := json.Unmarshal(patch, &body); err != nil {
+		return err
+	}
+	for _, cond := range body.Status.Conditions {
+		if cond.Type == corev1.DisruptionTarget {
+			if slices.Contains(c.deleted, pod.Name) {
+				c.markedLate = append(c.markedLate, pod.Name)
+			}
+			if c.disrupted == nil {
+				c.disrupted = map[string]corev1.PodCondition{}
+			}
+			c.disrupted[pod.Name] = cond
+			return nil
+		}
+	}
 	c.patched = append(c.patched, pod.Name)
 	return nil
 }
@@ -119,6 +145,7 @@ func onlyOn(node string) podOpt {
 
 func pod(name, nodeName, cpu string, prio int32, opts ...podOpt) *corev1.Pod {
 	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-" + name), Labels: map[string]string{}}}
+	p.Spec.SchedulerName = corev1.DefaultSchedulerName
 	p.Spec.NodeName = nodeName
 	p.Spec.Priority = &prio
 	p.Spec.Containers = []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}}}
@@ -332,6 +359,17 @@ func TestPostFilter(t *testing.T) {
 			slices.Sort(client.deleted)
 			if !slices.Equal(client.deleted, tc.wantVictims) {
 				t.Errorf("victims %v, want %v", client.deleted, tc.wantVictims)
+			}
+			// Each victim is marked DisruptionTarget before its deletion.
+			marked := slices.Sorted(maps.Keys(client.disrupted))
+			if !slices.Equal(marked, tc.wantVictims) || len(client.markedLate) > 0 {
+				t.Errorf("marked DisruptionTarget %v (after deletion: %v), want the victims %v", marked, client.markedLate, tc.wantVictims)
+			}
+			for name, cond := range client.disrupted {
+				if cond.Status != corev1.ConditionTrue || cond.Reason != corev1.PodReasonPreemptionByScheduler ||
+					cond.Message != "default-scheduler: preempting to accommodate a higher priority pod" || cond.LastTransitionTime.IsZero() {
+					t.Errorf("%s: condition %+v", name, cond)
+				}
 			}
 			if !slices.Equal(client.patched, tc.wantCleared) {
 				t.Errorf("cleared nominations %v, want %v", client.patched, tc.wantCleared)
