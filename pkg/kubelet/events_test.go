@@ -109,14 +109,14 @@ func TestFailedMountAndConfigErrorEvents(t *testing.T) {
 	if got := events.fieldPaths(eventFailedMount); len(got) != 1 || got[0] != "" {
 		t.Errorf("FailedMount fieldPaths = %q, want the pod's", got)
 	}
-	events.events, events.refs = nil, nil
+	events.reset()
 	pod.Spec.Volumes = []corev1.Volume{{Name: "creds", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "gone"}}}}
 	if _, _, err := kl.syncPod(ctx, newPodState(), pod, false); err != nil {
 		t.Fatal(err)
 	}
 	wantEvents(t, events, `Warning FailedMount: MountVolume.SetUp failed for volume "creds" : secret "gone" not found`)
 
-	events.events, events.refs = nil, nil
+	events.reset()
 	pod = eventsPod(corev1.Container{Name: "main", Image: "app:1", Command: []string{"sleep", "inf"}, Env: []corev1.EnvVar{{
 		Name: "X", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "missing"}, Key: "k"}},
 	}}})
@@ -189,7 +189,7 @@ func TestSandboxAndRuntimeFailureEvents(t *testing.T) {
 	}
 	wantEvents(t, events, "Warning FailedCreatePodSandBox: Failed to create pod sandbox: no network for the sandbox")
 
-	events.events, events.refs = nil, nil
+	events.reset()
 	rt.mu.Lock()
 	rt.noSandbox, rt.noStart = false, true
 	rt.mu.Unlock()
@@ -208,7 +208,7 @@ func TestSandboxAndRuntimeFailureEvents(t *testing.T) {
 	}
 
 	// The sandbox dies under the pod: it is made anew, and said so.
-	events.events, events.refs = nil, nil
+	events.reset()
 	rt.mu.Lock()
 	rt.noStart = false
 	rt.mu.Unlock()
@@ -314,7 +314,7 @@ func TestImagePullFailureBacksOff(t *testing.T) {
 	}
 
 	// Within the back-off nothing is pulled.
-	events.events, events.refs = nil, nil
+	events.reset()
 	clock.Step(5 * time.Second)
 	if _, _, err := kl.syncPod(ctx, st, pod, false); err != nil {
 		t.Fatal(err)
@@ -325,7 +325,7 @@ func TestImagePullFailureBacksOff(t *testing.T) {
 	}
 
 	// After it, the pull is tried again and succeeds.
-	events.events, events.refs = nil, nil
+	events.reset()
 	rt.mu.Lock()
 	rt.fail = nil
 	rt.mu.Unlock()
@@ -399,7 +399,7 @@ func TestLivenessFailureKillingEvent(t *testing.T) {
 	}
 	w.failed, w.result = true, false
 	kl.probes.mu.Unlock()
-	events.events, events.refs = nil, nil
+	events.reset()
 	if _, _, err := kl.syncPod(ctx, st, pod, false); err != nil {
 		t.Fatal(err)
 	}

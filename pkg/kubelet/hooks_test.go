@@ -42,6 +42,13 @@ func (l *eventLog) Event(obj runtime.Object, eventType, reason, message string) 
 	l.refs = append(l.refs, ref)
 }
 
+// reset forgets the Events so far; probe workers may record at any time.
+func (l *eventLog) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events, l.refs = nil, nil
+}
+
 // fieldPaths are the involvedObject fieldPaths of the Events of reason.
 func (l *eventLog) fieldPaths(reason string) []string {
 	l.mu.Lock()
