@@ -203,11 +203,26 @@ func (b *bench) run(ctx context.Context) error {
 	fmt.Printf("\n%d hollow nodes Ready in %.1f s\n", o.nodes, readyIn.Seconds())
 
 	// The idle window: the nodes' background traffic, from the API
-	// server's request counters.
-	time.Sleep(5 * time.Second)
+	// server's request counters. It starts once the nodes' start-up
+	// Events are written (5 s without one, a minute at most), so that
+	// only the steady traffic is counted.
 	before, err := b.scrape()
 	if err != nil {
 		return err
+	}
+	for settle := time.Now(); time.Since(settle) < time.Minute; {
+		if err := sleep(ctx, 5*time.Second); err != nil {
+			return err
+		}
+		next, err := b.scrape()
+		if err != nil {
+			return err
+		}
+		quiet := deltaSum(before, next, "apiserver_request_total{", `resource="events"`) == 0
+		before = next
+		if quiet {
+			break
+		}
 	}
 	idleStart := time.Now()
 	if err := sleep(ctx, o.idle); err != nil {
