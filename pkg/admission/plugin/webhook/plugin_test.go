@@ -225,4 +225,21 @@ func TestDenialOnTheWire(t *testing.T) {
 		err.Error() != `admission webhook "v.example.com" denied the request: the pod contains unwanted container name` {
 		t.Errorf("denial = %v", err)
 	}
+
+	// A reason and no message (agnhost's custom resource webhook): the
+	// reason is the explanation; a code below 400 is 400.
+	for _, tc := range []struct {
+		result *metav1.Status
+		code   int32
+		msg    string
+	}{
+		{&metav1.Status{Reason: "the custom resource contains unwanted data"}, 400, `admission webhook "w.example.com" denied the request: the custom resource contains unwanted data`},
+		{&metav1.Status{Code: 200, Message: "no", Reason: "ignored"}, 400, `admission webhook "w.example.com" denied the request: no`},
+		{nil, 400, `admission webhook "w.example.com" denied the request without explanation`},
+	} {
+		err := denied("w.example.com", tc.result)
+		if !errors.As(err, &se) || se.ErrStatus.Code != tc.code || err.Error() != tc.msg {
+			t.Errorf("denied(%+v) = %v (code %d), want %q (code %d)", tc.result, err, se.ErrStatus.Code, tc.msg, tc.code)
+		}
+	}
 }
