@@ -76,12 +76,37 @@ stop() {
   echo "conformance: process ${pid} outlived ${grace}s after SIGTERM; killing it" >&2
   kill -KILL -- "-${pid}" 2>/dev/null || kill -KILL "${pid}" 2>/dev/null || true
 }
+# stop_pods ends the pods of this run's process-runtime kubelets, which
+# outlive their kubelet by design (a restarted kubelet adopts them): for
+# each container's state file under WORK, every process of its shim's
+# session (the shim and the container's process group), by PID. Then it
+# unmounts the pods' pinned network namespaces (their veths go with them)
+# and removes the bridges of the nodes.
+stop_pods() {
+  local state shim pids=() pid i mnt n
+  while IFS= read -r state; do
+    shim=$(sed -n 's/.*"shimPID":\([0-9][0-9]*\).*/\1/p' "${state}")
+    [ -n "${shim}" ] && grep -qF -- "${WORK}/" "/proc/${shim}/cmdline" 2>/dev/null || continue
+    pids+=($(ps -o pid= -s "${shim}"))
+  done < <(find "${WORK}" -path '*/runtime/process/containers/*/state.json' 2>/dev/null)
+  if [ "${#pids[@]}" -gt 0 ]; then
+    kill -TERM "${pids[@]}" 2>/dev/null || true
+    for ((i = 0; i < 25; i++)); do
+      kill -0 "${pids[@]}" 2>/dev/null || break
+      sleep 0.2
+    done
+    kill -KILL "${pids[@]}" 2>/dev/null || true
+  fi
+  while IFS= read -r mnt; do umount -l "${mnt}" 2>/dev/null || true; done < <(findmnt -rn -o TARGET | grep -F -- "${WORK}/" | sort -r)
+  for ((n = 1; n <= NODES; n++)); do ip link del "kubecore$((n - 1))" 2>/dev/null || true; done
+}
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   [ -n "${ginkgo_pid}" ] && stop "${ginkgo_pid}" 30
   for pid in "${kubelet_pids[@]}"; do stop "${pid}" 30; done
   [ -n "${kubecore_pid}" ] && stop "${kubecore_pid}" 60
+  [ "${RUNTIME}" = process ] && [ "$(id -u)" = 0 ] && stop_pods
   [ -f "${KUBECORE_LOG}" ] && cp "${KUBECORE_LOG}" "${OUT}/kubecore.log"
   for log in "${WORK}"/node-*.log; do [ -f "${log}" ] && cp "${log}" "${OUT}/kubelet-$(basename "${log}")"; done
   rm -rf "${WORK}"
@@ -107,10 +132,33 @@ if [ -n "${EXPECT}" ]; then
   "${CONFORMANCE_SUMMARY}" -selected "${OUT}/selected.xml" -expect "${EXPECT}" || die "the dry run does not select exactly the specs of ${EXPECT}"
 fi
 
+# With the process runtime the pods of the e2e images run those images'
+# programs from the host: the image map gives the kubelets agnhost (built
+# above from the same k8s.io/kubernetes) for the agnhost image, ENTRYPOINT
+# and CMD as the image's configuration has them. The suite deploys tag
+# 2.63.0 and, for rollouts from one image to another, 2.55 (AgnhostPrev):
+# both run this agnhost. busybox is one of the runtime's well-known images
+# (sh on the host); the nginx, sample-apiserver and etcd images are not
+# mapped: their pods fail with ProcessRuntimeProgramNotFound.
+runtime_flags=()
+if [ "${RUNTIME}" = process ]; then
+  entrypoints="${WORK}/image-entrypoints.yaml"
+  cat >"${entrypoints}" <<EOF_IMAGES
+images:
+  registry.k8s.io/e2e-test-images/agnhost:$(conformance::agnhost_version):
+    entrypoint: ["${AGNHOST}"]
+    cmd: ["pause"]
+  registry.k8s.io/e2e-test-images/agnhost:2.55:
+    entrypoint: ["${AGNHOST}"]
+    cmd: ["pause"]
+EOF_IMAGES
+  runtime_flags+=(--image-entrypoints "${entrypoints}")
+fi
+
 echo "conformance: starting kubecore all-in-one --runtime ${RUNTIME} on ${WORK}/data"
 : >"${KUBECORE_LOG}" # exists before the background job opens it, for the loop below
 setsid "${KUBECORE}" all-in-one --data-dir "${WORK}/data" --bind-address 127.0.0.1 \
-  --secure-port 0 --kubelet-port 0 --runtime "${RUNTIME}" -v 1 >"${KUBECORE_LOG}" 2>&1 &
+  --secure-port 0 --kubelet-port 0 --runtime "${RUNTIME}" "${runtime_flags[@]}" -v 1 >"${KUBECORE_LOG}" 2>&1 &
 kubecore_pid=$!
 
 kubeconfig=""
@@ -131,11 +179,16 @@ if [ -z "${kubeconfig}" ]; then
 fi
 # The other nodes: kubelets of the same runtime on this host, each on a
 # free port with a root dir of its own; the all-in-one's service proxy
-# (on as root) serves this host, whose nftables table is one.
+# (on as root) serves this host, whose nftables table is one. With the
+# process runtime's pod network (as root) each node has a bridge of its
+# own (the all-in-one's kubecore0, node N's kubecoreN-1) for the pod CIDR
+# node IPAM gives it; the host routes between them.
 for ((n = 2; n <= NODES; n++)); do
   mkdir -p "${WORK}/node-${n}"
+  node_flags=("${runtime_flags[@]}")
+  [ "${RUNTIME}" = process ] && node_flags+=(--pod-bridge "kubecore$((n - 1))")
   setsid "${KUBECORE}" kubelet --kubeconfig "${kubeconfig}" --node-name "kubecore-node-${n}" \
-    --runtime "${RUNTIME}" --address 127.0.0.1 --port 0 --node-ip 127.0.0.1 \
+    --runtime "${RUNTIME}" --address 127.0.0.1 --port 0 --node-ip 127.0.0.1 "${node_flags[@]}" \
     --root-dir "${WORK}/node-${n}" --run-service-proxy=false -v 1 >"${WORK}/node-${n}.log" 2>&1 &
   kubelet_pids+=($!)
 done

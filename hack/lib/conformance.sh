@@ -5,6 +5,10 @@
 CONFORMANCE_MODULE="${KUBECORE_ROOT}/test/conformance"
 E2E_TEST="${KUBECORE_OUTPUT}/bin/e2e.test"
 GINKGO="${KUBECORE_OUTPUT}/bin/ginkgo"
+# agnhost, the program of the e2e test image
+# registry.k8s.io/e2e-test-images/agnhost (a tool of the module, at the
+# version k8s.io/kubernetes has: test/images/agnhost/VERSION).
+AGNHOST="${KUBECORE_OUTPUT}/bin/agnhost"
 CONFORMANCE_SUMMARY="${KUBECORE_OUTPUT}/bin/conformance-summary"
 
 # conformance::go runs the go command in the conformance module, outside the
@@ -27,7 +31,7 @@ conformance::inputs_hash() {
 # without a cached copy it says so in one line and fails.
 conformance::ensure_modules() {
   local err
-  if GOPROXY=off conformance::go list -deps -test ./e2e github.com/onsi/ginkgo/v2/ginkgo >/dev/null 2>&1; then
+  if GOPROXY=off conformance::go list -deps -test ./e2e github.com/onsi/ginkgo/v2/ginkgo k8s.io/kubernetes/test/images/agnhost >/dev/null 2>&1; then
     return 0
   fi
   echo "conformance: downloading k8s.io/kubernetes v1.36.3 and its modules into $(go env GOMODCACHE)"
@@ -37,14 +41,15 @@ conformance::ensure_modules() {
   fi
 }
 
-# conformance::build builds _output/bin/e2e.test and _output/bin/ginkgo
-# unless both exist and were built from the same inputs.
+# conformance::build builds _output/bin/e2e.test, _output/bin/ginkgo and
+# _output/bin/agnhost unless all three exist and were built from the same
+# inputs.
 conformance::build() {
   local stamp="${KUBECORE_OUTPUT}/conformance-build.stamp" hash start
   mkdir -p "${KUBECORE_OUTPUT}/bin"
   hash=$(conformance::inputs_hash)
-  if [ -x "${E2E_TEST}" ] && [ -x "${GINKGO}" ] && [ "$(cat "${stamp}" 2>/dev/null)" = "${hash}" ]; then
-    echo "conformance: e2e.test and ginkgo are up to date"
+  if [ -x "${E2E_TEST}" ] && [ -x "${GINKGO}" ] && [ -x "${AGNHOST}" ] && [ "$(cat "${stamp}" 2>/dev/null)" = "${hash}" ]; then
+    echo "conformance: e2e.test, ginkgo and agnhost are up to date"
     return 0
   fi
   conformance::ensure_modules || return 1
@@ -53,8 +58,15 @@ conformance::build() {
   rm -f "${stamp}"
   conformance::go test -c -vet=off -o "${E2E_TEST}" ./e2e || { echo "conformance: building e2e.test failed" >&2; return 1; }
   conformance::go build -o "${GINKGO}" github.com/onsi/ginkgo/v2/ginkgo || { echo "conformance: building ginkgo failed" >&2; return 1; }
+  conformance::go build -o "${AGNHOST}" k8s.io/kubernetes/test/images/agnhost || { echo "conformance: building agnhost failed" >&2; return 1; }
   echo "${hash}" >"${stamp}"
-  echo "conformance: built e2e.test and ginkgo $("${GINKGO}" version | awk '{print $NF}') in $(($(date +%s) - start))s"
+  echo "conformance: built e2e.test, agnhost $(conformance::agnhost_version) and ginkgo $("${GINKGO}" version | awk '{print $NF}') in $(($(date +%s) - start))s"
+}
+
+# conformance::agnhost_version prints the version of the agnhost image
+# the module's k8s.io/kubernetes builds (the tag its e2e suite runs).
+conformance::agnhost_version() {
+  cat "$(conformance::go list -m -f '{{.Dir}}' k8s.io/kubernetes)/test/images/agnhost/VERSION"
 }
 
 # conformance::build_summary builds the JUnit-to-table tool (root module).

@@ -14,10 +14,14 @@ import (
 	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
 )
 
-// ObjectGetter reads the config maps and secrets pods refer to.
+// ObjectGetter reads the config maps and secrets pods refer to, and the
+// Services whose environment variables they get.
 type ObjectGetter interface {
 	ConfigMap(ctx context.Context, namespace, name string) (*corev1.ConfigMap, error)
 	Secret(ctx context.Context, namespace, name string) (*corev1.Secret, error)
+	// Services returns every Service of the cluster (none for a kubelet
+	// without an API server).
+	Services(ctx context.Context) ([]*corev1.Service, error)
 }
 
 // podIPs are the addresses the downward API exposes.
@@ -25,8 +29,14 @@ type podIPs struct{ hostIP, podIP string }
 
 // containerEnv resolves a container's environment in Kubernetes' order:
 // envFrom sources, then env entries, each expanding $(VAR) references to
-// the variables before it.
+// the variables before it or to the Services' variables, then the
+// Services' variables (serviceEnv) that neither set.
 func containerEnv(ctx context.Context, objs ObjectGetter, pod *corev1.Pod, c *corev1.Container, ips podIPs, allocatable corev1.ResourceList) ([]kruntime.KeyValue, error) {
+	services, err := objs.Services(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("service environment variables: %w", err)
+	}
+	svcEnv := serviceEnv(pod, services)
 	var order []string
 	vals := map[string]string{}
 	set := func(k, v string) {
@@ -61,7 +71,13 @@ func containerEnv(ctx context.Context, objs ObjectGetter, pod *corev1.Pod, c *co
 			}
 		}
 	}
-	lookup := func(name string) (string, bool) { v, ok := vals[name]; return v, ok }
+	lookup := func(name string) (string, bool) {
+		if v, ok := vals[name]; ok {
+			return v, true
+		}
+		v, ok := svcEnv[name]
+		return v, ok
+	}
 	for _, e := range c.Env {
 		if e.ValueFrom == nil {
 			set(e.Name, expand(e.Value, lookup))
@@ -73,6 +89,11 @@ func containerEnv(ctx context.Context, objs ObjectGetter, pod *corev1.Pod, c *co
 		}
 		if ok {
 			set(e.Name, v)
+		}
+	}
+	for _, k := range sortedKeys(svcEnv) {
+		if _, ok := vals[k]; !ok {
+			set(k, svcEnv[k])
 		}
 	}
 	out := make([]kruntime.KeyValue, 0, len(order))

@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 
@@ -37,7 +38,10 @@ func TestExpand(t *testing.T) {
 type objects struct {
 	configMaps map[string]*corev1.ConfigMap
 	secrets    map[string]*corev1.Secret
+	services   []*corev1.Service
 }
+
+func (o objects) Services(context.Context) ([]*corev1.Service, error) { return o.services, nil }
 
 func (o objects) ConfigMap(_ context.Context, _, name string) (*corev1.ConfigMap, error) {
 	if cm, ok := o.configMaps[name]; ok {
@@ -140,5 +144,90 @@ func TestContainerEnv(t *testing.T) {
 				t.Errorf("env = %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+func service(ns, name, ip string, ports ...corev1.ServicePort) *corev1.Service {
+	return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: corev1.ServiceSpec{ClusterIP: ip, Ports: ports}}
+}
+
+func TestServiceEnv(t *testing.T) {
+	services := []*corev1.Service{
+		service("default", "kubernetes", "10.96.0.1", corev1.ServicePort{Name: "https", Port: 443, Protocol: corev1.ProtocolTCP}),
+		service("default", "other", "10.96.0.9", corev1.ServicePort{Port: 80}),
+		service("ns", "web-front", "10.96.0.20", corev1.ServicePort{Name: "http-alt", Port: 8080}, corev1.ServicePort{Port: 53, Protocol: corev1.ProtocolUDP}),
+		service("ns", "headless", corev1.ClusterIPNone, corev1.ServicePort{Port: 80}),
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "external"}, Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "example.com"}},
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"}}
+	env := serviceEnv(pod, services)
+	want := map[string]string{
+		"KUBERNETES_SERVICE_HOST":       "10.96.0.1",
+		"KUBERNETES_SERVICE_PORT":       "443",
+		"KUBERNETES_SERVICE_PORT_HTTPS": "443",
+		"KUBERNETES_PORT":               "tcp://10.96.0.1:443",
+		"KUBERNETES_PORT_443_TCP":       "tcp://10.96.0.1:443",
+		"KUBERNETES_PORT_443_TCP_PROTO": "tcp",
+		"KUBERNETES_PORT_443_TCP_PORT":  "443",
+		"KUBERNETES_PORT_443_TCP_ADDR":  "10.96.0.1",
+
+		"WEB_FRONT_SERVICE_HOST":          "10.96.0.20",
+		"WEB_FRONT_SERVICE_PORT":          "8080",
+		"WEB_FRONT_SERVICE_PORT_HTTP_ALT": "8080",
+		"WEB_FRONT_PORT":                  "tcp://10.96.0.20:8080",
+		"WEB_FRONT_PORT_8080_TCP":         "tcp://10.96.0.20:8080",
+		"WEB_FRONT_PORT_8080_TCP_PROTO":   "tcp",
+		"WEB_FRONT_PORT_8080_TCP_PORT":    "8080",
+		"WEB_FRONT_PORT_8080_TCP_ADDR":    "10.96.0.20",
+		"WEB_FRONT_PORT_53_UDP":           "udp://10.96.0.20:53",
+		"WEB_FRONT_PORT_53_UDP_PROTO":     "udp",
+		"WEB_FRONT_PORT_53_UDP_PORT":      "53",
+		"WEB_FRONT_PORT_53_UDP_ADDR":      "10.96.0.20",
+	}
+	if !maps.Equal(env, want) {
+		t.Errorf("serviceEnv =\n%v\nwant\n%v", env, want)
+	}
+
+	// enableServiceLinks: false keeps only the master Service's.
+	no := false
+	pod.Spec.EnableServiceLinks = &no
+	env = serviceEnv(pod, services)
+	if len(env) != 8 || env["KUBERNETES_SERVICE_HOST"] != "10.96.0.1" || env["WEB_FRONT_SERVICE_HOST"] != "" {
+		t.Errorf("without service links: %v", env)
+	}
+	// A Service named kubernetes in the pod's namespace wins.
+	pod.Spec.EnableServiceLinks = nil
+	env = serviceEnv(pod, append(services, service("ns", "kubernetes", "10.96.0.77", corev1.ServicePort{Port: 1})))
+	if env["KUBERNETES_SERVICE_HOST"] != "10.96.0.77" {
+		t.Errorf("the namespace's own kubernetes Service: %v", env["KUBERNETES_SERVICE_HOST"])
+	}
+}
+
+func TestContainerEnvServices(t *testing.T) {
+	objs := objects{services: []*corev1.Service{
+		service("default", "kubernetes", "10.96.0.1", corev1.ServicePort{Name: "https", Port: 443}),
+	}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"}}
+	c := &corev1.Container{Env: []corev1.EnvVar{
+		{Name: "API", Value: "https://$(KUBERNETES_SERVICE_HOST):$(KUBERNETES_SERVICE_PORT)"},
+		{Name: "KUBERNETES_SERVICE_PORT", Value: "6443"},
+	}}
+	env, err := containerEnv(t.Context(), objs, pod, c, podIPs{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	var order []string
+	for _, kv := range env {
+		got[kv.Key] = kv.Value
+		order = append(order, kv.Key)
+	}
+	// The container's own variables come first and win; a reference to a
+	// Service variable expands; the Services' other variables follow.
+	if order[0] != "API" || order[1] != "KUBERNETES_SERVICE_PORT" || len(order) != 9 {
+		t.Errorf("order = %v", order)
+	}
+	if got["API"] != "https://10.96.0.1:443" || got["KUBERNETES_SERVICE_PORT"] != "6443" || got["KUBERNETES_PORT_443_TCP_ADDR"] != "10.96.0.1" {
+		t.Errorf("env = %v", got)
 	}
 }

@@ -264,6 +264,9 @@ func (clientObjects) Secret(context.Context, string, string) (*corev1.Secret, er
 	return nil, errStandalone
 }
 
+// Services gives a standalone kubelet's pods no Service variables.
+func (clientObjects) Services(context.Context) ([]*corev1.Service, error) { return nil, nil }
+
 var errStandalone = errors.New("a standalone kubelet (no --kubeconfig) cannot read config maps or secrets")
 
 // Run registers the node, then runs the pods bound to it, renews its Lease

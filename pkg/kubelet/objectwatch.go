@@ -37,6 +37,11 @@ type ObjectWatcher struct {
 	ctx     context.Context // nil until Run
 	objects map[objectKey]*watchedObject
 	pods    map[types.UID][]objectKey
+	// services watches every Service once a container's environment
+	// first needs them (nil until then).
+	services *cache.Informer[*corev1.Service]
+	// servicesStarted is set once services runs under ctx.
+	servicesStarted bool
 }
 
 // watchedObject is one config map's or secret's watch and its references.
@@ -68,6 +73,7 @@ func (w *ObjectWatcher) Run(ctx context.Context) {
 	for _, o := range w.objects {
 		w.startLocked(o)
 	}
+	w.startServicesLocked()
 	w.mu.Unlock()
 	<-ctx.Done()
 }
@@ -221,6 +227,43 @@ func (w *ObjectWatcher) Secret(ctx context.Context, namespace, name string) (*co
 		return nil, err
 	}
 	return obj.(*corev1.Secret), nil
+}
+
+// Services implements ObjectGetter: the Services of the cluster, from one
+// watch of them all (as Kubernetes' kubelet keeps), started on the first
+// call; it waits for its first list as get does.
+func (w *ObjectWatcher) Services(ctx context.Context) ([]*corev1.Service, error) {
+	w.mu.Lock()
+	if w.services == nil {
+		lw := cache.ListWatchFromClient[*corev1.ServiceList](w.cs.CoreV1().Services(""))
+		w.services = cache.NewInformer[*corev1.Service](lw, cache.InformerOptions{
+			Resource: schema.GroupResource{Resource: "services"},
+			Reflector: cache.ReflectorOptions{OnError: func(err error) {
+				klog.Background().V(2).Info("Failed to list or watch Services for pods' environment variables; retrying", "err", err)
+			}},
+		})
+		w.startServicesLocked()
+	}
+	inf := w.services
+	w.mu.Unlock()
+	if !inf.HasSynced() {
+		wctx, cancel := context.WithTimeout(ctx, syncWait)
+		defer cancel()
+		if !cache.WaitForCacheSync(wctx, inf.HasSynced) {
+			return nil, fmt.Errorf("services: watch not synced: %w", context.Cause(wctx))
+		}
+	}
+	return inf.GetIndexer().List(), nil
+}
+
+// startServicesLocked runs the Service watch under the Run context once
+// both exist; w.mu is held.
+func (w *ObjectWatcher) startServicesLocked() {
+	if w.ctx == nil || w.services == nil || w.servicesStarted {
+		return
+	}
+	w.servicesStarted = true
+	go w.services.Run(w.ctx)
 }
 
 // syncWait is how long a read waits for a new watch's first list before

@@ -9,12 +9,16 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/nftables/expr"
 	"golang.org/x/sys/unix"
+
+	corev1 "kubecore.io/api/core/v1"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 )
 
 const childEnv = "KUBECORE_NETWORK_TEST_NETNS"
@@ -284,5 +288,83 @@ func TestRoutesAndMasquerade(t *testing.T) {
 	}
 	if err := n.Close(); err != nil {
 		t.Fatalf("closing twice: %v", err)
+	}
+}
+
+// TestTwoBridgesOneHost is two kubelets on one host (conformance runs two
+// nodes so): each with a bridge of its own, their pods reach each other
+// through the host's connected routes, and neither routes the other's
+// pod CIDR through their shared node address.
+func TestTwoBridgesOneHost(t *testing.T) {
+	ctx := context.Background()
+	cluster := netip.MustParsePrefix("10.97.0.0/16")
+	cidrs := []netip.Prefix{netip.MustParsePrefix("10.97.0.0/24"), netip.MustParsePrefix("10.97.1.0/24")}
+	var pods []Pod
+	for i, bridge := range []string{"kctest1", "kctest2"} {
+		n, err := New(Options{Dir: t.TempDir(), Bridge: bridge, ClusterCIDR: cluster})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := n.SetPodCIDR(ctx, cidrs[i]); err != nil {
+			t.Fatal(err)
+		}
+		id := "pod-of-" + bridge // sandbox IDs are random, so unique on the host
+		p, err := n.SetUpPod(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = n.TearDownPod(ctx, id) })
+		pods = append(pods, p)
+	}
+	var ln net.Listener
+	var err error
+	inNetns(t, pods[1].NetNS, func() { ln, err = net.Listen("tcp", ":9376") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ln.Close() }()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = io.WriteString(c, "second")
+			_ = c.Close()
+		}
+	}()
+	var got string
+	inNetns(t, pods[0].NetNS, func() {
+		c, err := net.DialTimeout("tcp", netip.AddrPortFrom(netip.MustParseAddr(pods[1].IP), 9376).String(), 10*time.Second)
+		if err != nil {
+			got = err.Error()
+			return
+		}
+		defer func() { _ = c.Close() }()
+		b, _ := io.ReadAll(c)
+		got = string(b)
+	})
+	if got != "second" {
+		t.Fatalf("a pod of the first bridge to one of the second: %q", got)
+	}
+
+	// Both Nodes have the host's address (or loopback) as InternalIP: no
+	// route is wanted between them, only to the Node of another host.
+	node := func(name, cidr, ip string) *corev1.Node {
+		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.NodeSpec{PodCIDR: cidr},
+			Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}}}}
+	}
+	nodes := []*corev1.Node{
+		node("aio", "10.97.0.0/24", "192.0.2.2"),
+		node("node-2", "10.97.1.0/24", "127.0.0.1"),
+		node("other-host", "10.97.2.0/24", "192.0.2.3"),
+	}
+	local := map[netip.Addr]bool{netip.MustParseAddr("192.0.2.2"): true, netip.MustParseAddr("127.0.0.1"): true}
+	for _, self := range []string{"aio", "node-2"} {
+		own, routes := Routes(nodes, self, local)
+		want := []Route{{Dst: netip.MustParsePrefix("10.97.2.0/24"), Via: netip.MustParseAddr("192.0.2.3")}}
+		if !own.IsValid() || !slices.Equal(routes, want) {
+			t.Errorf("Routes for %s = %s, %v; want its pod CIDR and %v", self, own, routes, want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package network
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/netip"
 	"time"
 
@@ -69,7 +70,7 @@ func (n *Network) Run(ctx context.Context, client *typed.Clientset, node string)
 			logger.Error(err, "Failed to list Nodes for the pod network")
 			continue
 		}
-		own, routes := Routes(all, node)
+		own, routes := Routes(all, node, hostAddrs())
 		if own.IsValid() {
 			if err := n.SetPodCIDR(ctx, own); err != nil {
 				logger.Error(err, "Failed to set up the pod network's bridge", "podCIDR", own)
@@ -82,8 +83,12 @@ func (n *Network) Run(ctx context.Context, client *typed.Clientset, node string)
 }
 
 // Routes returns the pod CIDR of the Node named self and the routes to
-// the other Nodes' pod CIDRs (IPv4) through their InternalIP.
-func Routes(nodes []*corev1.Node, self string) (netip.Prefix, []Route) {
+// the other Nodes' pod CIDRs (IPv4) through their InternalIP. A Node whose
+// InternalIP is one of local (this host's addresses: a second kubelet on
+// the same host, with a bridge of its own) gets no route: its pod CIDR is
+// on a bridge of this host's already, and a route through a local address
+// would take the place of the bridge's own.
+func Routes(nodes []*corev1.Node, self string, local map[netip.Addr]bool) (netip.Prefix, []Route) {
 	var own netip.Prefix
 	var routes []Route
 	for _, nd := range nodes {
@@ -100,10 +105,29 @@ func Routes(nodes []*corev1.Node, self string) (netip.Prefix, []Route) {
 				continue
 			}
 			if ip, err := netip.ParseAddr(a.Address); err == nil && ip.Is4() {
-				routes = append(routes, Route{Dst: cidr.Masked(), Via: ip})
+				if !local[ip] && !ip.IsLoopback() {
+					routes = append(routes, Route{Dst: cidr.Masked(), Via: ip})
+				}
 				break
 			}
 		}
 	}
 	return own, routes
+}
+
+// hostAddrs returns the addresses of this host's interfaces; none when
+// they cannot be listed.
+func hostAddrs() map[netip.Addr]bool {
+	out := map[netip.Addr]bool{}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		klog.ErrorS(err, "Failed to list this host's addresses for the pod network's routes")
+		return out
+	}
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil {
+			out[p.Addr().Unmap()] = true
+		}
+	}
+	return out
 }

@@ -170,6 +170,10 @@ type Options struct {
 	// ClusterCIDR is the pods' range of the whole cluster; traffic from
 	// it to outside it is masqueraded (bridge pod network).
 	ClusterCIDR string
+	// PodBridge is the bridge of the bridge pod network (network.DefaultBridge
+	// when empty): kubelets sharing one host's network namespace each need
+	// their own.
+	PodBridge string
 	// CNIConfDir, with the CRI runtime, is where the CNI configuration
 	// of the pod network (bridge, host-local from the Node's podCIDR,
 	// portmap, loopback) is written for containerd; empty writes none.
@@ -364,6 +368,9 @@ func (o *Options) Validate() []error {
 	default:
 		errs = append(errs, fmt.Errorf("--pod-network %q is not one of auto, bridge, host", o.PodNetwork))
 	}
+	if o.PodBridge != "" && !validLinkName(o.PodBridge) {
+		errs = append(errs, fmt.Errorf("--pod-bridge %q is not a network interface name (1-15 characters, no '/', ':' or white space)", o.PodBridge))
+	}
 	if p, err := netip.ParsePrefix(o.ClusterCIDR); err != nil || !p.Addr().Is4() {
 		errs = append(errs, fmt.Errorf("--cluster-cidr %q is not an IPv4 CIDR", o.ClusterCIDR))
 	}
@@ -548,7 +555,7 @@ func (o *Options) Complete() (Config, error) {
 		var pn process.PodNetwork
 		if mode == PodNetworkBridge {
 			cidr, _ := netip.ParsePrefix(o.ClusterCIDR)
-			if podNet, err = network.New(network.Options{Dir: filepath.Join(root, "network"), ClusterCIDR: cidr}); err != nil {
+			if podNet, err = network.New(network.Options{Dir: filepath.Join(root, "network"), Bridge: o.PodBridge, ClusterCIDR: cidr}); err != nil {
 				return Config{}, err
 			}
 			pn = podNet
@@ -904,6 +911,13 @@ func AddPodNetworkFlags(fs *pflag.FlagSet, o *Options) {
 	fs.StringVar(&o.PodNetwork, "pod-network", o.PodNetwork,
 		"Pod networking of the process runtime: auto (a network namespace and IP per pod from the Node's podCIDR when root, else the host's network), bridge, or host (pods share the node's network and IP)")
 	fs.StringVar(&o.ClusterCIDR, "cluster-cidr", o.ClusterCIDR, "The pods' address range of the whole cluster: pod traffic leaving it is masqueraded")
+	fs.StringVar(&o.PodBridge, "pod-bridge", o.PodBridge,
+		"The bridge of the bridge pod network (default "+network.DefaultBridge+"); each kubelet sharing a host's network namespace needs its own")
+}
+
+// validLinkName reports whether name can name a Linux network interface.
+func validLinkName(name string) bool {
+	return len(name) <= 15 && name != "." && name != ".." && !strings.ContainsAny(name, "/: \t\n") && name != ""
 }
 
 // AddNetworkFlags adds the DNS and service proxy flags (also

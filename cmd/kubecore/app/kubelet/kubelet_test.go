@@ -36,6 +36,9 @@ func TestValidate(t *testing.T) {
 		{"log max size", func(o *Options) { o.ContainerLogMaxSize = "ten megs" }, "--container-log-max-size \"ten megs\""},
 		{"log max size zero", func(o *Options) { o.ContainerLogMaxSize = "0" }, "--container-log-max-size"},
 		{"log max files", func(o *Options) { o.ContainerLogMaxFiles = 1 }, "--container-log-max-files 1 must be at least 2"},
+		{"a pod bridge of its own", func(o *Options) { o.PodBridge = "kubecore1" }, ""},
+		{"pod bridge name too long", func(o *Options) { o.PodBridge = "kubecore-bridge-2" }, `--pod-bridge "kubecore-bridge-2"`},
+		{"pod bridge name with a slash", func(o *Options) { o.PodBridge = "kc/1" }, `--pod-bridge "kc/1"`},
 		{"json to the API server", func(o *Options) { o.ContentType = "application/json" }, ""},
 		{"unknown content type", func(o *Options) { o.ContentType = "application/yaml" }, `--kube-api-content-type "application/yaml"`},
 	} {

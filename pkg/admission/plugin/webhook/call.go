@@ -121,18 +121,22 @@ func truncate(s string, n int) string {
 }
 
 // denied is the error of a webhook's refusal, worded and coded as
-// Kubernetes does: the webhook's status code (400 when it gives none).
+// Kubernetes does: the webhook's status code (400 when it gives none or
+// one below 400), its message, else its reason, after "admission webhook
+// NAME denied the request".
 func denied(name string, result *metav1.Status) error {
 	st := metav1.Status{Status: metav1.StatusFailure, Code: 400}
 	if result != nil {
 		st.Code, st.Reason, st.Details = result.Code, result.Reason, result.Details
-		if st.Code == 0 {
+		if st.Code < 400 {
 			st.Code = 400
 		}
 	}
 	switch {
 	case result != nil && result.Message != "":
 		st.Message = fmt.Sprintf("admission webhook %q denied the request: %s", name, result.Message)
+	case result != nil && result.Reason != "":
+		st.Message = fmt.Sprintf("admission webhook %q denied the request: %s", name, result.Reason)
 	default:
 		st.Message = fmt.Sprintf("admission webhook %q denied the request without explanation", name)
 	}

@@ -200,3 +200,46 @@ func TestDryRunAndFailures(t *testing.T) {
 		t.Error("webhook configurations are handled")
 	}
 }
+
+// TestDenialOnTheWire: a refusal as Kubernetes' webhooks write it (the
+// response's reason in "status", as k8s.io/api/admission/v1 names the
+// field) gives its message and code.
+func TestDenialOnTheWire(t *testing.T) {
+	s := webhooktest.NewServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var review admissionv1.AdmissionReview
+		if err := json.NewDecoder(r.Body).Decode(&review); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"` + string(review.Request.UID) +
+			`","allowed":false,"status":{"metadata":{},"message":"the pod contains unwanted container name","code":403}}}`))
+	}), webhooktest.Options{})
+	hook := admissionregistrationv1.ValidatingWebhook{Name: "v.example.com", Rules: allPods, AdmissionReviewVersions: []string{"v1"},
+		SideEffects: ptr(admissionregistrationv1.SideEffectClassNone), ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr(s.URL), CABundle: s.CABundle}}
+	p := newPlugins(t, &fakeSource{validating: []*admissionregistrationv1.ValidatingWebhookConfiguration{{ObjectMeta: metav1.ObjectMeta{Name: "v", ResourceVersion: "1"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{hook}}}})
+	err := p.Validating.Validate(context.Background(), podAttributes(false))
+	var se *apierrors.StatusError
+	if !errors.As(err, &se) || se.ErrStatus.Code != http.StatusForbidden ||
+		err.Error() != `admission webhook "v.example.com" denied the request: the pod contains unwanted container name` {
+		t.Errorf("denial = %v", err)
+	}
+
+	// A reason and no message (agnhost's custom resource webhook): the
+	// reason is the explanation; a code below 400 is 400.
+	for _, tc := range []struct {
+		result *metav1.Status
+		code   int32
+		msg    string
+	}{
+		{&metav1.Status{Reason: "the custom resource contains unwanted data"}, 400, `admission webhook "w.example.com" denied the request: the custom resource contains unwanted data`},
+		{&metav1.Status{Code: 200, Message: "no", Reason: "ignored"}, 400, `admission webhook "w.example.com" denied the request: no`},
+		{nil, 400, `admission webhook "w.example.com" denied the request without explanation`},
+	} {
+		err := denied("w.example.com", tc.result)
+		if !errors.As(err, &se) || se.ErrStatus.Code != tc.code || err.Error() != tc.msg {
+			t.Errorf("denied(%+v) = %v (code %d), want %q (code %d)", tc.result, err, se.ErrStatus.Code, tc.msg, tc.code)
+		}
+	}
+}

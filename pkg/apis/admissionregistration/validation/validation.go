@@ -1,7 +1,8 @@
 // Package validation checks the admissionregistration.k8s.io/v1 kinds as
 // the Kubernetes API server does: webhook configurations, admission
-// policies and their bindings. CEL expressions are only checked to be
-// present here; compiling them is the admission plugins' business.
+// policies and their bindings. Webhooks' matchConditions are parsed here
+// (a syntax error is refused, as Kubernetes refuses it); type-checking CEL
+// expressions is the admission plugins' business.
 package validation
 
 import (
@@ -9,6 +10,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/google/cel-go/cel"
 
 	admissionregistrationv1 "kubecore.io/api/admissionregistration/v1"
 	apivalidation "kubecore.io/apimachinery/pkg/api/validation"
@@ -119,7 +122,35 @@ func validateWebhook(w webhook, names map[string]bool, p *field.Path) field.Erro
 	}
 	errs = append(errs, validateReviewVersions(w.reviewVersions, p.Child("admissionReviewVersions"))...)
 	errs = append(errs, validateClientConfig(w.clientConfig, p.Child("clientConfig"))...)
-	return append(errs, validateMatchConditions(w.matchConditions, p.Child("matchConditions"))...)
+	errs = append(errs, validateMatchConditions(w.matchConditions, p.Child("matchConditions"))...)
+	return append(errs, compileWebhookConditions(w.matchConditions, p.Child("matchConditions"))...)
+}
+
+// compileWebhookConditions refuses a webhook's matchConditions that do
+// not parse, as Kubernetes refuses them at create and update ("compilation
+// failed"): one stored would fail every write the webhook's rules match.
+// Only the syntax is checked here: the type check needs the CEL library of
+// pkg/cel, which this types-side package may not import; the webhook
+// admission plugin type-checks when it compiles (a failure is then the
+// webhook's failurePolicy).
+func compileWebhookConditions(conds []admissionregistrationv1.MatchCondition, p *field.Path) field.ErrorList {
+	if len(conds) == 0 {
+		return nil
+	}
+	env, err := cel.NewEnv()
+	if err != nil {
+		return field.ErrorList{field.InternalError(p, fmt.Errorf("matchConditions environment: %w", err))}
+	}
+	var errs field.ErrorList
+	for i, c := range conds {
+		if strings.TrimSpace(c.Expression) == "" {
+			continue
+		}
+		if _, iss := env.Parse(c.Expression); iss.Err() != nil {
+			errs = append(errs, field.Invalid(p.Index(i).Child("expression"), c.Expression, fmt.Sprintf("compilation failed: %v", iss.Err())))
+		}
+	}
+	return errs
 }
 
 func validateReviewVersions(versions []string, p *field.Path) field.ErrorList {
@@ -170,7 +201,7 @@ func validateClientConfig(cc admissionregistrationv1.WebhookClientConfig, p *fie
 		return errs
 	}
 	path, pp := *s.Path, sp.Child("path")
-	if path == "/" {
+	if path == "/" || path == "" {
 		return errs
 	}
 	if !strings.HasPrefix(path, "/") {

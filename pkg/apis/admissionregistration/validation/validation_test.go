@@ -86,6 +86,13 @@ func TestValidateValidatingWebhookConfiguration(t *testing.T) {
 		"bad scope": {func(w *admissionregistrationv1.ValidatingWebhook) {
 			w.Rules[0].Scope = ptr(admissionregistrationv1.ScopeType("x"))
 		}, `webhooks[0].rules[0].scope: Unsupported value: "x"`},
+		"empty path": {func(w *admissionregistrationv1.ValidatingWebhook) { w.ClientConfig.Service.Path = ptr("") }, ""},
+		"condition that does not compile": {func(w *admissionregistrationv1.ValidatingWebhook) {
+			w.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "ok", Expression: "object.metadata.name != 'x'"}, {Name: "bad", Expression: "... [] bad expression"}}
+		}, `webhooks[0].matchConditions[1].expression: Invalid value: "... [] bad expression": compilation failed: ERROR: <input>:1:`},
+		"condition with a library function": {func(w *admissionregistrationv1.ValidatingWebhook) {
+			w.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "lib", Expression: "object.metadata.name.lowerAscii() != 'x'"}}
+		}, ""},
 		"condition without expression": {func(w *admissionregistrationv1.ValidatingWebhook) {
 			w.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "c"}}
 		}, "webhooks[0].matchConditions[0].expression: Required value"},

@@ -93,7 +93,7 @@ type AdmissionResponse struct {
 	// Allowed says whether the write may go on.
 	Allowed bool `json:"allowed" protobuf:"varint,2,opt,name=allowed"`
 	// Result says why a write is refused.
-	Result *metav1.Status `json:"result,omitempty" protobuf:"bytes,3,opt,name=result"`
+	Result *metav1.Status `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 	// Patch is a mutating webhook's change, base64 in JSON.
 	Patch []byte `json:"patch,omitempty" protobuf:"bytes,4,opt,name=patch"`
 	// PatchType says what Patch is.
