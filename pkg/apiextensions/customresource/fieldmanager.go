@@ -7,14 +7,11 @@ import (
 	apiextensionsv1 "kubecore.io/api/apiextensions/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
-	"kubecore.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"kubecore.io/kubecore/pkg/fieldmanager"
-	registrystrategy "kubecore.io/kubecore/pkg/registry/generic/strategy"
-	"kubecore.io/kubecore/pkg/registry/rest"
 )
 
 // newFieldManager is the FieldManager of one served version of a custom
@@ -77,55 +74,4 @@ func (r *REST) Apply(ctx context.Context, name string, cfg map[string]any, force
 		}
 	}
 	return r.Store.Apply(ctx, name, cfg, force, opts)
-}
-
-var _ rest.Applier = (*ScaleREST)(nil)
-
-// Apply implements rest.Applier: the Scale's configuration is applied as
-// one of the object's spec replicas path, by the scale FieldManager.
-func (r *ScaleREST) Apply(ctx context.Context, name string, cfg map[string]any, force bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	if r.fm == nil {
-		return nil, false, apierrors.NewBadRequest("server-side apply is not available for " + r.store.DefaultQualifiedResource.String() + "/scale")
-	}
-	parent, err := registrystrategy.ScaleApplyConfiguration(cfg, r.fm.Kind(), name, func(n int64) map[string]any {
-		out := map[string]any{}
-		unstructured.SetNestedField(out, n, r.spec.specReplicas...)
-		return out
-	})
-	if err != nil {
-		return nil, false, err
-	}
-	if opts == nil {
-		opts = &metav1.UpdateOptions{}
-	}
-	info := &scaleApply{fm: r.fm, gr: r.store.DefaultQualifiedResource, name: name, cfg: parent, manager: opts.FieldManager, force: force}
-	obj, _, err := r.store.Update(ctx, name, info, nil, nil, false, opts)
-	if err != nil {
-		return nil, false, err
-	}
-	scale, err := r.toScale(obj)
-	return scale, false, err
-}
-
-// scaleApply applies a Scale's translated configuration inside the
-// object's compare-and-swap loop.
-type scaleApply struct {
-	fm      *fieldmanager.FieldManager
-	gr      schema.GroupResource
-	name    string
-	cfg     map[string]any
-	manager string
-	force   bool
-}
-
-func (a *scaleApply) Preconditions() *metav1.Preconditions { return nil }
-
-// RecordsManagedFields tells the Store the apply set managedFields.
-func (a *scaleApply) RecordsManagedFields() bool { return true }
-
-func (a *scaleApply) UpdatedObject(_ context.Context, old runtime.Object) (runtime.Object, error) {
-	if old == nil {
-		return nil, apierrors.NewNotFound(a.gr, a.name)
-	}
-	return a.fm.Apply(old, a.cfg, a.manager, a.force)
 }

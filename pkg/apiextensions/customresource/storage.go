@@ -222,14 +222,7 @@ func NewResource(crd *apiextensionsv1.CustomResourceDefinition, opts generic.Sto
 			paths[names.Plural+"/status"] = &StatusREST{StatusREST: registrystrategy.NewStatusREST(store, statusStrategy{st}), codec: c, kind: st.kind}
 		}
 		if st.scale != nil {
-			sr := &ScaleREST{store: store, spec: st.scale}
-			if store.FieldManager != nil {
-				if sr.fm, err = store.FieldManager.ForSubresource("scale", nil); err != nil {
-					out.Destroy()
-					return nil, err
-				}
-			}
-			paths[names.Plural+"/scale"] = sr
+			paths[names.Plural+"/scale"] = registrystrategy.NewScaleREST(store, st.scale)
 		}
 		out.Versions[v.Name] = paths
 	}

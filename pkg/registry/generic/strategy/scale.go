@@ -17,6 +17,19 @@ import (
 	"kubecore.io/kubecore/pkg/registry/rest"
 )
 
+// ScaleMapper maps the objects of a resource to and from their
+// autoscaling/v1 Scale: the built-in workloads through typed fields
+// (Scalable), custom resources through their definition's paths.
+type ScaleMapper interface {
+	// ScaleOf returns the spec and status of obj's Scale.
+	ScaleOf(obj runtime.Object) (autoscalingv1.ScaleSpec, autoscalingv1.ScaleStatus, error)
+	// UpdateReplicas sets obj's spec replica count.
+	UpdateReplicas(obj runtime.Object, replicas int32) error
+	// ReplicasConfiguration is the apply configuration of the object
+	// that sets its spec replica count.
+	ReplicasConfiguration(replicas int64) map[string]any
+}
+
 // Scalable reads and writes the replica count of a workload T.
 type Scalable[T runtime.Object] struct {
 	// Replicas returns spec.replicas (1 when unset) and SetReplicas sets it.
@@ -28,43 +41,81 @@ type Scalable[T runtime.Object] struct {
 	Selector func(T) *metav1.LabelSelector
 }
 
-// ScaleREST serves a /scale subresource as an autoscaling/v1 Scale that
-// maps the workload's spec.replicas and status.selector.
-type ScaleREST[T runtime.Object] struct {
-	store     *generic.Store
-	admission rest.Admission
-	s         Scalable[T]
+var _ ScaleMapper = Scalable[*autoscalingv1.Scale]{}
+
+// ScaleOf implements ScaleMapper.
+func (s Scalable[T]) ScaleOf(obj runtime.Object) (autoscalingv1.ScaleSpec, autoscalingv1.ScaleStatus, error) {
+	o, ok := obj.(T)
+	if !ok {
+		return autoscalingv1.ScaleSpec{}, autoscalingv1.ScaleStatus{}, fmt.Errorf("unexpected object of type %T", obj)
+	}
+	status := autoscalingv1.ScaleStatus{Replicas: s.StatusReplicas(o)}
+	if sel := s.Selector(o); sel != nil {
+		ls, err := metav1.LabelSelectorAsSelector(sel)
+		if err != nil {
+			return autoscalingv1.ScaleSpec{}, status, fmt.Errorf("convert selector: %w", err)
+		}
+		status.Selector = ls.String()
+	}
+	return autoscalingv1.ScaleSpec{Replicas: s.Replicas(o)}, status, nil
 }
 
-// NewScaleREST serves the scale of store's objects. Admission sees the
-// Scale objects, as in Kubernetes, not the workload.
-func NewScaleREST[T runtime.Object](store *generic.Store, s Scalable[T]) *ScaleREST[T] {
+// UpdateReplicas implements ScaleMapper.
+func (s Scalable[T]) UpdateReplicas(obj runtime.Object, replicas int32) error {
+	o, ok := obj.(T)
+	if !ok {
+		return fmt.Errorf("unexpected object of type %T", obj)
+	}
+	s.SetReplicas(o, replicas)
+	return nil
+}
+
+// ReplicasConfiguration implements ScaleMapper: spec.replicas.
+func (s Scalable[T]) ReplicasConfiguration(replicas int64) map[string]any {
+	return map[string]any{"spec": map[string]any{"replicas": replicas}}
+}
+
+// ScaleREST serves a /scale subresource as an autoscaling/v1 Scale that
+// a ScaleMapper maps to and from the resource's objects. Get, update,
+// patch and apply, managedFields, preconditions, dry runs and the
+// admission of the Scale are the same for every resource.
+type ScaleREST struct {
+	store     *generic.Store
+	admission rest.Admission
+	m         ScaleMapper
+}
+
+// NewScaleREST serves the scale of store's objects, which m maps. Admission
+// sees the Scale objects, as in Kubernetes, not the workload; the store's
+// FieldManager records writes at the scale subresource.
+func NewScaleREST(store *generic.Store, m ScaleMapper) *ScaleREST {
 	workload := *store
 	workload.Admission, workload.DestroyFunc, workload.Subresource = nil, nil, "scale"
 	workload.FieldManager = subresourceFieldManager(store.FieldManager, "scale", nil)
-	return &ScaleREST[T]{store: &workload, admission: store.Admission, s: s}
+	return &ScaleREST{store: &workload, admission: store.Admission, m: m}
 }
 
 var (
-	_ rest.Getter  = (*ScaleREST[*autoscalingv1.Scale])(nil)
-	_ rest.Updater = (*ScaleREST[*autoscalingv1.Scale])(nil)
-	_ rest.Applier = (*ScaleREST[*autoscalingv1.Scale])(nil)
+	_ rest.Getter       = (*ScaleREST)(nil)
+	_ rest.Updater      = (*ScaleREST)(nil)
+	_ rest.Applier      = (*ScaleREST)(nil)
+	_ rest.KindProvider = (*ScaleREST)(nil)
 )
 
 // New implements rest.Storage.
-func (r *ScaleREST[T]) New() runtime.Object { return &autoscalingv1.Scale{} }
+func (r *ScaleREST) New() runtime.Object { return &autoscalingv1.Scale{} }
 
 // Destroy implements rest.Storage; the main resource owns the storage.
-func (r *ScaleREST[T]) Destroy() {}
+func (r *ScaleREST) Destroy() {}
 
 // GroupVersionKind implements rest.KindProvider: the Scale is
 // autoscaling/v1 in every group.
-func (r *ScaleREST[T]) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
+func (r *ScaleREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
 	return scaleKind
 }
 
 // Get implements rest.Getter.
-func (r *ScaleREST[T]) Get(ctx context.Context, name string, opts *metav1.GetOptions) (runtime.Object, error) {
+func (r *ScaleREST) Get(ctx context.Context, name string, opts *metav1.GetOptions) (runtime.Object, error) {
 	obj, err := r.store.Get(ctx, name, opts)
 	if err != nil {
 		return nil, err
@@ -72,34 +123,30 @@ func (r *ScaleREST[T]) Get(ctx context.Context, name string, opts *metav1.GetOpt
 	return r.toScale(obj)
 }
 
-func (r *ScaleREST[T]) toScale(obj runtime.Object) (*autoscalingv1.Scale, error) {
-	o, ok := obj.(T)
+func (r *ScaleREST) toScale(obj runtime.Object) (*autoscalingv1.Scale, error) {
+	a, ok := obj.(metav1.ObjectMetaAccessor)
 	if !ok {
 		return nil, apierrors.NewInternalError(fmt.Errorf("unexpected object of type %T", obj))
 	}
-	m := Meta(o)
-	scale := &autoscalingv1.Scale{
+	m := a.GetObjectMeta()
+	spec, status, err := r.m.ScaleOf(obj)
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("scale of %s: %w", m.GetName(), err))
+	}
+	return &autoscalingv1.Scale{
+		TypeMeta: metav1.TypeMeta{Kind: scaleKind.Kind, APIVersion: scaleKind.GroupVersion().String()},
 		ObjectMeta: metav1.ObjectMeta{
-			Name: m.Name, Namespace: m.Namespace, UID: m.UID,
-			ResourceVersion: m.ResourceVersion, CreationTimestamp: m.CreationTimestamp,
+			Name: m.GetName(), Namespace: m.GetNamespace(), UID: m.GetUID(),
+			ResourceVersion: m.GetResourceVersion(), CreationTimestamp: m.GetCreationTimestamp(),
 		},
-		Spec:   autoscalingv1.ScaleSpec{Replicas: r.s.Replicas(o)},
-		Status: autoscalingv1.ScaleStatus{Replicas: r.s.StatusReplicas(o)},
-	}
-	if sel := r.s.Selector(o); sel != nil {
-		s, err := metav1.LabelSelectorAsSelector(sel)
-		if err != nil {
-			return nil, apierrors.NewInternalError(fmt.Errorf("convert selector of %s: %w", m.Name, err))
-		}
-		scale.Status.Selector = s.String()
-	}
-	return scale, nil
+		Spec: spec, Status: status,
+	}, nil
 }
 
 // Update implements rest.Updater: it sets spec.replicas of the workload
 // from the Scale the request computes. It never creates.
-func (r *ScaleREST[T]) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, _ rest.ValidateObjectFunc, _ rest.ValidateObjectUpdateFunc, _ bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	obj, _, err := r.store.Update(ctx, name, &scaleUpdate[T]{r: r, name: name, inner: objInfo, opts: opts}, nil, nil, false, opts)
+func (r *ScaleREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, _ rest.ValidateObjectFunc, _ rest.ValidateObjectUpdateFunc, _ bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	obj, _, err := r.store.Update(ctx, name, &scaleUpdate{r: r, name: name, inner: objInfo, opts: opts}, nil, nil, false, opts)
 	if err != nil {
 		return nil, false, err
 	}
@@ -108,16 +155,16 @@ func (r *ScaleREST[T]) Update(ctx context.Context, name string, objInfo rest.Upd
 }
 
 // scaleUpdate turns the update of a Scale into one of the workload.
-type scaleUpdate[T runtime.Object] struct {
-	r     *ScaleREST[T]
+type scaleUpdate struct {
+	r     *ScaleREST
 	name  string
 	inner rest.UpdatedObjectInfo
 	opts  *metav1.UpdateOptions
 }
 
-func (u *scaleUpdate[T]) Preconditions() *metav1.Preconditions { return u.inner.Preconditions() }
+func (u *scaleUpdate) Preconditions() *metav1.Preconditions { return u.inner.Preconditions() }
 
-func (u *scaleUpdate[T]) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
+func (u *scaleUpdate) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
 	if old == nil {
 		return nil, apierrors.NewNotFound(u.r.store.DefaultQualifiedResource, u.name)
 	}
@@ -146,11 +193,13 @@ func (u *scaleUpdate[T]) UpdatedObject(ctx context.Context, old runtime.Object) 
 	if err := rest.Validate(ctx, u.r.admission, attrs); err != nil {
 		return nil, err
 	}
-	out := old.DeepCopyObject().(T)
-	u.r.s.SetReplicas(out, scale.Spec.Replicas)
+	out := old.DeepCopyObject()
+	if err := u.r.m.UpdateReplicas(out, scale.Spec.Replicas); err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
 	if rv := scale.ResourceVersion; rv != "" {
 		// The caller's resourceVersion guards the write of the workload.
-		Meta(out).ResourceVersion = rv
+		out.(metav1.ObjectMetaAccessor).GetObjectMeta().SetResourceVersion(rv)
 	}
 	return out, nil
 }
@@ -158,7 +207,7 @@ func (u *scaleUpdate[T]) UpdatedObject(ctx context.Context, old runtime.Object) 
 var scaleKind = autoscalingv1.SchemeGroupVersion.WithKind("Scale")
 
 // attributes describe the update of the scale to admission.
-func (u *scaleUpdate[T]) attributes(ctx context.Context, scale, old *autoscalingv1.Scale) *rest.Attributes {
+func (u *scaleUpdate) attributes(ctx context.Context, scale, old *autoscalingv1.Scale) *rest.Attributes {
 	dryRun := u.opts != nil && len(u.opts.DryRun) > 0
 	a := rest.NewAttributes(ctx, rest.OperationUpdate, u.r.store.DefaultQualifiedResource, "scale", scaleKind.GroupKind(), u.name, scale, old, dryRun, u.opts)
 	a.Kind = scaleKind
@@ -177,21 +226,19 @@ func ValidateScale(s *autoscalingv1.Scale) field.ErrorList {
 // the workload as a configuration of its spec.replicas, by the workload's
 // FieldManager at the scale subresource, so that the manager owns
 // spec.replicas there. It never creates.
-func (r *ScaleREST[T]) Apply(ctx context.Context, name string, cfg map[string]any, force bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
+func (r *ScaleREST) Apply(ctx context.Context, name string, cfg map[string]any, force bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
 	fm := r.store.FieldManager
 	if fm == nil {
 		return nil, false, apierrors.NewBadRequest("server-side apply is not available for " + r.store.DefaultQualifiedResource.String() + "/scale")
 	}
-	parent, err := ScaleApplyConfiguration(cfg, fm.Kind(), name, func(replicas int64) map[string]any {
-		return map[string]any{"spec": map[string]any{"replicas": replicas}}
-	})
+	parent, err := scaleApplyConfiguration(cfg, fm.Kind(), name, r.m.ReplicasConfiguration)
 	if err != nil {
 		return nil, false, err
 	}
 	if opts == nil {
 		opts = &metav1.UpdateOptions{}
 	}
-	info := &scaleApply[T]{r: r, name: name, fm: fm, cfg: parent, manager: opts.FieldManager, force: force, opts: opts}
+	info := &scaleApply{r: r, name: name, fm: fm, cfg: parent, manager: opts.FieldManager, force: force, opts: opts}
 	obj, _, err := r.store.Update(ctx, name, info, nil, nil, false, opts)
 	if err != nil {
 		return nil, false, err
@@ -200,10 +247,10 @@ func (r *ScaleREST[T]) Apply(ctx context.Context, name string, cfg map[string]an
 	return scale, false, err
 }
 
-// ScaleApplyConfiguration turns the apply configuration of an
+// scaleApplyConfiguration turns the apply configuration of an
 // autoscaling/v1 Scale into one of the workload of kind parent named
 // name, whose replicas path withReplicas builds.
-func ScaleApplyConfiguration(cfg map[string]any, parent schema.GroupVersionKind, name string, withReplicas func(int64) map[string]any) (map[string]any, error) {
+func scaleApplyConfiguration(cfg map[string]any, parent schema.GroupVersionKind, name string, withReplicas func(int64) map[string]any) (map[string]any, error) {
 	apiVersion, _ := cfg["apiVersion"].(string)
 	kind, _ := cfg["kind"].(string)
 	if gv, err := schema.ParseGroupVersion(apiVersion); err != nil || gv.WithKind(kind) != scaleKind {
@@ -259,8 +306,8 @@ func toInt64(v any) (int64, bool) {
 // scaleApply applies a Scale's configuration, translated to the
 // workload's, inside the workload's compare-and-swap loop, with the
 // admission of the Scale.
-type scaleApply[T runtime.Object] struct {
-	r       *ScaleREST[T]
+type scaleApply struct {
+	r       *ScaleREST
 	name    string
 	fm      *fieldmanager.FieldManager
 	cfg     map[string]any
@@ -269,12 +316,12 @@ type scaleApply[T runtime.Object] struct {
 	opts    *metav1.UpdateOptions
 }
 
-func (a *scaleApply[T]) Preconditions() *metav1.Preconditions { return nil }
+func (a *scaleApply) Preconditions() *metav1.Preconditions { return nil }
 
 // RecordsManagedFields tells the Store the apply set managedFields.
-func (a *scaleApply[T]) RecordsManagedFields() bool { return true }
+func (a *scaleApply) RecordsManagedFields() bool { return true }
 
-func (a *scaleApply[T]) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
+func (a *scaleApply) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
 	if old == nil {
 		return nil, apierrors.NewNotFound(a.r.store.DefaultQualifiedResource, a.name)
 	}
@@ -290,7 +337,7 @@ func (a *scaleApply[T]) UpdatedObject(ctx context.Context, old runtime.Object) (
 	if err != nil {
 		return nil, err
 	}
-	u := &scaleUpdate[T]{r: a.r, name: a.name, opts: a.opts}
+	u := &scaleUpdate{r: a.r, name: a.name, opts: a.opts}
 	attrs := u.attributes(ctx, newScale, oldScale)
 	if err := rest.Admit(ctx, a.r.admission, attrs); err != nil {
 		return nil, err

@@ -14,7 +14,7 @@ import (
 type WorkloadStorage[T runtime.Object] struct {
 	Store  *generic.Store
 	Status *StatusREST
-	Scale  *ScaleREST[T]
+	Scale  *ScaleREST
 }
 
 // SpecAndStatus is the strategy of a namespaced resource with a spec and a
