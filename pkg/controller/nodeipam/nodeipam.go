@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/netip"
+	"slices"
 	"sync"
 
 	"k8s.io/klog/v2"
@@ -75,11 +76,14 @@ type Client interface {
 
 // Controller allocates the nodes' pod CIDRs. Its keys are Node names.
 //
-// What is taken is read from the Nodes themselves (the lister) on every
-// allocation, plus the ranges this controller has written that its cache
+// What is taken is kept from the Nodes themselves (their informer's
+// events), plus the ranges this controller has written that its cache
 // has not shown yet: a restarted controller therefore never hands out a
 // range twice, and a deleted Node's range is free again as soon as the
-// Node is gone from the cache.
+// Node is gone from the cache. The ranges are kept by index inside the
+// cluster CIDR, so that an allocation costs O(1) amortized, not a pass
+// over every Node (5,000 Nodes joining at once used to keep the
+// controller-manager too busy to renew its Lease).
 type Controller struct {
 	*controller.Controller
 	client Client
@@ -90,6 +94,14 @@ type Controller struct {
 	// pending are ranges written to a Node that the lister may not show
 	// yet, by Node name.
 	pending map[string]netip.Prefix
+	// held are the index spans each Node holds (or was given, pending).
+	held map[string][]span
+	// taken counts the holders of each single node range; wide are the
+	// spans of more than one range (set on a Node by hand), by Node.
+	taken map[int]int
+	wide  map[string][]span
+	// free is a hint: no range below it is free.
+	free int
 }
 
 // New returns a node IPAM controller working through client, fed by the
@@ -98,17 +110,79 @@ func New(client Client, factory *informers.SharedInformerFactory, opts Options) 
 	if err := opts.Validate(); err != nil {
 		return nil, fmt.Errorf("node IPAM controller: %w", err)
 	}
-	c := &Controller{client: client, opts: opts, pending: map[string]netip.Prefix{}}
+	c := newController(client, opts)
 	c.Controller = controller.New(Name, c.sync)
 	nodes := controller.Informer(c.Controller, factory, informers.Nodes)
 	c.nodes = nodes.Lister()
 	controller.Watch(c, nodes, controller.Handler[*corev1.Node]{
-		Add:    controller.KeyOf[*corev1.Node],
-		Update: func(_, n *corev1.Node) []string { return controller.KeyOf(n) },
+		Add: func(n *corev1.Node) []string {
+			c.observe(n.Name, n)
+			return controller.KeyOf(n)
+		},
+		Update: func(_, n *corev1.Node) []string {
+			c.observe(n.Name, n)
+			return controller.KeyOf(n)
+		},
 		// A freed range may be what a waiting Node needs.
-		Delete: func(n *corev1.Node) []string { return append(controller.KeyOf(n), c.waiting()...) },
+		Delete: func(n *corev1.Node) []string {
+			c.observe(n.Name, nil)
+			return append(controller.KeyOf(n), c.waiting()...)
+		},
 	})
 	return c, c.Err()
+}
+
+func newController(client Client, opts Options) *Controller {
+	return &Controller{client: client, opts: opts, pending: map[string]netip.Prefix{},
+		held: map[string][]span{}, taken: map[int]int{}, wide: map[string][]span{}}
+}
+
+// observe records the ranges Node name holds as the cache shows it (nil:
+// gone); a range given to it and not yet shown stays held.
+func (c *Controller) observe(name string, n *corev1.Node) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var spans []span
+	if n != nil {
+		for _, s := range append([]string{n.Spec.PodCIDR}, n.Spec.PodCIDRs...) {
+			if p, err := netip.ParsePrefix(s); err == nil {
+				spans = c.appendSpan(spans, p.Masked())
+			}
+		}
+	}
+	if p, ok := c.pending[name]; ok {
+		if n == nil || (n.Spec.PodCIDR == "" && len(n.Spec.PodCIDRs) == 0) {
+			spans = c.appendSpan(spans, p)
+		} else {
+			delete(c.pending, name)
+		}
+	}
+	c.hold(name, spans)
+}
+
+// hold replaces the spans Node name holds. Called with mu held.
+func (c *Controller) hold(name string, spans []span) {
+	for _, s := range c.held[name] {
+		if s.first == s.last {
+			if c.taken[s.first]--; c.taken[s.first] <= 0 {
+				delete(c.taken, s.first)
+			}
+		}
+		c.free = min(c.free, s.first)
+	}
+	delete(c.wide, name)
+	delete(c.held, name)
+	if len(spans) == 0 {
+		return
+	}
+	c.held[name] = spans
+	for _, s := range spans {
+		if s.first == s.last {
+			c.taken[s.first]++
+		} else {
+			c.wide[name] = append(c.wide[name], s)
+		}
+	}
 }
 
 // waiting lists the Nodes still without a pod CIDR.
@@ -135,6 +209,7 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	if !ok {
 		c.mu.Lock()
 		delete(c.pending, name)
+		c.hold(name, nil)
 		c.mu.Unlock()
 		return nil
 	}
@@ -167,6 +242,8 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 			delete(c.pending, name)
 		}
 		c.mu.Unlock()
+		current, _, _ := controller.Get(ctx, c.nodes, name)
+		c.observe(name, current)
 		return fmt.Errorf("set pod CIDR %s on node %s: %w", cidr, name, err)
 	}
 	klog.V(2).InfoS("Allocated a pod CIDR", "node", klog.KRef("", name), "podCIDR", cidr)
@@ -180,42 +257,68 @@ func (c *Controller) allocate(name string) (netip.Prefix, error) {
 	if p, ok := c.pending[name]; ok {
 		return p, nil
 	}
-	used := map[netip.Prefix]bool{}
-	all, err := c.nodes.List(labels.Everything())
-	if err != nil {
-		return netip.Prefix{}, fmt.Errorf("list nodes: %w", err)
+	n := 1 << (c.opts.NodeCIDRMaskSize - c.opts.ClusterCIDR.Bits())
+	i := c.free
+	for i < n {
+		if c.taken[i] > 0 {
+			i++
+			continue
+		}
+		if s, ok := c.wideSpanAt(i); ok {
+			i = s.last + 1
+			continue
+		}
+		break
 	}
-	for _, n := range all {
-		for _, s := range append([]string{n.Spec.PodCIDR}, n.Spec.PodCIDRs...) {
-			if p, err := netip.ParsePrefix(s); err == nil {
-				used[p.Masked()] = true
+	c.free = i
+	if i >= n {
+		return netip.Prefix{}, ErrCIDRFull
+	}
+	p := NthRange(c.opts.ClusterCIDR, c.opts.NodeCIDRMaskSize, i)
+	c.pending[name] = p
+	c.hold(name, append(slices.Clone(c.held[name]), span{first: i, last: i}))
+	return p, nil
+}
+
+// wideSpanAt returns a wide span holding index i.
+func (c *Controller) wideSpanAt(i int) (span, bool) {
+	for _, spans := range c.wide {
+		for _, s := range spans {
+			if s.first <= i && i <= s.last {
+				return s, true
 			}
 		}
 	}
-	for _, p := range c.pending {
-		used[p] = true
-	}
-	n := 1 << (c.opts.NodeCIDRMaskSize - c.opts.ClusterCIDR.Bits())
-	for i := range n {
-		p := NthRange(c.opts.ClusterCIDR, c.opts.NodeCIDRMaskSize, i)
-		if used[p] || overlapsUsed(p, used) {
-			continue
-		}
-		c.pending[name] = p
-		return p, nil
-	}
-	return netip.Prefix{}, ErrCIDRFull
+	return span{}, false
 }
 
-// overlapsUsed reports whether p overlaps a used range of another size
-// (a Node given a range by hand).
-func overlapsUsed(p netip.Prefix, used map[netip.Prefix]bool) bool {
-	for u := range used {
-		if u.Bits() != p.Bits() && u.Overlaps(p) {
-			return true
-		}
+// span is an inclusive run of node range indices within the cluster CIDR.
+type span struct{ first, last int }
+
+// appendSpan adds the node ranges p overlaps (p may be a Node's range, or
+// one of another size set by hand) to spans.
+func (c *Controller) appendSpan(spans []span, p netip.Prefix) []span {
+	cluster := c.opts.ClusterCIDR.Masked()
+	if p.Addr().BitLen() != cluster.Addr().BitLen() || !cluster.Overlaps(p) {
+		return spans
 	}
-	return false
+	bits := c.opts.NodeCIDRMaskSize
+	if p.Bits() < cluster.Bits() {
+		p = cluster // it holds the whole cluster range
+	}
+	first := rangeIndex(cluster, bits, p.Addr())
+	last := first
+	if p.Bits() < bits {
+		last = first + 1<<(bits-p.Bits()) - 1
+	}
+	return append(spans, span{first: first, last: last})
+}
+
+// rangeIndex is the index of the node range of prefix length bits that
+// holds addr, an address inside cluster.
+func rangeIndex(cluster netip.Prefix, bits int, addr netip.Addr) int {
+	off := new(big.Int).Sub(new(big.Int).SetBytes(addr.AsSlice()), new(big.Int).SetBytes(cluster.Addr().AsSlice()))
+	return int(off.Rsh(off, uint(addr.BitLen()-bits)).Int64())
 }
 
 // NthRange returns the i-th range of prefix length bits inside cluster.
