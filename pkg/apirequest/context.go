@@ -141,16 +141,18 @@ func AddAuditAnnotation(ctx context.Context, key, value string) {
 	}
 }
 
-// Priority says how urgently a request's writes must reach storage.
+// Priority says how urgently a request's writes must reach storage; a
+// higher one goes first.
 type Priority int8
 
 const (
 	// PriorityNormal is every request's priority unless told otherwise.
 	PriorityNormal Priority = iota
-	// PriorityUrgent writes keep the control plane alive (leader and node
-	// leases, node heartbeats, exempt traffic): storage serves them ahead
-	// of the others.
-	PriorityUrgent
+	// PriorityNode writes keep nodes alive (node Leases and status).
+	PriorityNode
+	// PriorityLeader writes keep the control plane's leaders (their
+	// Leases) and exempt traffic: they go before every other.
+	PriorityLeader
 )
 
 // WithPriority returns ctx carrying the request's storage priority.

@@ -65,8 +65,8 @@ func (s *Server) withPriorityAndFairness(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		if cl.Urgent() {
-			r = r.WithContext(apirequest.WithPriority(r.Context(), apirequest.PriorityUrgent))
+		if p := cl.StoragePriority(); p != apirequest.PriorityNormal {
+			r = r.WithContext(apirequest.WithPriority(r.Context(), p))
 		}
 		release, rejected := fc.Admit(r.Context(), cl)
 		if rejected != nil {

@@ -382,7 +382,7 @@ follow:
 	if rejected := deltaSum(floodBefore, final, "apiserver_request_total{", `code="429"`); rejected > 0 {
 		fmt.Printf("  answered 429 (retried by the clients): %.0f requests\n", rejected)
 	}
-	for _, prio := range []string{"urgent", "normal"} {
+	for _, prio := range []string{"leader", "node", "normal"} {
 		sel := `priority="` + prio + `"`
 		n := deltaSum(floodBefore, final, "kubecore_etcd_write_gate_wait_seconds_count{", sel)
 		if n > 0 {

@@ -189,19 +189,20 @@ type Classification struct {
 	schema *schema
 }
 
-// Urgent reports whether the request's writes should reach storage
-// ahead of the others (apirequest.PriorityUrgent): those of the exempt
-// levels and of the levels of Kubernetes' suggested configuration whose
-// requests keep the control plane alive, leader-election (the Leases of
-// leader-elected components) and node-high (node Leases and status).
-func (c *Classification) Urgent() bool {
+// StoragePriority is the priority of the request's writes to storage:
+// PriorityLeader for the exempt levels and the leader-election level
+// (the Leases of leader-elected components), PriorityNode for the
+// node-high level (node Leases and status), both levels of Kubernetes'
+// suggested configuration; PriorityNormal for the others. Thousands of
+// nodes joining at once must not delay a leader's renewal.
+func (c *Classification) StoragePriority() apirequest.Priority {
 	switch {
-	case c.schema.exempt:
-		return true
-	case c.PriorityLevel.Name == "leader-election", c.PriorityLevel.Name == "node-high":
-		return true
+	case c.schema.exempt, c.PriorityLevel.Name == "leader-election":
+		return apirequest.PriorityLeader
+	case c.PriorityLevel.Name == "node-high":
+		return apirequest.PriorityNode
 	}
-	return false
+	return apirequest.PriorityNormal
 }
 
 // Classify returns the classification of a request of user, described

@@ -432,9 +432,9 @@ func TestShuffleShardingDealsDistinctQueues(t *testing.T) {
 	}
 }
 
-// TestUrgentLevels: the exempt level and the leader-election and
-// node-high levels are urgent for storage; the others are not.
-func TestUrgentLevels(t *testing.T) {
+// TestStoragePriority: the exempt and leader-election levels' writes go
+// first, node-high's next, the others' last.
+func TestStoragePriority(t *testing.T) {
 	c := New(Options{Seats: 10})
 	c.Configure([]*flowcontrolv1.FlowSchema{
 		userSchema("admin", "exempt", 1, "admin"),
@@ -443,9 +443,10 @@ func TestUrgentLevels(t *testing.T) {
 		userSchema("all", "workload-low", 100),
 	}, []*flowcontrolv1.PriorityLevelConfiguration{exemptLevel(), rejectLevel("leader-election", 1),
 		rejectLevel("node-high", 1), rejectLevel("workload-low", 1)})
-	for user, want := range map[string]bool{"admin": true, "system:kube-scheduler": true, "system:node:n1": true, "bob": false} {
-		if got := classify(t, c, user).Urgent(); got != want {
-			t.Errorf("%s: Urgent() = %v, want %v", user, got, want)
+	for user, want := range map[string]apirequest.Priority{"admin": apirequest.PriorityLeader,
+		"system:kube-scheduler": apirequest.PriorityLeader, "system:node:n1": apirequest.PriorityNode, "bob": apirequest.PriorityNormal} {
+		if got := classify(t, c, user).StoragePriority(); got != want {
+			t.Errorf("%s: StoragePriority() = %v, want %v", user, got, want)
 		}
 	}
 }

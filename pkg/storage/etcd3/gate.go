@@ -18,20 +18,20 @@ import (
 const DefaultWritesInflight = 32
 
 // WriteGate bounds the writes one API server has in flight to etcd, and
-// lets urgent writes (apirequest.PriorityUrgent: leases, heartbeats) pass
-// the queue of the others.
+// lets the writes of a higher apirequest.Priority (leaders' Leases, then
+// nodes' Leases and status) pass the queue of the others.
 //
 // etcd applies writes one after the other; every write admitted beyond
 // what it applies at once only waits inside it, in arrival order. Under a
 // flood of workload writes that queue is where a leader's Lease renewal
 // used to spend its renew deadline. Holding the surplus here instead, in
 // two queues, keeps etcd's own queue short and puts the urgent writes at
-// its head: an urgent write waits for at most the writes in flight.
+// its head: a leader's write waits for at most the writes in flight.
 type WriteGate struct {
 	mu   sync.Mutex
 	free int
 	// waiting holds the *gateWaiter of each priority, oldest first.
-	waiting [2]list.List
+	waiting [apirequest.PriorityLeader + 1]list.List
 
 	inflight prometheus.Gauge
 	queued   *prometheus.GaugeVec
@@ -50,9 +50,9 @@ func NewWriteGate(slots int) *WriteGate {
 		inflight: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kubecore_etcd_writes_inflight",
 			Help: "Writes this API server has in flight to etcd."}),
 		queued: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kubecore_etcd_write_gate_queued",
-			Help: "Writes waiting for a slot of the etcd write gate, by priority (urgent, normal)."}, []string{"priority"}),
+			Help: "Writes waiting for a slot of the etcd write gate, by priority (leader, node, normal)."}, []string{"priority"}),
 		wait: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kubecore_etcd_write_gate_wait_seconds",
-			Help:    "Time a write waited for a slot of the etcd write gate, by priority (urgent, normal).",
+			Help:    "Time a write waited for a slot of the etcd write gate, by priority (leader, node, normal).",
 			Buckets: []float64{0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 5, 10}}, []string{"priority"}),
 	}
 }
@@ -63,29 +63,29 @@ func (g *WriteGate) Collectors() []prometheus.Collector {
 }
 
 func priorityLabel(p apirequest.Priority) string {
-	if p == apirequest.PriorityUrgent {
-		return "urgent"
+	switch p {
+	case apirequest.PriorityLeader:
+		return "leader"
+	case apirequest.PriorityNode:
+		return "node"
 	}
 	return "normal"
 }
 
-// Acquire waits for a slot, urgent writes before normal ones and each in
-// arrival order; release gives it back. It fails when ctx ends first.
+// Acquire waits for a slot, the writes of a higher priority first and each
+// priority in arrival order; release gives it back. It fails when ctx ends
+// first.
 func (g *WriteGate) Acquire(ctx context.Context) (release func(), err error) {
-	p := apirequest.PriorityFrom(ctx)
-	q := 0
-	if p != apirequest.PriorityUrgent {
-		q = 1
-	}
+	p := min(max(apirequest.PriorityFrom(ctx), apirequest.PriorityNormal), apirequest.PriorityLeader)
 	g.mu.Lock()
-	if g.free > 0 && g.waiting[0].Len() == 0 && (q == 0 || g.waiting[1].Len() == 0) {
+	if g.free > 0 && !g.waitingFrom(p) {
 		g.free--
 		g.mu.Unlock()
 		g.inflight.Inc()
 		return g.release, nil
 	}
 	w := &gateWaiter{ready: make(chan struct{})}
-	e := g.waiting[q].PushBack(w)
+	e := g.waiting[p].PushBack(w)
 	g.mu.Unlock()
 	label := priorityLabel(p)
 	g.queued.WithLabelValues(label).Inc()
@@ -99,7 +99,7 @@ func (g *WriteGate) Acquire(ctx context.Context) (release func(), err error) {
 		g.mu.Lock()
 		granted := w.granted
 		if !granted {
-			g.waiting[q].Remove(e)
+			g.waiting[p].Remove(e)
 		}
 		g.mu.Unlock()
 		if granted {
@@ -109,11 +109,22 @@ func (g *WriteGate) Acquire(ctx context.Context) (release func(), err error) {
 	}
 }
 
-// release hands the slot to the oldest urgent waiter, else the oldest
-// normal one, else frees it.
+// waitingFrom reports whether writes of priority p or higher wait.
+// Called with mu held.
+func (g *WriteGate) waitingFrom(p apirequest.Priority) bool {
+	for q := p; int(q) < len(g.waiting); q++ {
+		if g.waiting[q].Len() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// release hands the slot to the oldest waiter of the highest priority
+// that has one, else frees it.
 func (g *WriteGate) release() {
 	g.mu.Lock()
-	for q := range g.waiting {
+	for q := len(g.waiting) - 1; q >= 0; q-- {
 		if e := g.waiting[q].Front(); e != nil {
 			w := g.waiting[q].Remove(e).(*gateWaiter)
 			w.granted = true

@@ -22,19 +22,19 @@ func acquired(ch <-chan func(), wait time.Duration) (func(), bool) {
 	}
 }
 
-// waitQueued waits until the gate holds urgent and normal waiters.
-func waitQueued(t *testing.T, g *WriteGate, urgent, normal int) {
+// waitQueued waits until the gate holds leader, node and normal waiters.
+func waitQueued(t *testing.T, g *WriteGate, leader, node, normal int) {
 	t.Helper()
 	deadline := time.Now().Add(passes)
 	for {
 		g.mu.Lock()
-		u, n := g.waiting[0].Len(), g.waiting[1].Len()
+		l, n, o := g.waiting[apirequest.PriorityLeader].Len(), g.waiting[apirequest.PriorityNode].Len(), g.waiting[apirequest.PriorityNormal].Len()
 		g.mu.Unlock()
-		if u == urgent && n == normal {
+		if l == leader && n == node && o == normal {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("queued: %d urgent, %d normal; want %d, %d", u, n, urgent, normal)
+			t.Fatalf("queued: %d leader, %d node, %d normal; want %d, %d, %d", l, n, o, leader, node, normal)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -60,12 +60,14 @@ func acquireAsync(t *testing.T, g *WriteGate, ctx context.Context) <-chan func()
 }
 
 // TestWriteGateOrder: the gate holds writes beyond its slots, hands a freed
-// slot to the oldest urgent write before any normal one, and a write whose
-// context ends leaves the queue without taking a slot.
+// slot to the oldest write of the highest priority waiting (leader, then
+// node, then normal), and a write whose context ends leaves the queue
+// without taking a slot.
 func TestWriteGateOrder(t *testing.T) {
 	g := NewWriteGate(1)
 	ctx := context.Background()
-	urgent := apirequest.WithPriority(ctx, apirequest.PriorityUrgent)
+	leader := apirequest.WithPriority(ctx, apirequest.PriorityLeader)
+	node := apirequest.WithPriority(ctx, apirequest.PriorityNode)
 	first, err := g.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -74,33 +76,43 @@ func TestWriteGateOrder(t *testing.T) {
 	if _, ok := acquired(normal, blocks); ok {
 		t.Fatal("a second write passed a gate of one slot")
 	}
-	waitQueued(t, g, 0, 1)
-	gone, cancel := context.WithCancel(urgent)
+	waitQueued(t, g, 0, 0, 1)
+	n := acquireAsync(t, g, node)
+	waitQueued(t, g, 0, 1, 1)
+	gone, cancel := context.WithCancel(leader)
 	cancelled := acquireAsync(t, g, gone)
-	u := acquireAsync(t, g, urgent)
-	if _, ok := acquired(u, blocks); ok {
-		t.Fatal("an urgent write passed a full gate")
+	l := acquireAsync(t, g, leader)
+	if _, ok := acquired(l, blocks); ok {
+		t.Fatal("a leader's write passed a full gate")
 	}
-	waitQueued(t, g, 2, 1)
+	waitQueued(t, g, 2, 1, 1)
 	cancel()
 	if _, ok := <-cancelled; ok {
 		t.Fatal("a write whose context ended got a slot")
 	}
-	waitQueued(t, g, 1, 1)
+	waitQueued(t, g, 1, 1, 1)
 	first()
-	releaseU, ok := acquired(u, passes)
+	releaseL, ok := acquired(l, passes)
 	if !ok {
-		t.Fatal("the freed slot did not go to the urgent write")
+		t.Fatal("the freed slot did not go to the leader's write")
+	}
+	if _, ok := acquired(n, blocks); ok {
+		t.Fatal("the node's write passed while the leader's holds the only slot")
+	}
+	releaseL()
+	releaseN, ok := acquired(n, passes)
+	if !ok {
+		t.Fatal("the slot did not go to the node's write next")
 	}
 	if _, ok := acquired(normal, blocks); ok {
-		t.Fatal("the normal write passed while the urgent one holds the only slot")
+		t.Fatal("the normal write passed while the node's holds the only slot")
 	}
-	releaseU()
-	releaseN, ok := acquired(normal, passes)
+	releaseN()
+	releaseO, ok := acquired(normal, passes)
 	if !ok {
 		t.Fatal("the normal write never got the slot")
 	}
-	releaseN()
+	releaseO()
 	// The slot is free again: a write passes at once.
 	release, err := g.Acquire(ctx)
 	if err != nil {
