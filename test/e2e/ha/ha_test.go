@@ -144,9 +144,16 @@ func TestHighAvailability(t *testing.T) {
 		time.Since(killedAt).Round(time.Millisecond), scaledAt.Sub(killedAt).Round(time.Millisecond))
 
 	// The bundled CLI fails over too: the kubeconfig's first server is dead.
-	out, err = exec.Command(c.procs.bin, "kubectl", "--kubeconfig", c.admin, "get", "deployment", "web", "-n", ns, "--no-headers").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "12/12") {
-		t.Errorf("kubecore kubectl get deployment with %s down: %v\n%s", apiserver.name, err, out)
+	// The new controller-manager counts the pods into the Deployment's
+	// status a moment after they run.
+	if err := waitFor(30*time.Second, func() error {
+		out, err := exec.Command(c.procs.bin, "kubectl", "--kubeconfig", c.admin, "get", "deployment", "web", "-n", ns, "--no-headers").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "12/12") {
+			return fmt.Errorf("kubecore kubectl get deployment with %s down: %v\n%s", apiserver.name, err, out)
+		}
+		return nil
+	}); err != nil {
+		t.Error(err)
 	}
 
 	newScheduler := c.leader("kube-scheduler", c.schedulers)
