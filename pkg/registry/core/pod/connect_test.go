@@ -454,7 +454,7 @@ func TestExecPassesAdmission(t *testing.T) {
 	env.addPod(runningPod("web", "main"))
 	adm := &denyConnect{}
 	ts := env.serve(t, NewExecREST(env.pods, env.conns, adm))
-	resp, err := http.Post(ts.URL+"/ns/web?command=true", "", nil)
+	resp, err := http.Post(ts.URL+"/ns/web?command=true&stdout=true", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,7 +462,13 @@ func TestExecPassesAdmission(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("status %d, want 403", resp.StatusCode)
 	}
-	if a := adm.seen; a == nil || a.Operation != rest.OperationConnect || a.Subresource != "exec" || a.OldObject.(*corev1.Pod).Name != "web" {
-		t.Errorf("admission saw %+v", a)
+	a := adm.seen
+	if a == nil || a.Operation != rest.OperationConnect || a.Subresource != "exec" || a.OldObject != nil ||
+		a.Kind != corev1.SchemeGroupVersion.WithKind("PodExecOptions") {
+		t.Fatalf("admission saw %+v", a)
+	}
+	opts, ok := a.Object.(*corev1.PodExecOptions)
+	if !ok || opts.Container != "main" || len(opts.Command) != 1 || opts.Command[0] != "true" || opts.Stdin || !opts.Stdout {
+		t.Errorf("admission's object %#v, want the PodExecOptions of container main, command [true], stdout", a.Object)
 	}
 }

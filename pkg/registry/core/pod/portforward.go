@@ -7,6 +7,7 @@ import (
 
 	corev1 "kubecore.io/api/core/v1"
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
+	"kubecore.io/apimachinery/pkg/runtime"
 
 	"kubecore.io/kubecore/pkg/registry/rest"
 )
@@ -16,6 +17,7 @@ import (
 func NewPortForwardREST(pods rest.Getter, kubelets KubeletConnectionGetter, admission rest.Admission) *StreamREST {
 	return &StreamREST{pods: pods, kubelet: kubelets, admission: admission, stream: streamKind{
 		subresource: "portforward", kind: "PodPortForwardOptions", kubeletPath: "portForward", request: portForwardRequest,
+		options: portForwardOptions,
 	}}
 }
 
@@ -35,4 +37,17 @@ func portForwardRequest(pod *corev1.Pod, query url.Values) (string, url.Values, 
 		return "", nil, apierrors.NewBadRequest(fmt.Sprintf("cannot forward ports of pod %s: the pod is %s", pod.Name, pod.Status.Phase))
 	}
 	return "", kq, nil
+}
+
+// portForwardOptions is the PodPortForwardOptions admission sees: the
+// ports portForwardRequest checked.
+func portForwardOptions(_ string, kq url.Values) runtime.Object {
+	opts := &corev1.PodPortForwardOptions{}
+	for _, p := range kq["port"] {
+		n, err := strconv.ParseUint(p, 10, 16)
+		if err == nil {
+			opts.Ports = append(opts.Ports, int32(n))
+		}
+	}
+	return opts
 }

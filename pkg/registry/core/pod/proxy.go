@@ -43,9 +43,16 @@ func NewProxyREST(pods rest.Getter) *proxy.REST {
 }
 
 // podPort is the port number a pods/proxy name gives: a number, or the
-// name of one of the pod's container ports.
+// name of one of the pod's container ports. Without one it is, as in
+// Kubernetes, the first port of the first container that declares any,
+// and "" (the scheme's default port) when no container does.
 func podPort(pod *corev1.Pod, port string) (string, error) {
 	if port == "" {
+		for _, c := range pod.Spec.Containers {
+			if len(c.Ports) > 0 {
+				return strconv.Itoa(int(c.Ports[0].ContainerPort)), nil
+			}
+		}
 		return "", nil
 	}
 	if n, err := strconv.ParseUint(port, 10, 16); err == nil && n > 0 {

@@ -42,6 +42,9 @@ type streamKind struct {
 	// request checks the client's query and returns the container the
 	// kubelet path names ("" for none) and the kubelet's query.
 	request func(pod *corev1.Pod, query url.Values) (container string, kq url.Values, err error)
+	// options is the object admission sees for the checked request
+	// (a PodExecOptions for an exec).
+	options func(container string, kq url.Values) runtime.Object
 }
 
 // NewExecREST serves pods/exec: a command in a container, through the
@@ -49,6 +52,12 @@ type streamKind struct {
 func NewExecREST(pods rest.Getter, kubelets KubeletConnectionGetter, admission rest.Admission) *StreamREST {
 	return &StreamREST{pods: pods, kubelet: kubelets, admission: admission, stream: streamKind{
 		subresource: "exec", kind: "PodExecOptions", kubeletPath: "exec", request: execRequest,
+		options: func(container string, kq url.Values) runtime.Object {
+			return &corev1.PodExecOptions{
+				Stdin: kq.Has("stdin"), Stdout: kq.Has("stdout"), Stderr: kq.Has("stderr"), TTY: kq.Has("tty"),
+				Container: container, Command: kq["command"],
+			}
+		},
 	}}
 }
 
@@ -113,10 +122,13 @@ func (r *StreamREST) Connect(ctx context.Context, name string, query url.Values,
 	if pod.Spec.NodeName == "" {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", name))
 	}
-	// kubecore has no Pod*Options types yet: admission sees the
-	// connection as a CONNECT with no object and the pod as OldObject.
-	attrs := rest.NewAttributes(ctx, rest.OperationConnect, corev1.Resource("pods"), r.stream.subresource, schema.GroupKind{Kind: r.stream.kind}, name, nil, pod, false, nil)
-	attrs.Kind.Version = "v1"
+	// As in Kubernetes, admission sees the connection as a CONNECT whose
+	// object is the request's options (kind v1 PodExecOptions for an
+	// exec) and which has no old object.
+	opts := r.stream.options(container, kq)
+	opts.GetObjectKind().SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(r.stream.kind))
+	attrs := rest.NewAttributes(ctx, rest.OperationConnect, corev1.Resource("pods"), r.stream.subresource, schema.GroupKind{Kind: r.stream.kind}, name, opts, nil, false, nil)
+	attrs.Kind.Version = corev1.SchemeGroupVersion.Version
 	if err := rest.Admit(ctx, r.admission, attrs); err != nil {
 		return nil, err
 	}
@@ -179,6 +191,12 @@ func (k *kubeletRefusal) Error() string { return k.err.Error() }
 func NewAttachREST(pods rest.Getter, kubelets KubeletConnectionGetter, admission rest.Admission) *StreamREST {
 	return &StreamREST{pods: pods, kubelet: kubelets, admission: admission, stream: streamKind{
 		subresource: "attach", kind: "PodAttachOptions", kubeletPath: "attach", request: attachRequest,
+		options: func(container string, kq url.Values) runtime.Object {
+			return &corev1.PodAttachOptions{
+				Stdin: kq.Has("stdin"), Stdout: kq.Has("stdout"), Stderr: kq.Has("stderr"), TTY: kq.Has("tty"),
+				Container: container,
+			}
+		},
 	}}
 }
 

@@ -1425,3 +1425,53 @@ type LinuxContainerUser struct {
 	// +listType=atomic
 	SupplementalGroups []int64 `json:"supplementalGroups,omitempty" protobuf:"varint,3,rep,name=supplementalGroups"`
 }
+
+// PodAttachOptions are the query of a pods/attach request; admission sees
+// an attach as a CONNECT of this object.
+//
+// +kubecore:deepcopy-gen:interfaces=kubecore.io/apimachinery/pkg/runtime.Object
+type PodAttachOptions struct {
+	metav1.TypeMeta `json:",inline"`
+	// Stdin passes the client's standard input to the container.
+	Stdin bool `json:"stdin,omitempty"`
+	// Stdout returns the container's standard output.
+	Stdout bool `json:"stdout,omitempty"`
+	// Stderr returns the container's standard error.
+	Stderr bool `json:"stderr,omitempty"`
+	// TTY allocates a terminal for the streams.
+	TTY bool `json:"tty,omitempty"`
+	// Container is the container attached to; the pod's only one when empty.
+	Container string `json:"container,omitempty"`
+}
+
+// PodExecOptions are the query of a pods/exec request; admission sees an
+// exec as a CONNECT of this object.
+//
+// +kubecore:deepcopy-gen:interfaces=kubecore.io/apimachinery/pkg/runtime.Object
+type PodExecOptions struct {
+	metav1.TypeMeta `json:",inline"`
+	// Stdin passes the client's standard input to the command.
+	Stdin bool `json:"stdin,omitempty"`
+	// Stdout returns the command's standard output.
+	Stdout bool `json:"stdout,omitempty"`
+	// Stderr returns the command's standard error.
+	Stderr bool `json:"stderr,omitempty"`
+	// TTY allocates a terminal for the command.
+	TTY bool `json:"tty,omitempty"`
+	// Container is the container the command runs in; the pod's only one
+	// when empty.
+	Container string `json:"container,omitempty"`
+	// Command is the command and its arguments, run without a shell.
+	Command []string `json:"command"`
+}
+
+// PodPortForwardOptions are the query of a pods/portforward request;
+// admission sees a port forward as a CONNECT of this object.
+//
+// +kubecore:deepcopy-gen:interfaces=kubecore.io/apimachinery/pkg/runtime.Object
+type PodPortForwardOptions struct {
+	metav1.TypeMeta `json:",inline"`
+	// Ports are the pod's ports a WebSocket client forwards (SPDY clients
+	// name theirs per stream).
+	Ports []int32 `json:"ports,omitempty"`
+}

@@ -2856,6 +2856,31 @@ func (in *PodAntiAffinity) DeepCopy() *PodAntiAffinity {
 }
 
 // DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *PodAttachOptions) DeepCopyInto(out *PodAttachOptions) {
+	*out = *in
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *PodAttachOptions) DeepCopy() *PodAttachOptions {
+	if in == nil {
+		return nil
+	}
+	out := new(PodAttachOptions)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns a copy of the receiver that shares no memory with it, or nil.
+func (in *PodAttachOptions) DeepCopyObject() runtime.Object {
+	if in == nil {
+		return nil
+	}
+	out := new(PodAttachOptions)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
 func (in *PodCondition) DeepCopyInto(out *PodCondition) {
 	*out = *in
 	in.LastProbeTime.DeepCopyInto(&out.LastProbeTime)
@@ -2925,6 +2950,36 @@ func (in *PodDNSConfigOption) DeepCopy() *PodDNSConfigOption {
 }
 
 // DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *PodExecOptions) DeepCopyInto(out *PodExecOptions) {
+	*out = *in
+	if in.Command != nil {
+		in, out := &in.Command, &out.Command
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *PodExecOptions) DeepCopy() *PodExecOptions {
+	if in == nil {
+		return nil
+	}
+	out := new(PodExecOptions)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns a copy of the receiver that shares no memory with it, or nil.
+func (in *PodExecOptions) DeepCopyObject() runtime.Object {
+	if in == nil {
+		return nil
+	}
+	out := new(PodExecOptions)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
 func (in *PodIP) DeepCopyInto(out *PodIP) {
 	*out = *in
 }
@@ -2983,6 +3038,36 @@ func (in *PodOS) DeepCopy() *PodOS {
 		return nil
 	}
 	out := new(PodOS)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *PodPortForwardOptions) DeepCopyInto(out *PodPortForwardOptions) {
+	*out = *in
+	if in.Ports != nil {
+		in, out := &in.Ports, &out.Ports
+		*out = make([]int32, len(*in))
+		copy(*out, *in)
+	}
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *PodPortForwardOptions) DeepCopy() *PodPortForwardOptions {
+	if in == nil {
+		return nil
+	}
+	out := new(PodPortForwardOptions)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns a copy of the receiver that shares no memory with it, or nil.
+func (in *PodPortForwardOptions) DeepCopyObject() runtime.Object {
+	if in == nil {
+		return nil
+	}
+	out := new(PodPortForwardOptions)
 	in.DeepCopyInto(out)
 	return out
 }
