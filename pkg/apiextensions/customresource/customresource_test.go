@@ -82,10 +82,24 @@ func TestConvert(t *testing.T) {
 	if got.GetAPIVersion() != "g/v2" || u.GetAPIVersion() != "g/v1" {
 		t.Errorf("converted %v, original %v", got.Object, u.Object)
 	}
-	if newVersionedStorage(nil, noneConverter{}, "g/v1", "g/v1") != nil {
-		t.Error("the storage version is wrapped")
+	// An object written while g/v1 was the storage version is served in
+	// g/v2 once g/v2 is the storage version.
+	s := newVersionedStorage(getStorage{obj: u}, noneConverter{}, "g/v2", "g/v2")
+	obj, err := s.Get(context.Background(), "k", storage.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if newVersionedStorage(nil, &webhookConverter{}, "g/v1", "g/v1") == nil {
-		t.Error("the storage version is not wrapped under the Webhook strategy (older objects may be in another version)")
+	if v := obj.(*unstructured.Unstructured).GetAPIVersion(); v != "g/v2" {
+		t.Errorf("the storage version serves an older object as %s, want g/v2", v)
 	}
+}
+
+// getStorage answers Get with one object.
+type getStorage struct {
+	storage.Interface
+	obj runtime.Object
+}
+
+func (g getStorage) Get(context.Context, string, storage.GetOptions) (runtime.Object, error) {
+	return g.obj, nil
 }

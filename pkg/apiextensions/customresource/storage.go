@@ -172,6 +172,7 @@ func NewResource(crd *apiextensionsv1.CustomResourceDefinition, opts generic.Sto
 			TableConvertor:            tc,
 			ShortNamesList:            names.ShortNames,
 			CategoriesList:            names.Categories,
+			GetAttrs:                  attrFunc(namespaced, selectableFields(v)),
 		}
 		fm, err := newFieldManager(opts.FieldManagers, st.kind, v.Schema.OpenAPIV3Schema, st.status)
 		if err != nil {
@@ -187,6 +188,13 @@ func NewResource(crd *apiextensionsv1.CustomResourceDefinition, opts generic.Sto
 	if err != nil {
 		return nil, err
 	}
+	// The watch cache keeps the selectable fields of every version: under
+	// the None strategy a version's fields are found in the stored object.
+	all := make([]*apiextensionsv1.CustomResourceDefinitionVersion, len(spec.Versions))
+	for i := range spec.Versions {
+		all[i] = &spec.Versions[i]
+	}
+	root.GetAttrs = attrFunc(namespaced, selectableFields(all...))
 	if err := root.CompleteWithOptions(opts); err != nil {
 		return nil, err
 	}

@@ -34,12 +34,11 @@ type versionedStorage struct {
 
 var _ storage.Interface = (*versionedStorage)(nil)
 
-// newVersionedStorage returns s itself when the versions agree and only
-// apiVersion can differ (the None strategy).
+// newVersionedStorage wraps s even when served is the storage version:
+// objects written while another version was the storage version keep
+// that apiVersion in etcd until rewritten, and must still be served in
+// served (an object already in it passes through as it is).
 func newVersionedStorage(s storage.Interface, conv converter, served, stored string) storage.Interface {
-	if _, none := conv.(noneConverter); none && served == stored {
-		return s
-	}
 	return &versionedStorage{Interface: s, conv: conv, served: served, stored: stored}
 }
 

@@ -317,6 +317,52 @@ func validateVersion(v *apiextensionsv1.CustomResourceDefinitionVersion, p *fiel
 	if sub := v.Subresources; sub != nil && sub.Scale != nil {
 		errs = append(errs, validateScale(sub.Scale, structural, p.Child("subresources", "scale"))...)
 	}
+	errs = append(errs, validateSelectableFields(v.SelectableFields, structural, p.Child("selectableFields"))...)
+	return errs
+}
+
+// maxSelectableFields is how many selectable fields a version may have.
+const maxSelectableFields = 8
+
+// selectableTypes are the schema types a selectable field may have.
+var selectableTypes = []string{"string", "integer", "boolean"}
+
+// validateSelectableFields checks a version's selectable fields: unique
+// simple paths outside metadata, to a string, integer or boolean field of
+// the schema.
+func validateSelectableFields(fs []apiextensionsv1.SelectableField, structural *apischema.Structural, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(fs) > maxSelectableFields {
+		errs = append(errs, field.TooMany(p, len(fs), maxSelectableFields))
+	}
+	seen := map[string]bool{}
+	for i, f := range fs {
+		fp := p.Index(i).Child("jsonPath")
+		switch {
+		case f.JSONPath == "":
+			errs = append(errs, field.Required(fp, ""))
+			continue
+		case !isSimplePath(f.JSONPath):
+			errs = append(errs, field.Invalid(fp, f.JSONPath, "must be a simple json path (\".a.b\") without array notation"))
+			continue
+		case f.JSONPath == ".metadata" || strings.HasPrefix(f.JSONPath, ".metadata."):
+			errs = append(errs, field.Invalid(fp, f.JSONPath, "must not point to fields in metadata"))
+			continue
+		case seen[f.JSONPath]:
+			errs = append(errs, field.Duplicate(fp, f.JSONPath))
+			continue
+		}
+		seen[f.JSONPath] = true
+		if structural == nil {
+			continue
+		}
+		node := lookup(structural, customresource.SplitPath(f.JSONPath))
+		if node == nil {
+			errs = append(errs, field.Invalid(fp, f.JSONPath, "is an invalid path: the schema has no such field"))
+		} else if !slices.Contains(selectableTypes, node.Type) {
+			errs = append(errs, field.Invalid(fp, f.JSONPath, "must point to a field of type string, boolean or integer"))
+		}
+	}
 	return errs
 }
 

@@ -145,6 +145,18 @@ type CustomResourceDefinitionVersion struct {
 	Subresources *CustomResourceSubresources `json:"subresources,omitempty" protobuf:"bytes,5,opt,name=subresources"`
 	// Extra columns of Table output (kubectl get).
 	AdditionalPrinterColumns []CustomResourceColumnDefinition `json:"additionalPrinterColumns,omitempty" protobuf:"bytes,6,rep,name=additionalPrinterColumns"`
+	// The fields, besides metadata.name and metadata.namespace, that
+	// field selectors of lists and watches can use.
+	SelectableFields []SelectableField `json:"selectableFields,omitempty" protobuf:"bytes,9,rep,name=selectableFields"`
+}
+
+// SelectableField is a field of custom objects that field selectors can
+// use, named by its path without the leading dot (".spec.color" is
+// spec.color).
+type SelectableField struct {
+	// A simple JSONPath, relative to each object, of a string, integer or
+	// boolean field.
+	JSONPath string `json:"jsonPath" protobuf:"bytes,1,opt,name=jsonPath"`
 }
 
 // CustomResourceColumnDefinition is one extra column of Table output.

@@ -302,6 +302,11 @@ func (in *CustomResourceDefinitionVersion) DeepCopyInto(out *CustomResourceDefin
 		*out = make([]CustomResourceColumnDefinition, len(*in))
 		copy(*out, *in)
 	}
+	if in.SelectableFields != nil {
+		in, out := &in.SelectableFields, &out.SelectableFields
+		*out = make([]SelectableField, len(*in))
+		copy(*out, *in)
+	}
 }
 
 // DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
@@ -619,6 +624,21 @@ func (in *JSONSchemaPropsOrBool) DeepCopy() *JSONSchemaPropsOrBool {
 		return nil
 	}
 	out := new(JSONSchemaPropsOrBool)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies the receiver into out, sharing no memory with it. in must not be nil.
+func (in *SelectableField) DeepCopyInto(out *SelectableField) {
+	*out = *in
+}
+
+// DeepCopy returns a copy of the receiver that shares no memory with it, or nil.
+func (in *SelectableField) DeepCopy() *SelectableField {
+	if in == nil {
+		return nil
+	}
+	out := new(SelectableField)
 	in.DeepCopyInto(out)
 	return out
 }
