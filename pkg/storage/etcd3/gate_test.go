@@ -92,27 +92,24 @@ func TestWriteGateOrder(t *testing.T) {
 	}
 	waitQueued(t, g, 1, 1, 1)
 	first()
-	releaseL, ok := acquired(l, passes)
-	if !ok {
-		t.Fatal("the freed slot did not go to the leader's write")
+	// The slot goes down the priorities: each holder passes it on to the
+	// next only when it releases it.
+	order := []struct {
+		name string
+		ch   <-chan func()
+	}{{"leader's", l}, {"node's", n}, {"normal", normal}}
+	for i, w := range order {
+		release, ok := acquired(w.ch, passes)
+		if !ok {
+			t.Fatalf("the freed slot did not go to the %s write", w.name)
+		}
+		if i+1 < len(order) {
+			if _, ok := acquired(order[i+1].ch, blocks); ok {
+				t.Fatalf("the %s write passed while the %s one holds the only slot", order[i+1].name, w.name)
+			}
+		}
+		release()
 	}
-	if _, ok := acquired(n, blocks); ok {
-		t.Fatal("the node's write passed while the leader's holds the only slot")
-	}
-	releaseL()
-	releaseN, ok := acquired(n, passes)
-	if !ok {
-		t.Fatal("the slot did not go to the node's write next")
-	}
-	if _, ok := acquired(normal, blocks); ok {
-		t.Fatal("the normal write passed while the node's holds the only slot")
-	}
-	releaseN()
-	releaseO, ok := acquired(normal, passes)
-	if !ok {
-		t.Fatal("the normal write never got the slot")
-	}
-	releaseO()
 	// The slot is free again: a write passes at once.
 	release, err := g.Acquire(ctx)
 	if err != nil {
