@@ -245,8 +245,11 @@ func (c *Controller) schedule(ctx context.Context, cj *batchv1.CronJob, jobs []*
 		return requeue, nil
 	}
 	name := jobName(cj, scheduled)
-	if slices.ContainsFunc(jobs, func(j *batchv1.Job) bool { return j.Name == name }) {
-		return requeue, nil // made already, by this controller or another one's sync
+	if i := slices.IndexFunc(jobs, func(j *batchv1.Job) bool { return j.Name == name }); i >= 0 {
+		// Made already, by an earlier sync whose status update may have
+		// been lost (a conflict with a concurrent write): record it.
+		recordRun(cj, jobs[i], scheduled)
+		return requeue, nil
 	}
 	switch cj.Spec.ConcurrencyPolicy {
 	case batchv1.ForbidConcurrent:
@@ -284,13 +287,23 @@ func (c *Controller) schedule(ctx context.Context, cj *batchv1.CronJob, jobs []*
 		c.recorder.Eventf(cj, corev1.EventTypeNormal, "SuccessfulCreate", "Created job %v", created.Name)
 	}
 	klog.FromContext(ctx).V(2).Info("Created a scheduled job", "cronJob", klog.KObj(cj), "job", created.Name, "scheduled", scheduled)
-	cj.Status.Active = append(cj.Status.Active, corev1.ObjectReference{
-		Kind: jobKind.Kind, APIVersion: jobKind.GroupVersion().String(), Namespace: created.Namespace,
-		Name: created.Name, UID: created.UID, ResourceVersion: created.ResourceVersion,
-	})
-	ts := metav1.NewTime(scheduled)
-	cj.Status.LastScheduleTime = &ts
+	recordRun(cj, created, scheduled)
 	return requeue, nil
+}
+
+// recordRun notes in cj's status the Job j made for the start time
+// scheduled: active while it runs, and the latest start time.
+func recordRun(cj *batchv1.CronJob, j *batchv1.Job, scheduled time.Time) {
+	if finishedType(j) == "" && !slices.ContainsFunc(cj.Status.Active, func(r corev1.ObjectReference) bool { return r.UID == j.UID }) {
+		cj.Status.Active = append(cj.Status.Active, corev1.ObjectReference{
+			Kind: jobKind.Kind, APIVersion: jobKind.GroupVersion().String(), Namespace: j.Namespace,
+			Name: j.Name, UID: j.UID, ResourceVersion: j.ResourceVersion,
+		})
+	}
+	if cj.Status.LastScheduleTime == nil || cj.Status.LastScheduleTime.Time.Before(scheduled) {
+		ts := metav1.NewTime(scheduled)
+		cj.Status.LastScheduleTime = &ts
+	}
 }
 
 // newJob makes the Job of cj for the start time scheduled.

@@ -38,6 +38,9 @@ type fakeCluster struct {
 	deleted []string
 	events  []string
 	uid     int
+	// conflicts is how many status updates to refuse, as the API server
+	// does after a concurrent write.
+	conflicts int
 }
 
 func (f *fakeCluster) Create(_ context.Context, j *batchv1.Job, _ metav1.CreateOptions) (*batchv1.Job, error) {
@@ -68,6 +71,10 @@ func (f *fakeCluster) Delete(_ context.Context, name string, _ metav1.DeleteOpti
 }
 
 func (f *fakeCluster) UpdateStatus(_ context.Context, cj *batchv1.CronJob, _ metav1.UpdateOptions) (*batchv1.CronJob, error) {
+	if f.conflicts > 0 {
+		f.conflicts--
+		return nil, apierrors.NewConflict(batchv1.Resource("cronjobs"), cj.Name, fmt.Errorf("the object has been modified"))
+	}
 	return cj, f.cjs.Update(cj.DeepCopy())
 }
 
@@ -185,6 +192,36 @@ func TestScheduleForbid(t *testing.T) {
 	}
 	if len(cj.Status.Active) != 1 || cj.Status.Active[0].Name != second || !cj.Status.LastSuccessfulTime.Time.Equal(at("2026-11-24T12:11:00Z")) {
 		t.Errorf("status %+v", cj.Status)
+	}
+}
+
+// A status update lost to a conflict after the Job was made: the next sync
+// finds the Job in the cache and records the run all the same.
+func TestRunRecordedAfterLostStatusUpdate(t *testing.T) {
+	f, c := newFake(t, newCronJob("*/5 * * * *", batchv1.AllowConcurrent), "2026-11-24T12:03:00Z")
+	f.conflicts = 1
+	f.clock = at("2026-11-24T12:05:10Z")
+	if err := c.sync(context.Background(), "ns/tick"); !apierrors.IsConflict(err) {
+		t.Fatalf("sync with a refused status update: %v", err)
+	}
+	run := "tick-" + minute("2026-11-24T12:05:00Z")
+	cj := f.step(t, c, "2026-11-24T12:05:20Z")
+	if got := f.jobNames(); !slices.Equal(got, []string{run}) {
+		t.Fatalf("jobs %v, want [%s]", got, run)
+	}
+	if len(cj.Status.Active) != 1 || cj.Status.Active[0].Name != run || cj.Status.LastScheduleTime == nil ||
+		!cj.Status.LastScheduleTime.Time.Equal(at("2026-11-24T12:05:00Z")) {
+		t.Fatalf("status after the retry %+v", cj.Status)
+	}
+	// Finished before the retry: not active, but scheduled all the same.
+	f, c = newFake(t, newCronJob("*/5 * * * *", batchv1.AllowConcurrent), "2026-11-24T12:03:00Z")
+	f.conflicts = 1
+	f.clock = at("2026-11-24T12:05:10Z")
+	_ = c.sync(context.Background(), "ns/tick")
+	f.finish(t, run, batchv1.JobComplete, "2026-11-24T12:05:15Z")
+	cj = f.step(t, c, "2026-11-24T12:05:20Z")
+	if len(cj.Status.Active) != 0 || cj.Status.LastScheduleTime == nil || cj.Status.LastSuccessfulTime == nil {
+		t.Fatalf("status after the retry of a finished run %+v", cj.Status)
 	}
 }
 
