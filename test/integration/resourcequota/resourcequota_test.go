@@ -60,25 +60,23 @@ func pod(name, cpu string) *corev1.Pod {
 // resource want names) and status.hard is set.
 func waitUsed(t *testing.T, ctx context.Context, cs *typed.Clientset, ns, name string, want corev1.ResourceList) {
 	t.Helper()
-	var last corev1.ResourceList
 	framework.WaitFor(t, 30*time.Second, fmt.Sprintf("quota %s used %v", name, want), func() (bool, error) {
 		got, err := cs.CoreV1().ResourceQuotas(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
-		last = got.Status.Used
 		if len(got.Status.Hard) == 0 {
-			return false, nil
+			return false, fmt.Errorf("no status.hard yet")
 		}
 		for k, v := range want {
 			u, ok := got.Status.Used[k]
 			if !ok || u.Cmp(v) != 0 {
-				return false, nil
+				// Not a failure yet: the reason shown if it stays so.
+				return false, fmt.Errorf("status.used is %v", got.Status.Used)
 			}
 		}
 		return true, nil
 	})
-	_ = last
 }
 
 func TestUsedConvergesWithObjects(t *testing.T) {

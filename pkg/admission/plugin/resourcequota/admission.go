@@ -83,37 +83,39 @@ func (p *Plugin) Validate(ctx context.Context, a *rest.Attributes) error {
 			})
 		}
 	}
+	pod, podCreate := a.Object.(*corev1.Pod)
+	podCreate = podCreate && a.Operation == rest.OperationCreate
 	for _, q := range quotas {
 		if !quota.Matches(q, a.Object) {
 			continue
 		}
-		hard := quota.Names(q.Status.Hard)
-		if pod, ok := a.Object.(*corev1.Pod); ok && a.Operation == rest.OperationCreate {
-			if missing := quota.MissingRequirements(pod, hard); len(missing) > 0 {
-				undo()
-				return forbidden(fmt.Errorf("failed quota: %s: must specify %s", q.Name, strings.Join(missing, "; ")))
-			}
-		}
-		var relevant []corev1.ResourceName
-		for _, n := range hard {
-			if _, ok := usage[n]; ok {
-				relevant = append(relevant, n)
-			}
-		}
-		if len(relevant) == 0 {
+		// The listed quota may be a moment stale: before the controller's
+		// first status write its status.hard is empty, and spec.hard may
+		// have changed since. Skip only a quota that cannot constrain the
+		// object by either; decide on the fresh quota inside the
+		// compare-and-swap.
+		if !constrains(append(quota.Names(q.Spec.Hard), quota.Names(q.Status.Hard)...), usage, pod, podCreate) {
 			continue
 		}
-		requested := quota.Mask(usage, relevant)
+		var requested corev1.ResourceList
 		check := func(cur *corev1.ResourceQuota) error {
-			var unknown []string
-			for _, n := range relevant {
-				if _, ok := cur.Status.Used[n]; !ok {
-					unknown = append(unknown, string(n))
+			requested = nil
+			hard := quota.Names(cur.Status.Hard)
+			if podCreate {
+				if missing := quota.MissingRequirements(pod, hard); len(missing) > 0 {
+					return forbidden(fmt.Errorf("failed quota: %s: must specify %s", cur.Name, strings.Join(missing, "; ")))
 				}
 			}
-			if len(unknown) > 0 {
-				return forbidden(fmt.Errorf("status unknown for quota: %s, resources: %s", cur.Name, strings.Join(unknown, ",")))
+			relevant := relevantNames(hard, usage)
+			if len(relevant) == 0 {
+				return nil
 			}
+			for _, n := range relevant {
+				if _, ok := cur.Status.Used[n]; !ok {
+					return forbidden(fmt.Errorf("status unknown for quota: %s, resources: %s", cur.Name, joinNames(relevant, cur.Status.Used)))
+				}
+			}
+			requested = quota.Mask(usage, relevant)
 			used := quota.Mask(cur.Status.Used, relevant)
 			next := quota.Add(used, requested)
 			var exceeded []corev1.ResourceName
@@ -143,9 +145,42 @@ func (p *Plugin) Validate(ctx context.Context, a *rest.Attributes) error {
 			}
 			return apierrors.NewInternalError(fmt.Errorf("charge resource quota %s/%s: %w", a.Namespace, q.Name, err))
 		}
+		if len(requested) == 0 {
+			continue
+		}
 		charged = append(charged, charge{name: q.Name, usage: requested})
 	}
 	return nil
+}
+
+// constrains tells whether a quota limiting the resources names could
+// refuse or be charged for an object of usage: it limits one of them, or
+// the object is a pod to create that lacks a request or limit one of them
+// requires.
+func constrains(names []corev1.ResourceName, usage corev1.ResourceList, pod *corev1.Pod, podCreate bool) bool {
+	return len(relevantNames(names, usage)) > 0 || podCreate && len(quota.MissingRequirements(pod, names)) > 0
+}
+
+// relevantNames are the names of hard that usage has, once each.
+func relevantNames(hard []corev1.ResourceName, usage corev1.ResourceList) []corev1.ResourceName {
+	var out []corev1.ResourceName
+	for _, n := range hard {
+		if _, ok := usage[n]; ok && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// joinNames lists the names that used lacks, comma-separated.
+func joinNames(names []corev1.ResourceName, used corev1.ResourceList) string {
+	var out []string
+	for _, n := range names {
+		if _, ok := used[n]; !ok {
+			out = append(out, string(n))
+		}
+	}
+	return strings.Join(out, ",")
 }
 
 // growth is the part of next's usage above prev's: what an update adds.

@@ -101,6 +101,47 @@ func TestStatusUnknownAndDryRun(t *testing.T) {
 	}
 }
 
+// staleList lists each quota as it was before the controller's first
+// status write, while the stored ones are current.
+type staleList struct{ *fakeQuotas }
+
+func (s staleList) ListQuotas(ctx context.Context, ns string) ([]*corev1.ResourceQuota, error) {
+	qs, err := s.fakeQuotas.ListQuotas(ctx, ns)
+	for _, q := range qs {
+		q.Status = corev1.ResourceQuotaStatus{}
+	}
+	return qs, err
+}
+
+// A quota the listing shows without status yet is charged (and enforced)
+// by its stored status, which the controller has written meanwhile.
+func TestStaleListedQuotaIsChargedByItsStoredStatus(t *testing.T) {
+	f := &fakeQuotas{quotas: map[string]*corev1.ResourceQuota{
+		"pods": rq("pods", corev1.ResourceList{"pods": qty("2")}, corev1.ResourceList{"pods": qty("1")}),
+		"cpu":  rq("cpu", corev1.ResourceList{"requests.cpu": qty("1")}, corev1.ResourceList{"requests.cpu": qty("0")}),
+	}}
+	p := New(staleList{f})
+	if err := p.Validate(context.Background(), createAttrs(cpuPod("a", "500m"))); err != nil {
+		t.Fatal(err)
+	}
+	if u := f.quotas["pods"].Status.Used["pods"]; u.String() != "2" {
+		t.Errorf("used pods = %s, want 2", u.String())
+	}
+	if u := f.quotas["cpu"].Status.Used["requests.cpu"]; u.String() != "500m" {
+		t.Errorf("used requests.cpu = %s, want 500m", u.String())
+	}
+	err := p.Validate(context.Background(), createAttrs(cpuPod("b", "100m")))
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "exceeded quota: pods") {
+		t.Errorf("a third pod past a stale-listed quota of 2: %v", err)
+	}
+	noRequest := createAttrs(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}}}})
+	delete(f.quotas, "pods")
+	if err := p.Validate(context.Background(), noRequest); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "must specify requests.cpu") {
+		t.Errorf("a pod without a cpu request past a stale-listed cpu quota: %v", err)
+	}
+}
+
 func TestConcurrentChargesNeverOvershoot(t *testing.T) {
 	f := &fakeQuotas{quotas: map[string]*corev1.ResourceQuota{"a": rq("a", corev1.ResourceList{"pods": qty("10")}, corev1.ResourceList{"pods": qty("0")})}}
 	p := New(f)
