@@ -10,6 +10,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	mdns "github.com/miekg/dns"
@@ -63,7 +64,7 @@ func Listen(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, resolver: &resolver{store: cfg.Store, domain: mdns.Fqdn(strings.ToLower(cfg.Domain))}}
 	udp, err := net.ListenPacket("udp", cfg.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("dns: listen udp %s: %w", cfg.Addr, err)
+		return nil, fmt.Errorf("dns: listen udp %s: %w%s", cfg.Addr, err, inUseHint(err))
 	}
 	// TCP on the port UDP got (the same when it was given).
 	tcpAddr := udp.LocalAddr().String()
@@ -74,10 +75,19 @@ func Listen(cfg Config) (*Server, error) {
 	tcp, err := net.Listen("tcp", tcpAddr)
 	if err != nil {
 		_ = udp.Close()
-		return nil, fmt.Errorf("dns: listen tcp %s: %w", tcpAddr, err)
+		return nil, fmt.Errorf("dns: listen tcp %s: %w%s", tcpAddr, err, inUseHint(err))
 	}
 	s.udp, s.tcp = udp, tcp
 	return s, nil
+}
+
+// inUseHint says what to do when the address is taken: most often a
+// second kubecore on the host, whose cluster DNS took the node IP first.
+func inUseHint(err error) string {
+	if !errors.Is(err, syscall.EADDRINUSE) {
+		return ""
+	}
+	return " (another DNS server, perhaps another kubecore, serves it on this host: stop it, or run without cluster DNS: --run-cluster-dns=false)"
 }
 
 // Addr is the address served (UDP and TCP share the port).

@@ -2,11 +2,14 @@ package dns
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	mdns "github.com/miekg/dns"
@@ -236,5 +239,18 @@ func TestUpstreamsFromResolvConf(t *testing.T) {
 	got, err := UpstreamsFromResolvConf(p, "10.96.0.10")
 	if err != nil || !slices.Equal(got, []string{"192.0.2.53:53"}) {
 		t.Errorf("upstreams = %v, %v", got, err)
+	}
+}
+
+// An address another server holds is refused with what to do about it.
+func TestListenAddressInUse(t *testing.T) {
+	held, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	_, err = Listen(Config{Store: testStore(), Addr: held.LocalAddr().String()})
+	if err == nil || !errors.Is(err, syscall.EADDRINUSE) || !strings.Contains(err.Error(), "--run-cluster-dns=false") {
+		t.Fatalf("listen on a held address: %v", err)
 	}
 }
