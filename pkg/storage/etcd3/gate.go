@@ -36,6 +36,7 @@ type WriteGate struct {
 	inflight prometheus.Gauge
 	queued   *prometheus.GaugeVec
 	wait     *prometheus.HistogramVec
+	writes   *prometheus.CounterVec
 }
 
 type gateWaiter struct {
@@ -54,12 +55,14 @@ func NewWriteGate(slots int) *WriteGate {
 		wait: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kubecore_etcd_write_gate_wait_seconds",
 			Help:    "Time a write waited for a slot of the etcd write gate, by priority (leader, node, normal).",
 			Buckets: []float64{0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 5, 10}}, []string{"priority"}),
+		writes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kubecore_etcd_writes_total",
+			Help: "Writes this API server sent to etcd through the write gate, by priority (leader, node, normal)."}, []string{"priority"}),
 	}
 }
 
 // Collectors returns the gate's metrics.
 func (g *WriteGate) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{g.inflight, g.queued, g.wait}
+	return []prometheus.Collector{g.inflight, g.queued, g.wait, g.writes}
 }
 
 func priorityLabel(p apirequest.Priority) string {
@@ -77,23 +80,25 @@ func priorityLabel(p apirequest.Priority) string {
 // first.
 func (g *WriteGate) Acquire(ctx context.Context) (release func(), err error) {
 	p := min(max(apirequest.PriorityFrom(ctx), apirequest.PriorityNormal), apirequest.PriorityLeader)
+	label := priorityLabel(p)
 	g.mu.Lock()
 	if g.free > 0 && !g.waitingFrom(p) {
 		g.free--
 		g.mu.Unlock()
 		g.inflight.Inc()
+		g.writes.WithLabelValues(label).Inc()
 		return g.release, nil
 	}
 	w := &gateWaiter{ready: make(chan struct{})}
 	e := g.waiting[p].PushBack(w)
 	g.mu.Unlock()
-	label := priorityLabel(p)
 	g.queued.WithLabelValues(label).Inc()
 	defer g.queued.WithLabelValues(label).Dec()
 	start := time.Now()
 	select {
 	case <-w.ready:
 		g.wait.WithLabelValues(label).Observe(time.Since(start).Seconds())
+		g.writes.WithLabelValues(label).Inc()
 		return g.release, nil
 	case <-ctx.Done():
 		g.mu.Lock()
