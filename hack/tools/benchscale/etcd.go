@@ -25,6 +25,9 @@ func printEtcd(before, after map[string]float64, window time.Duration, maxPendin
 	if gated := d("kubecore_etcd_writes_total{"); gated > 0 {
 		fmt.Printf("  writes the API server sent through its write gate %.0f (%.0f /s)\n", gated, gated/secs)
 	}
+	if n := d("kubecore_etcd_write_duration_seconds_count"); n > 0 {
+		fmt.Printf("  a write held its gate slot (sent to etcd until answered) %.1f ms on average\n", d("kubecore_etcd_write_duration_seconds_sum")/n*1000)
+	}
 	fmt.Printf("  proposals committed %.0f (%.0f /s), applied %.0f, failed %.0f; pending at most %.0f at a 10 s sample\n",
 		committed, committed/secs, d("etcd_server_proposals_applied_total"), d("etcd_server_proposals_failed_total"), maxPending)
 	mean := func(name string) (n, busy, avg float64) {

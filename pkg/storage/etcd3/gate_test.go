@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -171,5 +172,14 @@ func TestGatedKV(t *testing.T) {
 	// that gave up.
 	if n := testutil.ToFloat64(g.writes.WithLabelValues("normal")); n != 2 {
 		t.Errorf("kubecore_etcd_writes_total{priority=normal} = %v, want 2", n)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(g.held)
+	mfs, err := reg.Gather()
+	if err != nil || len(mfs) != 1 || len(mfs[0].GetMetric()) != 1 {
+		t.Fatalf("gather the slot histogram: %v, %v", mfs, err)
+	}
+	if n := mfs[0].GetMetric()[0].GetHistogram().GetSampleCount(); n != 2 {
+		t.Errorf("kubecore_etcd_write_duration_seconds counts %d slots held, want 2", n)
 	}
 }
