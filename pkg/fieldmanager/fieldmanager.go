@@ -69,6 +69,9 @@ type FieldManager struct {
 	// only read); slowCreate turns the create fast path off (tests).
 	empty      value.Value
 	slowCreate bool
+	// compareWhole makes updates compare whole objects, equal top-level
+	// fields included (tests; see toTypedPair).
+	compareWhole bool
 	// emptyShape is empty as plain maps, lists and scalars; shapes caches
 	// the FieldsV1 of creates by the new object's shape (Go-typed kinds
 	// only, nil otherwise). See shape.go.
@@ -241,13 +244,9 @@ func (f *FieldManager) finishCached(newMeta metav1.Object, raw []byte, manager s
 // update records the change from live to obj by structured-merge-diff's
 // Compare.
 func (f *FieldManager) update(live, obj runtime.Object, newMeta metav1.Object, managed *Managed, manager, current string) (runtime.Object, error) {
-	liveTyped, err := f.toTyped(live, true)
+	liveTyped, newTyped, err := f.toTypedPair(live, obj)
 	if err != nil {
-		return nil, fmt.Errorf("live object %s: %w", describe(live), err)
-	}
-	newTyped, err := f.toTyped(obj, true)
-	if err != nil {
-		return nil, fmt.Errorf("new object %s: %w", describe(obj), err)
+		return nil, err
 	}
 	// The change is recorded under a manager of its own, then merged into
 	// manager's entry: the entry's old fields that this change touched
@@ -553,6 +552,77 @@ func (f *FieldManager) toTyped(obj runtime.Object, allowDuplicates bool) (*typed
 	// again: validation is a quarter of the cost of an Update.
 	//lint:ignore SA1019 validating what the type system guarantees costs a quarter of every write.
 	return typed.AsTypedUnvalidated(v, f.typ.Schema, f.typ.TypeRef), nil
+}
+
+// toTypedPair views live and obj as toTyped does, for a Compare of the
+// two. The top-level fields of a Go-typed object (metadata, spec, status)
+// that are equal in both are left out of both views: Compare finds
+// nothing in equal subtrees, and the managed fields merge.Updater.Update
+// derives depend only on what Compare finds and on the schema, so the
+// result is the same, while a status write no longer walks the whole
+// spec and metadata of the object twice. compareWhole turns this off
+// (tests).
+func (f *FieldManager) toTypedPair(live, obj runtime.Object) (*typed.TypedValue, *typed.TypedValue, error) {
+	if !f.compareWhole {
+		if l, n, ok := withoutEqualFields(live, obj); ok {
+			lv, err := value.NewValueReflect(l)
+			if err != nil {
+				return nil, nil, fmt.Errorf("live object %s: %w", describe(live), err)
+			}
+			nv, err := value.NewValueReflect(n)
+			if err != nil {
+				return nil, nil, fmt.Errorf("new object %s: %w", describe(obj), err)
+			}
+			//lint:ignore SA1019 as in toTyped: a Go-typed object conforms to its schema by construction.
+			return typed.AsTypedUnvalidated(lv, f.typ.Schema, f.typ.TypeRef), typed.AsTypedUnvalidated(nv, f.typ.Schema, f.typ.TypeRef), nil
+		}
+	}
+	liveTyped, err := f.toTyped(live, true)
+	if err != nil {
+		return nil, nil, fmt.Errorf("live object %s: %w", describe(live), err)
+	}
+	newTyped, err := f.toTyped(obj, true)
+	if err != nil {
+		return nil, nil, fmt.Errorf("new object %s: %w", describe(obj), err)
+	}
+	return liveTyped, newTyped, nil
+}
+
+// withoutEqualFields returns shallow copies of the structs live and obj
+// point to, without their managedFields and with every exported top-level
+// field that is deeply equal in both set to its zero value in both. It
+// reports false for anything but two pointers to structs of one type
+// (unstructured objects).
+func withoutEqualFields(live, obj runtime.Object) (any, any, bool) {
+	lv, nv := reflect.ValueOf(live), reflect.ValueOf(obj)
+	if lv.Type() != nv.Type() || lv.Kind() != reflect.Pointer || lv.IsNil() || nv.IsNil() || lv.Elem().Kind() != reflect.Struct {
+		return nil, nil, false
+	}
+	if _, ok := live.(*unstructured.Unstructured); ok {
+		return nil, nil, false
+	}
+	t := lv.Elem().Type()
+	lc, nc := reflect.New(t), reflect.New(t)
+	lc.Elem().Set(lv.Elem())
+	nc.Elem().Set(nv.Elem())
+	for _, c := range []reflect.Value{lc, nc} {
+		m, err := accessor(c.Interface())
+		if err != nil {
+			return nil, nil, false
+		}
+		m.SetManagedFields(nil)
+	}
+	for i := range t.NumField() {
+		if !t.Field(i).IsExported() {
+			continue
+		}
+		lf, nf := lc.Elem().Field(i), nc.Elem().Field(i)
+		if reflect.DeepEqual(lf.Interface(), nf.Interface()) {
+			lf.SetZero()
+			nf.SetZero()
+		}
+	}
+	return lc.Interface(), nc.Interface(), true
 }
 
 // fromTyped turns a merged value back into an object of the kind.

@@ -44,6 +44,13 @@ type statusInput struct {
 	// terminating: the pod is being deleted and its containers were
 	// stopped; nothing will restart.
 	terminating bool
+	// written holds the conditions of the status last written for the
+	// pod (nil before the first write). The kubelet's own conditions keep
+	// their transition times from it rather than from pod, which may be a
+	// version from before that write (the watch delivers it later than a
+	// relist or resync wakes the pod), as Kubernetes' status manager
+	// keeps them from its cache.
+	written []corev1.PodCondition
 }
 
 // Condition reasons and messages, as Kubernetes writes them.
@@ -153,6 +160,9 @@ func buildPodStatus(in statusInput) corev1.PodStatus {
 	// Conditions.
 	now := metav1.NewTime(in.now)
 	conds := conditionSet{old: pod.Status.Conditions, now: now}
+	if in.written != nil {
+		conds.old = in.written
+	}
 	if c := findCondition(pod.Status.Conditions, corev1.PodScheduled); c != nil {
 		conds.keep(*c)
 	} else {
@@ -326,11 +336,25 @@ type statusManager struct {
 	cs *typed.Clientset
 
 	mu   sync.Mutex
-	last map[string][]byte // by pod UID: the JSON last written
+	last map[string]writtenStatus // by pod UID
+}
+
+// writtenStatus is a status last written (or found already in the API).
+type writtenStatus struct {
+	json       []byte
+	conditions []corev1.PodCondition
 }
 
 func newStatusManager(cs *typed.Clientset) *statusManager {
-	return &statusManager{cs: cs, last: map[string][]byte{}}
+	return &statusManager{cs: cs, last: map[string]writtenStatus{}}
+}
+
+// conditions returns the conditions of the status last written for the
+// pod, nil when none was.
+func (m *statusManager) conditions(uid string) []corev1.PodCondition {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.last[uid].conditions
 }
 
 func (m *statusManager) set(ctx context.Context, pod *corev1.Pod, status corev1.PodStatus) error {
@@ -340,13 +364,13 @@ func (m *statusManager) set(ctx context.Context, pod *corev1.Pod, status corev1.
 		return fmt.Errorf("encode pod status: %w", err)
 	}
 	m.mu.Lock()
-	same := bytes.Equal(m.last[uid], b)
+	same := bytes.Equal(m.last[uid].json, b)
 	m.mu.Unlock()
 	if same {
 		return nil
 	}
 	if cur, err := json.Marshal(pod.Status); err == nil && bytes.Equal(cur, b) {
-		m.remember(uid, b)
+		m.remember(uid, b, status.Conditions)
 		return nil
 	}
 	var fields map[string]any
@@ -375,14 +399,14 @@ func (m *statusManager) set(ctx context.Context, pod *corev1.Pod, status corev1.
 	case err != nil:
 		return fmt.Errorf("patch status of pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
-	m.remember(uid, b)
+	m.remember(uid, b, status.Conditions)
 	return nil
 }
 
-func (m *statusManager) remember(uid string, b []byte) {
+func (m *statusManager) remember(uid string, b []byte, conditions []corev1.PodCondition) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.last[uid] = b
+	m.last[uid] = writtenStatus{json: b, conditions: conditions}
 }
 
 func (m *statusManager) forget(uid string) {

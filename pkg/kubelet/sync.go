@@ -238,7 +238,7 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 		pod: pod, now: s.now, runtimeType: kl.runtime.Type(),
 		hostIP: kl.cfg.NodeIP, podIP: s.ips.podIP, startTime: st.startTime,
 		sandboxReady: sandboxReady, records: s.recs, waiting: st.waiting,
-		probes: kl.probes, deadlineExceeded: st.deadlineExceeded,
+		probes: kl.probes, deadlineExceeded: st.deadlineExceeded, written: kl.status.conditions(uid),
 	})
 	if isTerminal(status.Phase) {
 		kl.admitted.release(uid)
@@ -580,7 +580,7 @@ func (kl *Kubelet) terminatePod(ctx context.Context, st *podState, pod *corev1.P
 		status := buildPodStatus(statusInput{
 			pod: pod, now: kl.clock.Now(), runtimeType: kl.runtime.Type(),
 			hostIP: kl.cfg.NodeIP, podIP: cmp.Or(st.podIP, kl.cfg.NodeIP), startTime: start,
-			records: recs, waiting: st.waiting, probes: kl.probes, terminating: true,
+			records: recs, waiting: st.waiting, probes: kl.probes, terminating: true, written: kl.status.conditions(uid),
 		})
 		if err := kl.setStatus(ctx, pod, status); err != nil {
 			return err

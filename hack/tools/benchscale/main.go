@@ -56,7 +56,7 @@ func main() {
 	flag.BoolVar(&o.keep, "keep", false, "keep the temp dir (logs, data) at the end")
 	flag.IntVar(&o.verbosity, "v", 0, "log verbosity (--v) of the scheduler and controller-manager")
 	flag.StringVar(&o.apiserverArgs, "apiserver-args", "", "more flags of the API server, space-separated (e.g. \"--max-mutating-requests-inflight 50\")")
-	flag.StringVar(&o.profileDir, "profile-dir", "", "at the end, write the API server's heap profile and every process's /proc smaps there (docs/scale.md)")
+	flag.StringVar(&o.profileDir, "profile-dir", "", "write the API server's CPU profile (20 s while the pods are made) and, at the end, its heap profile and every process's /proc smaps there (docs/scale.md)")
 	flag.Parse()
 	if o.podsTimeout == 0 {
 		o.podsTimeout = max(3*time.Minute, time.Duration(o.pods/250)*time.Second)
@@ -108,6 +108,8 @@ type bench struct {
 	cs    *typed.Clientset
 	cfg   *rest.Config
 	hc    *http.Client
+	// etcdURL is the embedded etcd member's client URL, for its metrics.
+	etcdURL string
 }
 
 func run(ctx context.Context, o options) error {
@@ -143,6 +145,7 @@ func (b *bench) run(ctx context.Context) error {
 	if err := b.waitAPIServer(ctx, apiserver, filepath.Join(data, "admin.kubeconfig")); err != nil {
 		return err
 	}
+	b.etcdURL = etcdClientURL(apiserver.log)
 	leases := newLeaseWatcher()
 	go leases.run(ctx, b.cs)
 
@@ -272,8 +275,12 @@ func (b *bench) run(ctx context.Context) error {
 		}
 	}
 	fmt.Printf("\nDeployments created (%d pods) in %.1f s\n", o.pods, time.Since(deployStart).Seconds())
+	if o.profileDir != "" {
+		go b.cpuProfile(ctx, o.profileDir)
+	}
 	fmt.Printf("%8s %9s %9s %9s %10s\n", "t (s)", "created", "scheduled", "Running", "Running/s")
 	var allRunning time.Duration
+	var maxPending float64
 	prevRunning, prevAt := 0, deployStart
 	tick := time.NewTicker(10 * time.Second)
 	deadline := time.After(o.podsTimeout)
@@ -293,6 +300,9 @@ follow:
 			float64(running-prevRunning)/now.Sub(prevAt).Seconds())
 		prevRunning, prevAt = running, now
 		b.sampleRSS()
+		if m, err := b.scrape(); err == nil {
+			maxPending = max(maxPending, m["etcd_server_proposals_pending"])
+		}
 		if running >= o.pods {
 			allRunning = pods.lastReadyAt().Sub(deployStart)
 			break follow
@@ -373,12 +383,25 @@ follow:
 		}
 	}
 	flood := requestRates(floodBefore, final, followed, 1, `code="2`)
-	fmt.Printf("\nwrites served (2xx) while the pods were created (%.0f s), by verb and resource: per second, and per pod stored\n", followed.Seconds())
+	scheduled, ran := pods.count(stateScheduled), pods.count(stateReady)
+	fmt.Printf("\nwrites served (2xx) while the pods were created (%.0f s), by verb and resource: per second, per pod stored (%d), per pod bound (%d), per pod Running (%d)\n",
+		followed.Seconds(), stored, scheduled, ran)
+	var writes, tokens float64
 	for _, r := range flood.rows {
+		if r.verb == "POST" || r.verb == "PUT" || r.verb == "PATCH" || r.verb == "DELETE" {
+			if r.resource == "serviceaccounts/token" {
+				tokens += r.perNode * followed.Seconds()
+			} else {
+				writes += r.perNode * followed.Seconds()
+			}
+		}
 		if (r.verb == "POST" || r.verb == "PUT" || r.verb == "PATCH" || r.verb == "DELETE") && r.perNode*followed.Seconds() >= 1 {
-			fmt.Printf("  %-8s %-40s %8.1f /s %6.2f /pod\n", r.verb, r.resource, r.perNode, r.perNode*followed.Seconds()/float64(max(stored, 1)))
+			n := r.perNode * followed.Seconds()
+			fmt.Printf("  %-8s %-40s %8.1f /s %6.2f /stored %6.2f /bound %6.2f /Running\n", r.verb, r.resource, r.perNode,
+				n/float64(max(stored, 1)), n/float64(max(scheduled, 1)), n/float64(max(ran, 1)))
 		}
 	}
+	fmt.Printf("  in all %.0f writes besides %.0f TokenRequests (%.2f per pod Running)\n", writes, tokens, writes/float64(max(ran, 1)))
 	if rejected := deltaSum(floodBefore, final, "apiserver_request_total{", `code="429"`); rejected > 0 {
 		fmt.Printf("  answered 429 (retried by the clients): %.0f requests\n", rejected)
 	}
@@ -390,6 +413,7 @@ follow:
 				deltaSum(floodBefore, final, "kubecore_etcd_write_gate_wait_seconds_sum{", sel)/n)
 		}
 	}
+	printEtcd(floodBefore, final, followed, maxPending)
 	if len(lost) > 0 {
 		for _, p := range b.procs {
 			if p.exited() {
@@ -544,17 +568,36 @@ func deployment(name string, replicas int32) *appsv1.Deployment {
 	}
 }
 
-// scrape reads the API server's /metrics: "name{labels}" -> value.
+// scrape reads the API server's /metrics: "name{labels}" -> value, and
+// those of its embedded etcd member (served on the member's client URL,
+// from etcd's own registry) under names the API server does not have.
 func (b *bench) scrape() (map[string]float64, error) {
-	resp, err := b.hc.Get(b.cfg.Host + "/metrics")
+	m := map[string]float64{}
+	if err := readMetrics(b.hc, b.cfg.Host+"/metrics", m); err != nil {
+		return nil, err
+	}
+	if b.etcdURL != "" {
+		etcd := map[string]float64{}
+		if err := readMetrics(http.DefaultClient, b.etcdURL+"/metrics", etcd); err == nil {
+			for k, v := range etcd {
+				if _, ok := m[k]; !ok {
+					m[k] = v
+				}
+			}
+		}
+	}
+	return m, nil
+}
+
+func readMetrics(hc *http.Client, url string, m map[string]float64) error {
+	resp, err := hc.Get(url)
 	if err != nil {
-		return nil, fmt.Errorf("scrape /metrics: %w", err)
+		return fmt.Errorf("scrape %s: %w", url, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET /metrics: %s", resp.Status)
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
-	m := map[string]float64{}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -568,7 +611,29 @@ func (b *bench) scrape() (map[string]float64, error) {
 			}
 		}
 	}
-	return m, sc.Err()
+	return sc.Err()
+}
+
+// etcdClientURL finds the embedded etcd member's client URL in the API
+// server's log ("Embedded etcd ready ... clientURLs=[...]"); "" when the
+// API server has none (an external etcd).
+func etcdClientURL(logPath string) string {
+	raw, err := os.ReadFile(logPath)
+	if err != nil {
+		return ""
+	}
+	for line := range strings.Lines(string(raw)) {
+		if !strings.Contains(line, "Embedded etcd ready") {
+			continue
+		}
+		_, rest, ok := strings.Cut(line, `clientURLs=["`)
+		if !ok {
+			return ""
+		}
+		u, _, _ := strings.Cut(rest, `"`)
+		return u
+	}
+	return ""
 }
 
 type rateRow struct {

@@ -36,6 +36,8 @@ type WriteGate struct {
 	inflight prometheus.Gauge
 	queued   *prometheus.GaugeVec
 	wait     *prometheus.HistogramVec
+	writes   *prometheus.CounterVec
+	held     prometheus.Histogram
 }
 
 type gateWaiter struct {
@@ -54,12 +56,17 @@ func NewWriteGate(slots int) *WriteGate {
 		wait: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kubecore_etcd_write_gate_wait_seconds",
 			Help:    "Time a write waited for a slot of the etcd write gate, by priority (leader, node, normal).",
 			Buckets: []float64{0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 5, 10}}, []string{"priority"}),
+		writes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kubecore_etcd_writes_total",
+			Help: "Writes this API server sent to etcd through the write gate, by priority (leader, node, normal)."}, []string{"priority"}),
+		held: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kubecore_etcd_write_duration_seconds",
+			Help:    "Time a write held its slot of the etcd write gate: from sending it to etcd to etcd's answer.",
+			Buckets: []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5}}),
 	}
 }
 
 // Collectors returns the gate's metrics.
 func (g *WriteGate) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{g.inflight, g.queued, g.wait}
+	return []prometheus.Collector{g.inflight, g.queued, g.wait, g.writes, g.held}
 }
 
 func priorityLabel(p apirequest.Priority) string {
@@ -77,24 +84,26 @@ func priorityLabel(p apirequest.Priority) string {
 // first.
 func (g *WriteGate) Acquire(ctx context.Context) (release func(), err error) {
 	p := min(max(apirequest.PriorityFrom(ctx), apirequest.PriorityNormal), apirequest.PriorityLeader)
+	label := priorityLabel(p)
 	g.mu.Lock()
 	if g.free > 0 && !g.waitingFrom(p) {
 		g.free--
 		g.mu.Unlock()
 		g.inflight.Inc()
-		return g.release, nil
+		g.writes.WithLabelValues(label).Inc()
+		return g.releaser(), nil
 	}
 	w := &gateWaiter{ready: make(chan struct{})}
 	e := g.waiting[p].PushBack(w)
 	g.mu.Unlock()
-	label := priorityLabel(p)
 	g.queued.WithLabelValues(label).Inc()
 	defer g.queued.WithLabelValues(label).Dec()
 	start := time.Now()
 	select {
 	case <-w.ready:
 		g.wait.WithLabelValues(label).Observe(time.Since(start).Seconds())
-		return g.release, nil
+		g.writes.WithLabelValues(label).Inc()
+		return g.releaser(), nil
 	case <-ctx.Done():
 		g.mu.Lock()
 		granted := w.granted
@@ -118,6 +127,16 @@ func (g *WriteGate) waitingFrom(p apirequest.Priority) bool {
 		}
 	}
 	return false
+}
+
+// releaser returns the release of a slot granted now, which observes how
+// long the slot was held.
+func (g *WriteGate) releaser() func() {
+	granted := time.Now()
+	return func() {
+		g.held.Observe(time.Since(granted).Seconds())
+		g.release()
+	}
 }
 
 // release hands the slot to the oldest waiter of the highest priority

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"kubecore.io/kubecore/pkg/apirequest"
@@ -165,5 +167,19 @@ func TestGatedKV(t *testing.T) {
 	resp, err := testClient.Get(ctx, key)
 	if err != nil || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "v" {
 		t.Fatalf("stored %v, %v", resp, err)
+	}
+	// Counted: the slot held and the put; not the reads nor the writes
+	// that gave up.
+	if n := testutil.ToFloat64(g.writes.WithLabelValues("normal")); n != 2 {
+		t.Errorf("kubecore_etcd_writes_total{priority=normal} = %v, want 2", n)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(g.held)
+	mfs, err := reg.Gather()
+	if err != nil || len(mfs) != 1 || len(mfs[0].GetMetric()) != 1 {
+		t.Fatalf("gather the slot histogram: %v, %v", mfs, err)
+	}
+	if n := mfs[0].GetMetric()[0].GetHistogram().GetSampleCount(); n != 2 {
+		t.Errorf("kubecore_etcd_write_duration_seconds counts %d slots held, want 2", n)
 	}
 }
