@@ -116,6 +116,7 @@ type Runtime struct {
 	logMaxFiles int
 	entrypoints *Entrypoints
 	builtins    map[string][]string
+	multicall   multicallPrograms
 	network     PodNetwork
 	bootID      string
 	stop        chan struct{} // closed by Close
@@ -136,6 +137,8 @@ type container struct {
 	// The shim's PID and both start times (see procStartTime).
 	shimPID             int
 	shimStart, pidStart uint64
+	// multicall is the image's multi-call binary, "" for most images.
+	multicall string
 }
 
 // containerRecord is a container's state.json.
@@ -146,6 +149,9 @@ type containerRecord struct {
 	ShimStart uint64                   `json:"shimStart,omitempty"`
 	PIDStart  uint64                   `json:"pidStart,omitempty"`
 	BootID    string                   `json:"bootID,omitempty"`
+	// Multicall is the image's multi-call binary (ImageConfig.Multicall),
+	// through which exec runs its applets too.
+	Multicall string `json:"multicall,omitempty"`
 }
 
 // New returns a process runtime holding the sandboxes and containers
@@ -219,7 +225,7 @@ func (r *Runtime) load() error {
 			continue
 		}
 		c := &container{status: rec.Status, cfg: rec.Config, done: make(chan struct{}),
-			shimPID: rec.ShimPID, shimStart: rec.ShimStart, pidStart: rec.PIDStart}
+			shimPID: rec.ShimPID, shimStart: rec.ShimStart, pidStart: rec.PIDStart, multicall: rec.Multicall}
 		r.containers[c.status.ID] = c
 		switch {
 		case c.status.State == kruntime.ContainerExited:
@@ -265,7 +271,7 @@ func (r *Runtime) saveContainer(c *container) error {
 		return nil
 	}
 	b, err := json.Marshal(containerRecord{Status: c.status, Config: c.cfg,
-		ShimPID: c.shimPID, ShimStart: c.shimStart, PIDStart: c.pidStart, BootID: r.bootID})
+		ShimPID: c.shimPID, ShimStart: c.shimStart, PIDStart: c.pidStart, BootID: r.bootID, Multicall: c.multicall})
 	if err != nil {
 		return fmt.Errorf("encode container %s: %w", c.status.ID, err)
 	}
@@ -439,6 +445,7 @@ func (r *Runtime) CreateContainer(ctx context.Context, sandboxID string, cfg kru
 		}
 		cfg.Command, cfg.Args = append(program, argv[1:]...), nil
 	}
+	cfg.Command = r.multicall.command(image.Multicall, cfg.Command)
 	if !r.root {
 		// Without root the service account's API access volume cannot be
 		// placed at its well-known path; the pod runs without it rather
@@ -466,7 +473,7 @@ func (r *Runtime) CreateContainer(ctx context.Context, sandboxID string, cfg kru
 		logPath = filepath.Join(s.Config.LogDirectory, cfg.LogPath)
 	}
 	c := &container{
-		cfg: cfg, done: make(chan struct{}),
+		cfg: cfg, done: make(chan struct{}), multicall: image.Multicall,
 		status: kruntime.ContainerStatus{
 			ID: id, SandboxID: sandboxID, Name: cfg.Name, Attempt: cfg.Attempt, Image: cfg.Image,
 			State: kruntime.ContainerCreated, CreatedAt: time.Now(), LogPath: logPath,
