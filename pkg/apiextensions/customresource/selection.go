@@ -128,22 +128,21 @@ func (w *selectedWatch) event(ev watch.Event) (watch.Event, bool, error) {
 		return ev, true, nil
 	case wasMatching:
 		delete(w.matching, key)
-		gone, err := atResourceVersion(prev, ev.Object)
-		return watch.Event{Type: watch.Deleted, Object: gone}, err == nil, err
+		return watch.Event{Type: watch.Deleted, Object: atResourceVersion(prev, ev.Object)}, true, nil
 	}
 	return ev, false, nil
 }
 
 // atResourceVersion returns a copy of prev with the resourceVersion of cur.
-func atResourceVersion(prev, cur runtime.Object) (runtime.Object, error) {
+func atResourceVersion(prev, cur runtime.Object) runtime.Object {
 	p, ok := storage.Unwrap(prev).(*unstructured.Unstructured)
 	c, ok2 := storage.Unwrap(cur).(*unstructured.Unstructured)
 	if !ok || !ok2 {
-		return cur, nil
+		return cur
 	}
 	out := p.DeepCopy()
 	out.SetResourceVersion(c.GetResourceVersion())
-	return out, nil
+	return out
 }
 
 // startSelectedWatch prepares a watch whose selection is evaluated after
