@@ -48,6 +48,18 @@ case "${RUNTIME}" in process | fake | cri) ;; *) die "RUNTIME=${RUNTIME}: want p
 [ "${RUNTIME}" = cri ] && [ "${NODES}" -gt 1 ] && die "NODES=${NODES}: RUNTIME=cri runs one node (the kubelets would share containerd)"
 [[ "${TIMEOUT}" =~ ^([0-9]+(\.[0-9]+)?(h|m|s))+$ ]] || die "TIMEOUT=${TIMEOUT}: want a Go duration such as 40m or 1h30m"
 KUBECTL=$(command -v kubectl) || die "kubectl is not on PATH: the sig-cli specs and this script need it (the stock /usr/bin/kubectl)"
+# The pod network of a process run as root uses host-wide names (the
+# bridges kubecore0.., the nftables table, DNS on port 53 of the node IP):
+# one such run per host at a time. The bridges are this run's to remove
+# when none existed before it.
+bridges_ours=""
+if [ "${RUNTIME}" = process ] && [ "$(id -u)" = 0 ]; then
+  for ((n = 1; n <= NODES; n++)); do
+    ! ip link show "kubecore$((n - 1))" >/dev/null 2>&1 ||
+      die "the pod bridge kubecore$((n - 1)) exists: another RUNTIME=process run is using this host (if none is, remove it: ip link del kubecore$((n - 1)))"
+  done
+  bridges_ours=1
+fi
 
 conformance::build
 WHAT=cmd/kubecore "${KUBECORE_ROOT}/hack/build.sh" >/dev/null
@@ -98,6 +110,7 @@ stop_pods() {
     kill -KILL "${pids[@]}" 2>/dev/null || true
   fi
   while IFS= read -r mnt; do umount -l "${mnt}" 2>/dev/null || true; done < <(findmnt -rn -o TARGET | grep -F -- "${WORK}/" | sort -r)
+  [ -n "${bridges_ours}" ] || return 0
   for ((n = 1; n <= NODES; n++)); do ip link del "kubecore$((n - 1))" 2>/dev/null || true; done
 }
 cleanup() {

@@ -288,6 +288,7 @@ func (kl *Kubelet) ensureSandbox(ctx context.Context, st *podState, pod *corev1.
 		UID: string(pod.UID), Namespace: pod.Namespace, Name: pod.Name,
 		LogDirectory: kl.podLogDir(pod), Labels: pod.Labels, Annotations: pod.Annotations,
 		HostNetwork: pod.Spec.HostNetwork,
+		Hostname:    podHostname(pod),
 		DNS:         dns,
 	})
 	if err != nil {

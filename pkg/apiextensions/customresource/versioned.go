@@ -30,6 +30,9 @@ type versionedStorage struct {
 	conv converter
 	// served and stored are the apiVersions ("stable.example.com/v1").
 	served, stored string
+	// selectAfterConversion: field selectors on selectable fields are
+	// evaluated on converted objects (see selection.go).
+	selectAfterConversion bool
 }
 
 var _ storage.Interface = (*versionedStorage)(nil)
@@ -39,7 +42,8 @@ var _ storage.Interface = (*versionedStorage)(nil)
 // that apiVersion in etcd until rewritten, and must still be served in
 // served (an object already in it passes through as it is).
 func newVersionedStorage(s storage.Interface, conv converter, served, stored string) storage.Interface {
-	return &versionedStorage{Interface: s, conv: conv, served: served, stored: stored}
+	_, none := conv.(noneConverter)
+	return &versionedStorage{Interface: s, conv: conv, served: served, stored: stored, selectAfterConversion: !none}
 }
 
 // noneConverter is the None strategy: only apiVersion changes.
@@ -104,10 +108,18 @@ func (s *versionedStorage) Get(ctx context.Context, key string, opts storage.Get
 }
 
 func (s *versionedStorage) GetList(ctx context.Context, key string, opts storage.ListOptions) (*storage.List, error) {
+	full := opts.Predicate
+	var after bool
+	opts.Predicate, after = s.splitSelection(full)
 	list, err := s.Interface.GetList(ctx, key, opts)
 	if list != nil {
 		if cerr := s.conv.convert(ctx, list.Items, s.served); cerr != nil && err == nil {
 			return nil, cerr
+		}
+		if after {
+			if serr := selectConverted(list, full); serr != nil && err == nil {
+				return nil, serr
+			}
 		}
 	}
 	return list, err
@@ -145,8 +157,21 @@ func (s *versionedStorage) Delete(ctx context.Context, key string, preconditions
 }
 
 // Watch converts each event's object; an object that does not convert
-// becomes an Error event carrying the conversion's Status.
+// becomes an Error event carrying the conversion's Status. A selection on
+// selectable fields that must see converted objects is applied here.
 func (s *versionedStorage) Watch(ctx context.Context, key string, opts storage.ListOptions) (watch.Interface, error) {
+	full := opts.Predicate
+	var (
+		after bool
+		sel   *selectedWatch
+	)
+	opts.Predicate, after = s.splitSelection(full)
+	if after {
+		var err error
+		if sel, err = s.startSelectedWatch(ctx, key, &opts, full); err != nil {
+			return nil, err
+		}
+	}
 	w, err := s.Interface.Watch(ctx, key, opts)
 	if err != nil {
 		return nil, err
@@ -157,14 +182,26 @@ func (s *versionedStorage) Watch(ctx context.Context, key string, opts storage.L
 		}
 		obj, err := s.one(ctx, ev.Object, s.served)
 		if err != nil {
-			var se *apierrors.StatusError
-			if !errors.As(err, &se) {
-				se = apierrors.NewInternalError(err)
-			}
-			st := se.Status()
-			return watch.Event{Type: watch.Error, Object: &st}, true
+			return errorEvent(err), true
 		}
 		ev.Object = obj
-		return ev, true
+		if sel == nil {
+			return ev, true
+		}
+		ev, ok, err := sel.event(ev)
+		if err != nil {
+			return errorEvent(err), true
+		}
+		return ev, ok
 	}), nil
+}
+
+// errorEvent is the Error event of a watch that failed with err.
+func errorEvent(err error) watch.Event {
+	var se *apierrors.StatusError
+	if !errors.As(err, &se) {
+		se = apierrors.NewInternalError(err)
+	}
+	st := se.Status()
+	return watch.Event{Type: watch.Error, Object: &st}
 }

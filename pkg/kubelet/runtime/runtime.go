@@ -122,6 +122,11 @@ type PodSandboxConfig struct {
 	Annotations  map[string]string
 	// HostNetwork: the pod uses the node's network namespace and address.
 	HostNetwork bool `json:",omitempty"`
+	// Hostname is the pod's hostname (spec.hostname, else its name), ""
+	// for host-network pods; runtimes that give a pod a network of its own
+	// give its processes this hostname (a UTS namespace), as Kubernetes'
+	// runtimes do.
+	Hostname string `json:",omitempty"`
 	// DNS is the pod's resolv.conf content (see kubelet.DNSConfigurer);
 	// runtimes with their own network namespace give it to the pod.
 	DNS *DNSConfig

@@ -217,6 +217,14 @@ func TestPodNetwork(t *testing.T) {
 		t.Fatalf("pods web-a and web-b share IP %s", ipA)
 	}
 
+	// Each pod has its name for hostname (agnhost serve-hostname answers
+	// with it); the host keeps its own.
+	for _, name := range []string{"web-a", "web-c"} {
+		if got := strings.TrimSpace(k.MustRun(t, "exec", name, "--", "busybox", "hostname")); got != name {
+			t.Errorf("pod %s has hostname %q", name, got)
+		}
+	}
+
 	// By pod IP: on the same node, and across nodes both ways.
 	c.reach("web-a", ipB, "web-b")
 	c.reach("web-a", ipC, "web-c")

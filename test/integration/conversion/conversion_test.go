@@ -53,12 +53,12 @@ func (c *converter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if spec == nil {
 				spec = map[string]any{}
 			}
-			switch review.Request.DesiredAPIVersion {
-			case group + "/v1":
+			switch _, version, _ := strings.Cut(review.Request.DesiredAPIVersion, "/"); version {
+			case "v1":
 				spec["hostPort"] = fmt.Sprintf("%v:%v", spec["host"], spec["port"])
 				delete(spec, "host")
 				delete(spec, "port")
-			case group + "/v2":
+			case "v2":
 				host, port, _ := strings.Cut(fmt.Sprint(spec["hostPort"]), ":")
 				spec["host"], spec["port"] = host, port
 				delete(spec, "hostPort")
@@ -136,7 +136,8 @@ func spec(o map[string]any) map[string]any {
 	return s
 }
 
-func definition(cc map[string]any) map[string]any {
+// definition is the definition of Endpoints in group g.
+func definition(g string, cc map[string]any) map[string]any {
 	version := func(name string, storage bool, props map[string]any) map[string]any {
 		return map[string]any{"name": name, "served": true, "storage": storage, "schema": map[string]any{"openAPIV3Schema": map[string]any{
 			"type": "object", "properties": map[string]any{"spec": map[string]any{"type": "object", "properties": props}},
@@ -144,9 +145,9 @@ func definition(cc map[string]any) map[string]any {
 	}
 	return map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": "endpoints." + group},
+		"metadata": map[string]any{"name": "endpoints." + g},
 		"spec": map[string]any{
-			"group": group, "scope": "Namespaced",
+			"group": g, "scope": "Namespaced",
 			"names": map[string]any{"plural": "endpoints", "singular": "endpoint", "kind": "Endpoint", "listKind": "EndpointList"},
 			"versions": []any{
 				version("v1", true, map[string]any{"hostPort": map[string]any{"type": "string"}}),
@@ -157,7 +158,10 @@ func definition(cc map[string]any) map[string]any {
 	}
 }
 
-func TestConversionWebhook(t *testing.T) {
+// startWithConverter starts an API server with a namespace and, behind a
+// Service of it, a converter; it creates the definition def(g,
+// clientConfig) makes and waits until it is Established and served in v2.
+func startWithConverter(t *testing.T, g string, def func(g string, cc map[string]any) map[string]any) (*client, string, *converter) {
 	s := framework.StartAPIServer(t, framework.APIServerOptions{Etcd: testEtcd})
 	c := &client{t: t, s: s, http: s.HTTPClient(t)}
 	ns := s.CreateNamespace(t, "conversion")
@@ -176,18 +180,24 @@ func TestConversionWebhook(t *testing.T) {
 	cc := map[string]any{"service": map[string]any{"namespace": ns, "name": "converter", "path": "/convert"}, "caBundle": backend.CABundle}
 
 	const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
-	c.mustDo(http.MethodPost, crdPath, definition(cc), http.StatusCreated)
-	t.Cleanup(func() { c.do(http.MethodDelete, crdPath+"/endpoints."+group, nil) })
+	c.mustDo(http.MethodPost, crdPath, def(g, cc), http.StatusCreated)
+	t.Cleanup(func() { c.do(http.MethodDelete, crdPath+"/endpoints."+g, nil) })
 	framework.WaitUntil(t, time.Minute, "the definition Established and served", func() bool {
-		crd := c.do(http.MethodGet, crdPath+"/endpoints."+group, nil)
+		crd := c.do(http.MethodGet, crdPath+"/endpoints."+g, nil)
 		var d apiextensionsv1.CustomResourceDefinition
 		_ = json.Unmarshal(crd.body, &d)
 		established := false
 		for _, cond := range d.Status.Conditions {
 			established = established || (cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue)
 		}
-		return established && c.do(http.MethodGet, "/apis/"+group+"/v2/namespaces/"+ns+"/endpoints", nil).code == http.StatusOK
+		return established && c.do(http.MethodGet, "/apis/"+g+"/v2/namespaces/"+ns+"/endpoints", nil).code == http.StatusOK
 	})
+	return c, ns, conv
+}
+
+func TestConversionWebhook(t *testing.T) {
+	c, ns, conv := startWithConverter(t, group, definition)
+	s := c.s
 	v1 := "/apis/" + group + "/v1/namespaces/" + ns + "/endpoints"
 	v2 := "/apis/" + group + "/v2/namespaces/" + ns + "/endpoints"
 

@@ -35,6 +35,10 @@ type ImageConfig struct {
 	// begin with a flag the script would have put Program before them.
 	Wrapper bool   `json:"wrapper,omitempty"`
 	Program string `json:"program,omitempty"`
+	// Multicall names the multi-call binary (busybox) whose applets are
+	// the image's programs: a command naming one of them runs it through
+	// the host's copy of the binary (see multicallPrograms).
+	Multicall string `json:"multicall,omitempty"`
 }
 
 // imageEntrypointsFile is the format of --image-entrypoints.
@@ -45,7 +49,7 @@ type imageEntrypointsFile struct {
 // wellKnownImages are the configurations of the images tutorials use, as
 // their published image configurations give them.
 var wellKnownImages = map[string]ImageConfig{
-	"busybox":  {Cmd: []string{"sh"}},
+	"busybox":  {Cmd: []string{"sh"}, Multicall: "busybox"},
 	"alpine":   {Cmd: []string{"/bin/sh"}},
 	"debian":   {Cmd: []string{"bash"}},
 	"ubuntu":   {Cmd: []string{"/bin/bash"}},
@@ -60,7 +64,7 @@ var wellKnownImages = map[string]ImageConfig{
 	"registry.k8s.io/pause":                   {Entrypoint: []string{"/pause"}},
 	"k8s.gcr.io/pause":                        {Entrypoint: []string{"/pause"}},
 	"registry.k8s.io/e2e-test-images/agnhost": {Entrypoint: []string{"/agnhost"}, Cmd: []string{"pause"}},
-	"registry.k8s.io/e2e-test-images/busybox": {Cmd: []string{"sh"}},
+	"registry.k8s.io/e2e-test-images/busybox": {Cmd: []string{"sh"}, Multicall: "busybox"},
 }
 
 // ImageConfigSource holds the configurations of images: an OCI image

@@ -16,7 +16,9 @@ import (
 )
 
 // execCommand builds cmd as it runs in a container: its env and working
-// dir, its mount namespace when it has volumes, a process group of its own.
+// dir, its mount namespace when it has volumes, its network and UTS
+// namespaces in a pod with a network of its own, a process group of its
+// own; in a busybox container its programs are busybox's.
 func (r *Runtime) execCommand(ctx context.Context, id string, cmd []string) (*exec.Cmd, error) {
 	if len(cmd) == 0 {
 		return nil, errors.New("exec: empty command")
@@ -31,14 +33,15 @@ func (r *Runtime) execCommand(ctx context.Context, id string, cmd []string) (*ex
 		r.mu.Unlock()
 		return nil, fmt.Errorf("exec in container %s: not running", id)
 	}
-	cfg, pid := c.cfg, c.status.PID
-	ownNet := false
+	cfg, pid, multicall := c.cfg, c.status.PID, c.multicall
+	ownNet, ownUTS := false, false
 	if s, ok := r.sandboxes[c.status.SandboxID]; ok {
 		ownNet = s.NetNS != ""
+		ownUTS = ownNet && s.Config.Hostname != ""
 	}
 	r.mu.Unlock()
 
-	argv := cmd
+	argv := r.multicall.command(multicall, cmd)
 	var enter []string
 	if len(cfg.Mounts) > 0 {
 		enter = append(enter, "--mount")
@@ -46,8 +49,11 @@ func (r *Runtime) execCommand(ctx context.Context, id string, cmd []string) (*ex
 	if ownNet {
 		enter = append(enter, "--net")
 	}
+	if ownUTS {
+		enter = append(enter, "--uts")
+	}
 	if len(enter) > 0 {
-		argv = append(append(append([]string{"nsenter", "--target", strconv.Itoa(pid)}, enter...), "--"), cmd...)
+		argv = append(append(append([]string{"nsenter", "--target", strconv.Itoa(pid)}, enter...), "--"), argv...)
 	}
 	x := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	x.Env = environ(cfg.Env)

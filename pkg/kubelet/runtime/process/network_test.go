@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"kubecore.io/kubecore/pkg/kubelet/network"
 	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
@@ -155,5 +156,78 @@ func TestSandboxDNS(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(r.containerDir(id), "resolv.conf")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("hostNetwork container has a resolv.conf: %v", err)
+	}
+}
+
+// hostNamespaceNetwork is a PodNetwork whose pods "have" a network
+// namespace of their own that is the host's: enough for what runs in a
+// pod's other namespaces (its hostname) to be tested without a bridge.
+type hostNamespaceNetwork struct{}
+
+func (hostNamespaceNetwork) SetUpPod(context.Context, string) (network.Pod, error) {
+	return network.Pod{IP: "10.244.0.2", NetNS: "/proc/self/ns/net"}, nil
+}
+
+func (hostNamespaceNetwork) TearDownPod(context.Context, string) error { return nil }
+
+// TestSandboxHostname: the containers of a pod with a network of its own
+// see the pod's hostname, in their command and in exec (as Kubernetes'
+// runtimes give it, and as agnhost serve-hostname answers the pods/proxy
+// GETs of the ReplicaSet conformance spec), while the host keeps its own;
+// a hostNetwork pod's containers see the host's.
+func TestSandboxHostname(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("a UTS namespace per pod needs root")
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	r := newRuntime(t, Options{HostIP: "192.0.2.1", Network: hostNamespaceNetwork{}})
+	run := func(cfg kruntime.PodSandboxConfig) (string, string) {
+		t.Helper()
+		logDir := t.TempDir()
+		cfg.LogDirectory = logDir
+		sb, err := r.RunPodSandbox(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = r.StopPodSandbox(ctx, sb); _ = r.RemovePodSandbox(ctx, sb) })
+		id, err := r.CreateContainer(ctx, sb, kruntime.ContainerConfig{
+			Name: "c", Command: []string{"sh", "-c", "cat /proc/sys/kernel/hostname; exec sleep 60"}, LogPath: "c/0.log"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.StartContainer(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		var logged string
+		deadline := time.Now().Add(10 * time.Second)
+		for logged == "" && time.Now().Before(deadline) {
+			b, _ := os.ReadFile(filepath.Join(logDir, "c/0.log"))
+			if line, _, ok := strings.Cut(string(b), "\n"); ok {
+				f := strings.Fields(line)
+				logged = f[len(f)-1]
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		res, err := r.ExecSync(ctx, id, []string{"cat", "/proc/sys/kernel/hostname"}, 5*time.Second)
+		if err != nil || res.ExitCode != 0 {
+			t.Fatalf("exec: %+v, %v", res, err)
+		}
+		return logged, strings.TrimSpace(string(res.Stdout))
+	}
+
+	logged, execed := run(kruntime.PodSandboxConfig{UID: "own", Name: "web-0", Hostname: "web-0"})
+	if logged != "web-0" || execed != "web-0" {
+		t.Errorf("pod with its own network: the command saw hostname %q, exec %q; want web-0", logged, execed)
+	}
+	if now, _ := os.Hostname(); now != host {
+		t.Errorf("the host's hostname became %q, was %q", now, host)
+	}
+	logged, execed = run(kruntime.PodSandboxConfig{UID: "host", Name: "web-1", HostNetwork: true})
+	if logged != host || execed != host {
+		t.Errorf("hostNetwork pod: the command saw hostname %q, exec %q; want the host's %q", logged, execed, host)
 	}
 }

@@ -116,6 +116,7 @@ type Runtime struct {
 	logMaxFiles int
 	entrypoints *Entrypoints
 	builtins    map[string][]string
+	multicall   multicallPrograms
 	network     PodNetwork
 	bootID      string
 	stop        chan struct{} // closed by Close
@@ -136,6 +137,8 @@ type container struct {
 	// The shim's PID and both start times (see procStartTime).
 	shimPID             int
 	shimStart, pidStart uint64
+	// multicall is the image's multi-call binary, "" for most images.
+	multicall string
 }
 
 // containerRecord is a container's state.json.
@@ -146,6 +149,9 @@ type containerRecord struct {
 	ShimStart uint64                   `json:"shimStart,omitempty"`
 	PIDStart  uint64                   `json:"pidStart,omitempty"`
 	BootID    string                   `json:"bootID,omitempty"`
+	// Multicall is the image's multi-call binary (ImageConfig.Multicall),
+	// through which exec runs its applets too.
+	Multicall string `json:"multicall,omitempty"`
 }
 
 // New returns a process runtime holding the sandboxes and containers
@@ -219,7 +225,7 @@ func (r *Runtime) load() error {
 			continue
 		}
 		c := &container{status: rec.Status, cfg: rec.Config, done: make(chan struct{}),
-			shimPID: rec.ShimPID, shimStart: rec.ShimStart, pidStart: rec.PIDStart}
+			shimPID: rec.ShimPID, shimStart: rec.ShimStart, pidStart: rec.PIDStart, multicall: rec.Multicall}
 		r.containers[c.status.ID] = c
 		switch {
 		case c.status.State == kruntime.ContainerExited:
@@ -265,7 +271,7 @@ func (r *Runtime) saveContainer(c *container) error {
 		return nil
 	}
 	b, err := json.Marshal(containerRecord{Status: c.status, Config: c.cfg,
-		ShimPID: c.shimPID, ShimStart: c.shimStart, PIDStart: c.pidStart, BootID: r.bootID})
+		ShimPID: c.shimPID, ShimStart: c.shimStart, PIDStart: c.pidStart, BootID: r.bootID, Multicall: c.multicall})
 	if err != nil {
 		return fmt.Errorf("encode container %s: %w", c.status.ID, err)
 	}
@@ -439,6 +445,7 @@ func (r *Runtime) CreateContainer(ctx context.Context, sandboxID string, cfg kru
 		}
 		cfg.Command, cfg.Args = append(program, argv[1:]...), nil
 	}
+	cfg.Command = r.multicall.command(image.Multicall, cfg.Command)
 	if !r.root {
 		// Without root the service account's API access volume cannot be
 		// placed at its well-known path; the pod runs without it rather
@@ -466,7 +473,7 @@ func (r *Runtime) CreateContainer(ctx context.Context, sandboxID string, cfg kru
 		logPath = filepath.Join(s.Config.LogDirectory, cfg.LogPath)
 	}
 	c := &container{
-		cfg: cfg, done: make(chan struct{}),
+		cfg: cfg, done: make(chan struct{}), multicall: image.Multicall,
 		status: kruntime.ContainerStatus{
 			ID: id, SandboxID: sandboxID, Name: cfg.Name, Attempt: cfg.Attempt, Image: cfg.Image,
 			State: kruntime.ContainerCreated, CreatedAt: time.Now(), LogPath: logPath,
@@ -500,16 +507,15 @@ func (r *Runtime) StartContainer(_ context.Context, id string) error {
 		return fmt.Errorf("start container %s: state is %s, not created", id, c.status.State)
 	}
 	cfg, logPath := c.cfg, c.status.LogPath
-	var netns string
-	var dns *kruntime.DNSConfig
-	if s, ok := r.sandboxes[c.status.SandboxID]; ok {
-		netns, dns = s.NetNS, s.Config.DNS
+	var pod podNamespaces
+	if s, ok := r.sandboxes[c.status.SandboxID]; ok && s.NetNS != "" {
+		pod = podNamespaces{netns: s.NetNS, hostname: s.Config.Hostname, dns: s.Config.DNS}
 	}
 	r.mu.Unlock()
 
 	// Taken before the command starts, so never after its exit.
 	now := time.Now()
-	shim, pid, pidStart, err := r.startShim(id, cfg, logPath, netns, dns)
+	shim, pid, pidStart, err := r.startShim(id, cfg, logPath, pod)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err != nil {
@@ -531,13 +537,26 @@ func (r *Runtime) StartContainer(_ context.Context, id string) error {
 	return saveErr
 }
 
+// podNamespaces is what a sandbox with a network of its own gives its
+// containers; the zero value (host network) gives nothing.
+type podNamespaces struct {
+	// netns is the path of the pod's network namespace.
+	netns string
+	// hostname is the pod's hostname ("" keeps the host's).
+	hostname string
+	// dns is the pod's resolv.conf; nil keeps the host's.
+	dns *kruntime.DNSConfig
+}
+
 // startShim writes the container's spec and starts its shim, which
-// reports the command's PID and start time, or why it did not start. With
-// netns the command runs in that network namespace: nsenter enters it and
-// execs the command, whose PID it keeps; the pod's dns, when set, is then
-// its /etc/resolv.conf (a file of the container's bind-mounted there), as
-// a runtime with network namespaces gives it.
-func (r *Runtime) startShim(id string, cfg kruntime.ContainerConfig, logPath, netns string, dns *kruntime.DNSConfig) (*exec.Cmd, int, uint64, error) {
+// reports the command's PID and start time, or why it did not start. In
+// a pod with a network namespace (pod.netns) nsenter enters it and execs
+// the command, whose PID it keeps; the pod's dns, when set, is then its
+// /etc/resolv.conf (a file of the container's bind-mounted there), and
+// its hostname that of a UTS namespace of the container's own, as a
+// runtime with network namespaces gives them.
+func (r *Runtime) startShim(id string, cfg kruntime.ContainerConfig, logPath string, pod podNamespaces) (*exec.Cmd, int, uint64, error) {
+	netns, dns := pod.netns, pod.dns
 	dir := r.containerDir(id)
 	spec := shimSpec{Argv: append(slices.Clone(cfg.Command), cfg.Args...), Env: environ(cfg.Env),
 		Dir: cfg.WorkingDir, LogPath: logPath, LogMaxSize: r.logMaxSize, LogMaxFiles: r.logMaxFiles,
@@ -555,8 +574,19 @@ func (r *Runtime) startShim(id string, cfg kruntime.ContainerConfig, logPath, ne
 		}
 		mounts = append([]kruntime.Mount{{HostPath: p, ContainerPath: resolvConfPath, ReadOnly: true}}, mounts...)
 	}
-	if len(mounts) > 0 {
-		spec.Argv = append([]string{"unshare", "--mount", "--propagation", "private", "sh", "-c", mountScript(mounts), "kubecore-mount"}, spec.Argv...)
+	hostname := ""
+	if netns != "" {
+		hostname = pod.hostname
+	}
+	if len(mounts) > 0 || hostname != "" {
+		unshare := []string{"unshare"}
+		if hostname != "" {
+			unshare = append(unshare, "--uts")
+		}
+		if len(mounts) > 0 {
+			unshare = append(unshare, "--mount", "--propagation", "private")
+		}
+		spec.Argv = append(append(unshare, "sh", "-c", setUpScript(hostname, mounts), "kubecore-mount"), spec.Argv...)
 	}
 	if netns != "" {
 		spec.Argv = append([]string{"nsenter", "--net=" + netns, "--"}, spec.Argv...)
@@ -675,10 +705,15 @@ func setExited(c *container, st exitStatus, message string) {
 	}
 }
 
-// mountScript bind-mounts each mount, then execs its arguments.
-func mountScript(mounts []kruntime.Mount) string {
+// setUpScript sets the hostname of its UTS namespace when hostname is not
+// "", bind-mounts each mount, then execs its arguments.
+func setUpScript(hostname string, mounts []kruntime.Mount) string {
 	var b strings.Builder
 	b.WriteString("set -e\n")
+	if hostname != "" {
+		// The hostname of the UTS namespace this runs in.
+		fmt.Fprintf(&b, "printf '%%s' %s >/proc/sys/kernel/hostname\n", quote(hostname))
+	}
 	for _, m := range mounts {
 		src, dst := quote(m.HostPath), quote(m.ContainerPath)
 		// A file (resolv.conf) is mounted over an existing file.

@@ -3,6 +3,7 @@ package process
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -246,5 +247,72 @@ func TestParseStat(t *testing.T) {
 	}
 	if start, err := procStartTime(os.Getpid()); err != nil || !alive(os.Getpid(), start) || alive(os.Getpid(), start+1) {
 		t.Errorf("own start time %d, %v", start, err)
+	}
+}
+
+// TestBusyboxImageRunsBusyboxPrograms: a busybox container's programs are
+// busybox's applets, its sh included (busybox's sh knows [[ ]], which the
+// e2e Job programs use and Debian's /bin/sh does not), in its command, in
+// a command from the image and in exec.
+func TestBusyboxImageRunsBusyboxPrograms(t *testing.T) {
+	if _, err := exec.LookPath("busybox"); err != nil {
+		t.Skip("no busybox on this host")
+	}
+	ctx := t.Context()
+	r := newRuntime(t, Options{})
+	const script = `if [[ -n "$0" ]]; then echo brackets; else echo none; fi`
+	for _, tc := range []struct {
+		name          string
+		image         string
+		command, args []string
+	}{
+		{"command /bin/sh", "registry.k8s.io/e2e-test-images/busybox:1.37.0-1", []string{"/bin/sh", "-c"}, []string{script}},
+		{"command sh", "busybox", []string{"sh", "-c", script}, nil},
+		{"the image's sh", "docker.io/library/busybox:1.36", nil, []string{"-c", script}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			logDir := t.TempDir()
+			sb, err := r.RunPodSandbox(ctx, kruntime.PodSandboxConfig{UID: tc.name, LogDirectory: logDir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = r.StopPodSandbox(ctx, sb); _ = r.RemovePodSandbox(ctx, sb) })
+			args := tc.args
+			if tc.command == nil {
+				// The image's cmd is sh: args replace it, so give sh again.
+				args = append([]string{"sh"}, args...)
+			}
+			id, err := r.CreateContainer(ctx, sb, kruntime.ContainerConfig{Name: "c", Image: tc.image, Command: tc.command, Args: args, LogPath: "c/0.log"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.StartContainer(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+			if s := waitExited(t, r, id); s.ExitCode != 0 {
+				t.Fatalf("exit %d: %s", s.ExitCode, s.Message)
+			}
+			b, _ := os.ReadFile(filepath.Join(logDir, "c/0.log"))
+			if !strings.HasSuffix(strings.TrimSpace(string(b)), " stdout F brackets") {
+				t.Errorf("log %q, want brackets (busybox's sh)", b)
+			}
+		})
+	}
+
+	sb, err := r.RunPodSandbox(ctx, kruntime.PodSandboxConfig{UID: "exec"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.StopPodSandbox(ctx, sb); _ = r.RemovePodSandbox(ctx, sb) })
+	bb, err := r.CreateContainer(ctx, sb, kruntime.ContainerConfig{Name: "c", Image: "busybox", Command: []string{"sleep", "60"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.StartContainer(ctx, bb); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.ExecSync(ctx, bb, []string{"/bin/sh", "-c", script}, 5*time.Second)
+	if err != nil || res.ExitCode != 0 || strings.TrimSpace(string(res.Stdout)) != "brackets" {
+		t.Errorf("exec in a busybox container: %+v (%q), %v; want brackets", res, res.Stdout, err)
 	}
 }
