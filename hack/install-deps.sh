@@ -9,11 +9,13 @@ command -v ip >/dev/null || need+=(iproute2)
 # The pod network, the service proxy and the DNS (on by default as root)
 # need ip, nsenter and unshare and the kernel's nf_tables (written over
 # netlink: no nft binary). Their e2e (test/e2e/servicenet, network) run
-# pods of the host's python3 and wget, and curl from the test.
+# pods of the host's python3 and wget, and curl from the test. The process
+# runtime runs busybox images' programs as the host's busybox applets.
 command -v nsenter >/dev/null || need+=(util-linux)
 command -v curl >/dev/null || need+=(curl)
 command -v wget >/dev/null || need+=(wget)
 command -v python3 >/dev/null || need+=(python3)
+command -v busybox >/dev/null || need+=(busybox)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo
