@@ -51,6 +51,9 @@ type podState struct {
 	deadlineExceeded bool
 	// admission: whether the pod may run on the node (its host ports).
 	admission admission
+	// resizePending says why the spec's resources are not allocated yet
+	// (nil: they are).
+	resizePending *resizePending
 }
 
 type waitingInfo struct{ reason, message string }
@@ -161,6 +164,7 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 	if isTerminal(pod.Status.Phase) {
 		// Finished for good: make sure nothing is left running.
 		kl.admitted.release(uid)
+		kl.allocs.release(uid)
 		kl.probes.stopPod(uid)
 		if st.sandboxID != "" {
 			if err := kl.runtime.StopPodSandbox(ctx, st.sandboxID); err != nil && !errors.Is(err, kruntime.ErrNotFound) {
@@ -180,6 +184,7 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 		}
 	}
 	clear(st.waiting)
+	resized, before := s.allocate(ctx)
 
 	if ads := pod.Spec.ActiveDeadlineSeconds; ads != nil && !st.deadlineExceeded {
 		left := st.startTime.Add(time.Duration(*ads) * time.Second).Sub(s.now)
@@ -212,6 +217,9 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 		return 0, false, err
 	}
 	if sandboxReady && volErr == nil && !st.deadlineExceeded {
+		if err := s.restartForResize(ctx, resized, before); err != nil {
+			return 0, false, err
+		}
 		if err := s.killUnhealthy(ctx); err != nil {
 			return 0, false, err
 		}
@@ -239,9 +247,11 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 		hostIP: kl.cfg.NodeIP, podIP: s.ips.podIP, startTime: st.startTime,
 		sandboxReady: sandboxReady, records: s.recs, waiting: st.waiting,
 		probes: kl.probes, deadlineExceeded: st.deadlineExceeded,
+		allocated: s.allocation(), resizePending: st.resizePending,
 	})
 	if isTerminal(status.Phase) {
 		kl.admitted.release(uid)
+		kl.allocs.release(uid)
 		kl.probes.stopPod(uid)
 		if st.sandboxID != "" {
 			if err := kl.runtime.StopPodSandbox(ctx, st.sandboxID); err != nil && !errors.Is(err, kruntime.ErrNotFound) {
@@ -571,6 +581,7 @@ func (kl *Kubelet) terminatePod(ctx context.Context, st *podState, pod *corev1.P
 	}
 	// Its containers are stopped: its host ports are free.
 	kl.admitted.release(uid)
+	kl.allocs.release(uid)
 	if !removed {
 		clear(st.waiting)
 		start := st.startTime
