@@ -37,6 +37,12 @@ func NewStrategy() Strategy {
 			helper.DefaultServiceAccount(p)
 			defaultTolerations(p)
 		},
+		// As Kubernetes' DefaultTolerationSeconds admission, on updates
+		// too: an update that replaces the tolerations keeps the default
+		// ones (otherwise it would remove them, which is refused).
+		PrepareUpdate: func(_ context.Context, p, _ *corev1.Pod) {
+			defaultTolerations(p)
+		},
 		ValidateFunc:       validation.ValidatePod,
 		ValidateUpdateFunc: validation.ValidatePodUpdate,
 	}}
