@@ -495,6 +495,7 @@ func (s *podSync) startContainer(ctx context.Context, c *corev1.Container, attem
 		Env: env, WorkingDir: c.WorkingDir, Mounts: mounts,
 		LogPath: fmt.Sprintf("%s/%d.log", c.Name, attempt),
 		Stdin:   c.Stdin, StdinOnce: c.StdinOnce, TTY: c.TTY,
+		User: containerUser(s.pod, c),
 	})
 	if err != nil {
 		var ce *kruntime.ContainerError
@@ -637,4 +638,40 @@ func (kl *Kubelet) setStatus(ctx context.Context, pod *corev1.Pod, status corev1
 		pod = m
 	}
 	return kl.status.set(ctx, pod, status)
+}
+
+// containerUser is who a container runs as, from its security context
+// and its pod's: runAsUser and runAsGroup (the container's win), the
+// pod's supplementalGroups and fsGroup as supplemental groups; nil when
+// none is set (the runtime's, or the image's, user). A user without a
+// group runs with group 0, as an image without an entry for it does.
+func containerUser(pod *corev1.Pod, c *corev1.Container) *kruntime.User {
+	var uid, gid *int64
+	var groups []int64
+	if psc := pod.Spec.SecurityContext; psc != nil {
+		uid, gid = psc.RunAsUser, psc.RunAsGroup
+		groups = append(groups, psc.SupplementalGroups...)
+		if psc.FSGroup != nil && !slices.Contains(groups, *psc.FSGroup) {
+			groups = append(groups, *psc.FSGroup)
+		}
+	}
+	if sc := c.SecurityContext; sc != nil {
+		if sc.RunAsUser != nil {
+			uid = sc.RunAsUser
+		}
+		if sc.RunAsGroup != nil {
+			gid = sc.RunAsGroup
+		}
+	}
+	if uid == nil && gid == nil && len(groups) == 0 {
+		return nil
+	}
+	u := &kruntime.User{SupplementalGroups: groups}
+	if uid != nil {
+		u.UID = *uid
+	}
+	if gid != nil {
+		u.GID = *gid
+	}
+	return u
 }

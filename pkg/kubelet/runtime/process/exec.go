@@ -38,7 +38,7 @@ func (r *Runtime) execCommand(ctx context.Context, id string, cmd []string) (*ex
 	}
 	r.mu.Unlock()
 
-	argv := cmd
+	argv := append(asUser(cfg.User), cmd...)
 	var enter []string
 	if len(cfg.Mounts) > 0 {
 		enter = append(enter, "--mount")
@@ -47,7 +47,7 @@ func (r *Runtime) execCommand(ctx context.Context, id string, cmd []string) (*ex
 		enter = append(enter, "--net")
 	}
 	if len(enter) > 0 {
-		argv = append(append(append([]string{"nsenter", "--target", strconv.Itoa(pid)}, enter...), "--"), cmd...)
+		argv = append(append(append([]string{"nsenter", "--target", strconv.Itoa(pid)}, enter...), "--"), argv...)
 	}
 	x := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	x.Env = environ(cfg.Env)

@@ -1,0 +1,33 @@
+package kubelet
+
+import (
+	"testing"
+	"time"
+
+	corev1 "kubecore.io/api/core/v1"
+)
+
+// TestRunAsUser: under the process runtime a container runs as its
+// security context says: the container's runAsUser over the pod's, the
+// pod's runAsGroup, its supplementalGroups and fsGroup as supplemental
+// groups; a container that sets none runs as the kubelet's user (root).
+// The upstream Security Context and non-root EmptyDir specs check these
+// with id.
+func TestRunAsUser(t *testing.T) {
+	e := newEnv(t, "process")
+	podUser, containerUser, group, supplemental, fsGroup := int64(1000), int64(1001), int64(2002), int64(3003), int64(4004)
+	e.pod("ids", `[ "$(id -u)" = 1001 ] && [ "$(id -g)" = 2002 ] && [ "$(id -G)" = "2002 3003 4004" ] || { id; exit 1; }`, func(p *corev1.Pod) {
+		p.Spec.RestartPolicy = corev1.RestartPolicyNever
+		p.Spec.SecurityContext = &corev1.PodSecurityContext{RunAsUser: &podUser, RunAsGroup: &group, SupplementalGroups: []int64{supplemental}, FSGroup: &fsGroup}
+		p.Spec.Containers[0].SecurityContext = &corev1.SecurityContext{RunAsUser: &containerUser}
+	})
+	e.pod("root", `[ "$(id -u)" = 0 ] || { id; exit 1; }`, func(p *corev1.Pod) { p.Spec.RestartPolicy = corev1.RestartPolicyNever })
+	for _, name := range []string{"ids", "root"} {
+		p := e.waitFor(name, 60*time.Second, "finished", func(p *corev1.Pod) bool {
+			return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+		})
+		if p.Status.Phase != corev1.PodSucceeded {
+			t.Errorf("pod %s ran as another user: %s", name, describe(p))
+		}
+	}
+}
