@@ -39,7 +39,11 @@ func (kl *Kubelet) setUpVolumes(ctx context.Context, pod *corev1.Pod, ips podIPs
 		switch {
 		case v.EmptyDir != nil:
 			dir = filepath.Join(base, "kubernetes.io~empty-dir", v.Name)
-			err = os.MkdirAll(dir, 0o777)
+			// Writable by every user of the pod's containers, whatever
+			// the kubelet's umask, as Kubernetes makes it.
+			if err = os.MkdirAll(dir, 0o777); err == nil {
+				err = os.Chmod(dir, 0o777)
+			}
 		case v.HostPath != nil:
 			dir = v.HostPath.Path
 			if v.HostPath.Type != nil && *v.HostPath.Type == corev1.HostPathDirectoryOrCreate {

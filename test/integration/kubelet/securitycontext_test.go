@@ -11,8 +11,9 @@ import (
 // security context says: the container's runAsUser over the pod's, the
 // pod's runAsGroup, its supplementalGroups and fsGroup as supplemental
 // groups; a container that sets none runs as the kubelet's user (root).
-// The upstream Security Context and non-root EmptyDir specs check these
-// with id.
+// A non-root container can write to an emptyDir (mode 0777). The
+// upstream Security Context and non-root EmptyDir specs check these with
+// id and stat.
 func TestRunAsUser(t *testing.T) {
 	e := newEnv(t, "process")
 	podUser, containerUser, group, supplemental, fsGroup := int64(1000), int64(1001), int64(2002), int64(3003), int64(4004)
@@ -22,12 +23,19 @@ func TestRunAsUser(t *testing.T) {
 		p.Spec.Containers[0].SecurityContext = &corev1.SecurityContext{RunAsUser: &containerUser}
 	})
 	e.pod("root", `[ "$(id -u)" = 0 ] || { id; exit 1; }`, func(p *corev1.Pod) { p.Spec.RestartPolicy = corev1.RestartPolicyNever })
-	for _, name := range []string{"ids", "root"} {
+	// An emptyDir is writable by any user: mode 0777.
+	e.pod("emptydir", `[ "$(stat -c %a /scratch)" = 777 ] && echo hi > /scratch/f || { ls -ld /scratch; exit 1; }`, func(p *corev1.Pod) {
+		p.Spec.RestartPolicy = corev1.RestartPolicyNever
+		p.Spec.SecurityContext = &corev1.PodSecurityContext{RunAsUser: &containerUser}
+		p.Spec.Volumes = []corev1.Volume{{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+		p.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "scratch", MountPath: "/scratch"}}
+	})
+	for _, name := range []string{"ids", "root", "emptydir"} {
 		p := e.waitFor(name, 60*time.Second, "finished", func(p *corev1.Pod) bool {
 			return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 		})
 		if p.Status.Phase != corev1.PodSucceeded {
-			t.Errorf("pod %s ran as another user: %s", name, describe(p))
+			t.Errorf("pod %s failed (another user, or an unwritable emptyDir): %s", name, describe(p))
 		}
 	}
 }
