@@ -604,7 +604,11 @@ func (kl *Kubelet) terminatePod(ctx context.Context, st *podState, pod *corev1.P
 		}
 		st.sandboxID = ""
 	}
-	// The pod's directory and its logs, rotated files included.
+	// The pod's directory (its tmpfs emptyDirs unmounted first) and its
+	// logs, rotated files included.
+	if err := unmountUnder(kl.podDir(uid)); err != nil {
+		return fmt.Errorf("remove pod directory: %w", err)
+	}
 	for _, dir := range []string{kl.podDir(uid), kl.podLogDir(pod)} {
 		if err := os.RemoveAll(dir); err != nil {
 			return fmt.Errorf("remove pod directory: %w", err)

@@ -44,6 +44,9 @@ func (kl *Kubelet) setUpVolumes(ctx context.Context, pod *corev1.Pod, ips podIPs
 			if err = os.MkdirAll(dir, 0o777); err == nil {
 				err = os.Chmod(dir, 0o777)
 			}
+			if err == nil && v.EmptyDir.Medium == corev1.StorageMediumMemory {
+				err = mountMemoryEmptyDir(dir, v.EmptyDir)
+			}
 		case v.HostPath != nil:
 			dir = v.HostPath.Path
 			if v.HostPath.Type != nil && *v.HostPath.Type == corev1.HostPathDirectoryOrCreate {

@@ -1,10 +1,13 @@
 package kubelet
 
 import (
+	"os"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "kubecore.io/api/core/v1"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // TestRunAsUser: under the process runtime a container runs as its
@@ -38,4 +41,53 @@ func TestRunAsUser(t *testing.T) {
 			t.Errorf("pod %s failed (another user, or an unwritable emptyDir): %s", name, describe(p))
 		}
 	}
+}
+
+// TestMemoryEmptyDir: an emptyDir of medium Memory is a tmpfs of mode
+// 0777 in the container, and is unmounted once the pod is gone.
+func TestMemoryEmptyDir(t *testing.T) {
+	e := newEnv(t, "process")
+	e.pod("mem", `[ "$(stat -f -c %T /mem)" = tmpfs ] && [ "$(stat -c %a /mem)" = 777 ] || { stat -f /mem; ls -ld /mem; exit 1; }`, func(p *corev1.Pod) {
+		p.Spec.RestartPolicy = corev1.RestartPolicyNever
+		p.Spec.Volumes = []corev1.Volume{{Name: "mem", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory}}}}
+		p.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "mem", MountPath: "/mem"}}
+	})
+	p := e.waitFor("mem", 60*time.Second, "finished", func(p *corev1.Pod) bool {
+		return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+	})
+	if p.Status.Phase != corev1.PodSucceeded {
+		t.Fatalf("the emptyDir is no tmpfs of mode 0777: %s", describe(p))
+	}
+	if !tmpfsUnder(t, e.rootDir) {
+		t.Errorf("no tmpfs under the kubelet's root dir while the pod exists")
+	}
+	zero := int64(0)
+	if err := e.cs.CoreV1().Pods(e.ns).Delete(e.ctx, "mem", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitGone("mem", 30*time.Second)
+	// The kubelet cleans up after the API object is gone.
+	deadline := time.Now().Add(30 * time.Second)
+	for tmpfsUnder(t, e.rootDir) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the pod's tmpfs is still mounted 30s after the pod is gone")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// tmpfsUnder tells whether a tmpfs is mounted under dir.
+func tmpfsUnder(t *testing.T, dir string) bool {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 4 && strings.HasPrefix(f[4], dir+"/") && strings.Contains(line, " - tmpfs ") {
+			return true
+		}
+	}
+	return false
 }
