@@ -196,10 +196,17 @@ fi
 # process runtime's pod network (as root) each node has a bridge of its
 # own (the all-in-one's kubecore0, node N's kubecoreN-1) for the pod CIDR
 # node IPAM gives it; the host routes between them.
+# The API server reaches a kubelet by its Node's Hostname address first, as
+# Kubernetes does (logs, exec, port-forward, node proxy); a kubelet's
+# Hostname is its node name, which no resolver here knows. Node 2 is
+# therefore "localhost" (its serving certificate names it); nodes 3 and on
+# keep their names, so their kubelets are reachable only where those names
+# resolve to this host.
 for ((n = 2; n <= NODES; n++)); do
   mkdir -p "${WORK}/node-${n}"
   node_flags=("${runtime_flags[@]}")
   [ "${RUNTIME}" = process ] && node_flags+=(--pod-bridge "kubecore$((n - 1))")
+  [ "${n}" = 2 ] && node_flags+=(--hostname-override localhost)
   setsid "${KUBECORE}" kubelet --kubeconfig "${kubeconfig}" --node-name "kubecore-node-${n}" \
     --runtime "${RUNTIME}" --address 127.0.0.1 --port 0 --node-ip 127.0.0.1 "${node_flags[@]}" \
     --root-dir "${WORK}/node-${n}" --run-service-proxy=false -v 1 >"${WORK}/node-${n}.log" 2>&1 &

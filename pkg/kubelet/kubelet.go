@@ -165,6 +165,8 @@ type Kubelet struct {
 	machine    MachineInfo
 	// admitted holds the host ports of the pods admitted on the node.
 	admitted *admitted
+	// allocs holds the resources allocated to the pods' containers.
+	allocs *allocations
 
 	static *staticPods
 	// handlePod feeds a pod from the API; set once Run has registered
@@ -208,7 +210,7 @@ func New(cfg Config) (*Kubelet, error) {
 	if err := os.MkdirAll(cfg.RootDir, 0o755); err != nil {
 		return nil, fmt.Errorf("kubelet root dir: %w", err)
 	}
-	kl := &Kubelet{cfg: cfg, clock: cfg.Clock, runtime: cfg.Runtime, objects: clientObjects{}, static: newStaticPods(), admitted: newAdmitted(), started: make(chan struct{})}
+	kl := &Kubelet{cfg: cfg, clock: cfg.Clock, runtime: cfg.Runtime, objects: clientObjects{}, static: newStaticPods(), admitted: newAdmitted(), allocs: newAllocations(), started: make(chan struct{})}
 	if cfg.Client != nil {
 		kl.watcher, kl.ownWatcher = cfg.Objects, cfg.Objects == nil
 		if kl.ownWatcher {

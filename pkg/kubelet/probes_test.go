@@ -11,6 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
 	corev1 "kubecore.io/api/core/v1"
 	"kubecore.io/apimachinery/pkg/util/intstr"
 
@@ -111,7 +115,7 @@ func TestRuntimeProber(t *testing.T) {
 		{"unknown named port", httpGet("/", intstr.FromString("nope")), false, true},
 		{"tcp open", corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(int32(port))}}, true, false},
 		{"tcp closed", corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(int32(closedPort))}}, false, false},
-		{"grpc unsupported", corev1.ProbeHandler{GRPC: &corev1.GRPCAction{Port: 1}}, false, true},
+		{"grpc refused", corev1.ProbeHandler{GRPC: &corev1.GRPCAction{Port: int32(closedPort)}}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newRuntimeProber(rt)
@@ -219,4 +223,52 @@ func TestProbeManagerLivenessWaitsForStartup(t *testing.T) {
 	if probe, kind, _ := m.failed("u", "c", "c1"); probe == nil || kind != probeLiveness || probe.FailureThreshold != 1 {
 		t.Errorf("failed returned probe %+v, want the liveness probe", probe)
 	}
+}
+
+// TestGRPCProbe: a gRPC probe asks the pod's health service: SERVING is
+// healthy; NOT_SERVING, an unknown service and nobody listening are not.
+func TestGRPCProbe(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	hs := health.NewServer()
+	healthpb.RegisterHealthServer(srv, hs)
+	go func() { _ = srv.Serve(lis) }()
+	defer srv.Stop()
+	hs.SetServingStatus("up", healthpb.HealthCheckResponse_SERVING)
+	hs.SetServingStatus("down", healthpb.HealthCheckResponse_NOT_SERVING)
+	port := int32(lis.Addr().(*net.TCPAddr).Port)
+	for _, tc := range []struct {
+		service *string
+		port    int32
+		want    bool
+	}{
+		{nil, port, true}, // the server's overall health
+		{ptrTo("up"), port, true},
+		{ptrTo("down"), port, false},
+		{ptrTo("unknown"), port, false},
+		{nil, unusedPort(t), false},
+	} {
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		ok, out, err := grpcProbe(ctx, &corev1.GRPCAction{Port: tc.port, Service: tc.service}, "127.0.0.1")
+		cancel()
+		if err != nil || ok != tc.want {
+			t.Errorf("service %v port %d: healthy %v (%q), %v; want %v", tc.service, tc.port, ok, out, err, tc.want)
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// unusedPort is a loopback port nobody listens on.
+func unusedPort(t *testing.T) int32 {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := int32(l.Addr().(*net.TCPAddr).Port)
+	_ = l.Close()
+	return port
 }

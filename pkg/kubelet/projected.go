@@ -32,7 +32,7 @@ func (kl *Kubelet) writeProjected(ctx context.Context, pod *corev1.Pod, dir stri
 		case s.Secret != nil:
 			more, err = kl.secretFiles(ctx, pod.Namespace, s.Secret.Name, s.Secret.Items, isTrue(s.Secret.Optional))
 		case s.DownwardAPI != nil:
-			more, err = downwardAPIFiles(pod, s.DownwardAPI.Items, ips)
+			more, err = downwardAPIFiles(pod, s.DownwardAPI.Items, ips, kl.machine.Allocatable)
 		case s.ServiceAccountToken != nil:
 			var token string
 			token, err = kl.tokens.token(ctx, pod, s.ServiceAccountToken)

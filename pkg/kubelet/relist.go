@@ -68,6 +68,10 @@ func (kl *Kubelet) removeOrphan(ctx context.Context, s kruntime.PodSandboxStatus
 		logger.Error(err, "Failed to remove an orphaned sandbox", "sandbox", s.ID)
 		return
 	}
+	if err := unmountUnder(kl.podDir(s.Config.UID)); err != nil {
+		logger.Error(err, "Failed to unmount the volumes of a pod that is gone", "podUID", s.Config.UID)
+		return
+	}
 	for _, dir := range []string{kl.podDir(s.Config.UID), s.Config.LogDirectory} {
 		if dir == "" {
 			continue

@@ -18,6 +18,7 @@ import (
 	"kubecore.io/apimachinery/pkg/types"
 	"kubecore.io/client/typed"
 
+	"kubecore.io/kubecore/pkg/apis/core/helper"
 	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
 )
 
@@ -51,6 +52,10 @@ type statusInput struct {
 	// relist or resync wakes the pod), as Kubernetes' status manager
 	// keeps them from its cache.
 	written []corev1.PodCondition
+	// allocated is the resources allocated to the containers (nil: none
+	// reported); resizePending, why a resize waits.
+	allocated     allocation
+	resizePending *resizePending
 }
 
 // Condition reasons and messages, as Kubernetes writes them.
@@ -190,6 +195,9 @@ func buildPodStatus(in statusInput) corev1.PodStatus {
 			conds.set(corev1.PodReady, true, "", "")
 		}
 	}
+	if p := in.resizePending; p != nil {
+		conds.set(corev1.PodResizePending, true, p.reason, p.message)
+	}
 	// Conditions others own (readiness gates, DisruptionTarget) stay.
 	for _, c := range pod.Status.Conditions {
 		if !slices.Contains(kubeletConditions, c.Type) {
@@ -201,7 +209,7 @@ func buildPodStatus(in statusInput) corev1.PodStatus {
 }
 
 var kubeletConditions = []corev1.PodConditionType{corev1.PodScheduled, corev1.PodReadyToStartContainers,
-	corev1.PodInitialized, corev1.ContainersReady, corev1.PodReady}
+	corev1.PodInitialized, corev1.ContainersReady, corev1.PodReady, corev1.PodResizePending, corev1.PodResizeInProgress}
 
 // unreadyGate names the first readiness gate whose condition is not True.
 func unreadyGate(pod *corev1.Pod) string {
@@ -249,6 +257,10 @@ func (s *conditionSet) set(t corev1.PodConditionType, ok bool, reason, message s
 // runtime containers and the sync's waiting reason.
 func (in *statusInput) containerStatus(c *corev1.Container, initDone bool) corev1.ContainerStatus {
 	cs := corev1.ContainerStatus{Name: c.Name, Image: c.Image, Started: new(bool)}
+	if r, ok := in.allocated[c.Name]; ok {
+		cs.AllocatedResources = r.DeepCopy().Requests
+		cs.Resources = r.DeepCopy()
+	}
 	rec := in.records[c.Name]
 	cur := rec.current
 	w, hasWaiting := in.waiting[c.Name]
@@ -302,32 +314,8 @@ func terminatedState(c *kruntime.ContainerStatus, runtimeType string) *corev1.Co
 	}
 }
 
-// qosClass derives a pod's QoS class from its containers' requests and
-// limits of cpu and memory.
-func qosClass(pod *corev1.Pod) corev1.PodQOSClass {
-	anySet, guaranteed := false, true
-	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-		for _, c := range cs {
-			for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
-				req, hasReq := c.Resources.Requests[r]
-				lim, hasLim := c.Resources.Limits[r]
-				if hasReq || hasLim {
-					anySet = true
-				}
-				if !hasLim || (hasReq && req.Cmp(lim) != 0) {
-					guaranteed = false
-				}
-			}
-		}
-	}
-	switch {
-	case !anySet:
-		return corev1.PodQOSBestEffort
-	case guaranteed:
-		return corev1.PodQOSGuaranteed
-	}
-	return corev1.PodQOSBurstable
-}
+// qosClass is a pod's QoS class, as the apiserver computes it.
+func qosClass(pod *corev1.Pod) corev1.PodQOSClass { return helper.PodQOSClass(&pod.Spec) }
 
 // statusManager writes pod statuses through pods/status, only when they
 // changed since the last write, as JSON merge patches that carry the pod's

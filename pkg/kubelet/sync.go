@@ -51,6 +51,9 @@ type podState struct {
 	deadlineExceeded bool
 	// admission: whether the pod may run on the node (its host ports).
 	admission admission
+	// resizePending says why the spec's resources are not allocated yet
+	// (nil: they are).
+	resizePending *resizePending
 }
 
 type waitingInfo struct{ reason, message string }
@@ -161,6 +164,7 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 	if isTerminal(pod.Status.Phase) {
 		// Finished for good: make sure nothing is left running.
 		kl.admitted.release(uid)
+		kl.allocs.release(uid)
 		kl.probes.stopPod(uid)
 		if st.sandboxID != "" {
 			if err := kl.runtime.StopPodSandbox(ctx, st.sandboxID); err != nil && !errors.Is(err, kruntime.ErrNotFound) {
@@ -180,6 +184,7 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 		}
 	}
 	clear(st.waiting)
+	resized, before := s.allocate(ctx)
 
 	if ads := pod.Spec.ActiveDeadlineSeconds; ads != nil && !st.deadlineExceeded {
 		left := st.startTime.Add(time.Duration(*ads) * time.Second).Sub(s.now)
@@ -212,6 +217,9 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 		return 0, false, err
 	}
 	if sandboxReady && volErr == nil && !st.deadlineExceeded {
+		if err := s.restartForResize(ctx, resized, before); err != nil {
+			return 0, false, err
+		}
 		if err := s.killUnhealthy(ctx); err != nil {
 			return 0, false, err
 		}
@@ -239,9 +247,11 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 		hostIP: kl.cfg.NodeIP, podIP: s.ips.podIP, startTime: st.startTime,
 		sandboxReady: sandboxReady, records: s.recs, waiting: st.waiting,
 		probes: kl.probes, deadlineExceeded: st.deadlineExceeded, written: kl.status.conditions(uid),
+		allocated: s.allocation(), resizePending: st.resizePending,
 	})
 	if isTerminal(status.Phase) {
 		kl.admitted.release(uid)
+		kl.allocs.release(uid)
 		kl.probes.stopPod(uid)
 		if st.sandboxID != "" {
 			if err := kl.runtime.StopPodSandbox(ctx, st.sandboxID); err != nil && !errors.Is(err, kruntime.ErrNotFound) {
@@ -486,6 +496,7 @@ func (s *podSync) startContainer(ctx context.Context, c *corev1.Container, attem
 		Env: env, WorkingDir: c.WorkingDir, Mounts: mounts,
 		LogPath: fmt.Sprintf("%s/%d.log", c.Name, attempt),
 		Stdin:   c.Stdin, StdinOnce: c.StdinOnce, TTY: c.TTY,
+		User: containerUser(s.pod, c),
 	})
 	if err != nil {
 		var ce *kruntime.ContainerError
@@ -572,6 +583,7 @@ func (kl *Kubelet) terminatePod(ctx context.Context, st *podState, pod *corev1.P
 	}
 	// Its containers are stopped: its host ports are free.
 	kl.admitted.release(uid)
+	kl.allocs.release(uid)
 	if !removed {
 		clear(st.waiting)
 		start := st.startTime
@@ -593,7 +605,11 @@ func (kl *Kubelet) terminatePod(ctx context.Context, st *podState, pod *corev1.P
 		}
 		st.sandboxID = ""
 	}
-	// The pod's directory and its logs, rotated files included.
+	// The pod's directory (its tmpfs emptyDirs unmounted first) and its
+	// logs, rotated files included.
+	if err := unmountUnder(kl.podDir(uid)); err != nil {
+		return fmt.Errorf("remove pod directory: %w", err)
+	}
 	for _, dir := range []string{kl.podDir(uid), kl.podLogDir(pod)} {
 		if err := os.RemoveAll(dir); err != nil {
 			return fmt.Errorf("remove pod directory: %w", err)
@@ -627,4 +643,40 @@ func (kl *Kubelet) setStatus(ctx context.Context, pod *corev1.Pod, status corev1
 		pod = m
 	}
 	return kl.status.set(ctx, pod, status)
+}
+
+// containerUser is who a container runs as, from its security context
+// and its pod's: runAsUser and runAsGroup (the container's win), the
+// pod's supplementalGroups and fsGroup as supplemental groups; nil when
+// none is set (the runtime's, or the image's, user). A user without a
+// group runs with group 0, as an image without an entry for it does.
+func containerUser(pod *corev1.Pod, c *corev1.Container) *kruntime.User {
+	var uid, gid *int64
+	var groups []int64
+	if psc := pod.Spec.SecurityContext; psc != nil {
+		uid, gid = psc.RunAsUser, psc.RunAsGroup
+		groups = append(groups, psc.SupplementalGroups...)
+		if psc.FSGroup != nil && !slices.Contains(groups, *psc.FSGroup) {
+			groups = append(groups, *psc.FSGroup)
+		}
+	}
+	if sc := c.SecurityContext; sc != nil {
+		if sc.RunAsUser != nil {
+			uid = sc.RunAsUser
+		}
+		if sc.RunAsGroup != nil {
+			gid = sc.RunAsGroup
+		}
+	}
+	if uid == nil && gid == nil && len(groups) == 0 {
+		return nil
+	}
+	u := &kruntime.User{SupplementalGroups: groups}
+	if uid != nil {
+		u.UID = *uid
+	}
+	if gid != nil {
+		u.GID = *gid
+	}
+	return u
 }

@@ -39,7 +39,14 @@ func (kl *Kubelet) setUpVolumes(ctx context.Context, pod *corev1.Pod, ips podIPs
 		switch {
 		case v.EmptyDir != nil:
 			dir = filepath.Join(base, "kubernetes.io~empty-dir", v.Name)
-			err = os.MkdirAll(dir, 0o777)
+			// Writable by every user of the pod's containers, whatever
+			// the kubelet's umask, as Kubernetes makes it.
+			if err = os.MkdirAll(dir, 0o777); err == nil {
+				err = os.Chmod(dir, 0o777)
+			}
+			if err == nil && v.EmptyDir.Medium == corev1.StorageMediumMemory {
+				err = mountMemoryEmptyDir(dir, v.EmptyDir)
+			}
 		case v.HostPath != nil:
 			dir = v.HostPath.Path
 			if v.HostPath.Type != nil && *v.HostPath.Type == corev1.HostPathDirectoryOrCreate {
@@ -53,7 +60,7 @@ func (kl *Kubelet) setUpVolumes(ctx context.Context, pod *corev1.Pod, ips podIPs
 			err = kl.writeSecret(ctx, pod.Namespace, dir, v.Secret)
 		case v.DownwardAPI != nil:
 			dir, ro = filepath.Join(base, "kubernetes.io~downward-api", v.Name), true
-			err = writeDownwardAPI(pod, dir, v.DownwardAPI, ips)
+			err = writeDownwardAPI(pod, dir, v.DownwardAPI, ips, kl.machine.Allocatable)
 		case v.Projected != nil:
 			dir, ro = filepath.Join(base, "kubernetes.io~projected", v.Name), true
 			err = kl.writeProjected(ctx, pod, dir, v.Projected, ips)
@@ -170,22 +177,34 @@ func project(data map[string][]byte, items []corev1.KeyToPath, optional bool, ki
 	return files, nil
 }
 
-func writeDownwardAPI(pod *corev1.Pod, dir string, src *corev1.DownwardAPIVolumeSource, ips podIPs) error {
-	files, err := downwardAPIFiles(pod, src.Items, ips)
+func writeDownwardAPI(pod *corev1.Pod, dir string, src *corev1.DownwardAPIVolumeSource, ips podIPs, allocatable corev1.ResourceList) error {
+	files, err := downwardAPIFiles(pod, src.Items, ips, allocatable)
 	if err != nil {
 		return err
 	}
 	return writeFiles(dir, files, fileMode(src.DefaultMode))
 }
 
-// downwardAPIFiles are the files of the pod fields items name.
-func downwardAPIFiles(pod *corev1.Pod, items []corev1.DownwardAPIVolumeFile, ips podIPs) (map[string]file, error) {
+// downwardAPIFiles are the files of the pod fields and container
+// resources items name; a limit a container does not set is the node's
+// allocatable.
+func downwardAPIFiles(pod *corev1.Pod, items []corev1.DownwardAPIVolumeFile, ips podIPs, allocatable corev1.ResourceList) (map[string]file, error) {
 	files := map[string]file{}
 	for _, it := range items {
-		if it.FieldRef == nil {
-			return nil, fmt.Errorf("downwardAPI item %q: only fieldRef is supported", it.Path)
+		var v string
+		var err error
+		switch {
+		case it.FieldRef != nil:
+			v, err = podField(pod, it.FieldRef.FieldPath, ips)
+		case it.ResourceFieldRef != nil:
+			c := containerSpec(pod, it.ResourceFieldRef.ContainerName)
+			if c == nil {
+				return nil, fmt.Errorf("downwardAPI item %q: resourceFieldRef: no container %q", it.Path, it.ResourceFieldRef.ContainerName)
+			}
+			v, err = containerResource(pod, c, it.ResourceFieldRef, allocatable)
+		default:
+			err = fmt.Errorf("neither fieldRef nor resourceFieldRef is set")
 		}
-		v, err := podField(pod, it.FieldRef.FieldPath, ips)
 		if err != nil {
 			return nil, fmt.Errorf("downwardAPI item %q: %w", it.Path, err)
 		}

@@ -205,6 +205,16 @@ type ContainerConfig struct {
 	// StdinOnce closes it when the first attached client ends its input.
 	// TTY gives the container a terminal.
 	Stdin, StdinOnce, TTY bool
+	// User, when set, is who the container's processes (and execs) run
+	// as: the security context's runAsUser and runAsGroup and the pod's
+	// supplemental groups; nil: the runtime's own user.
+	User *User
+}
+
+// User is the identity a container's processes run as.
+type User struct {
+	UID, GID           int64
+	SupplementalGroups []int64
 }
 
 // ContainerState is the life-cycle state of a container.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,11 +20,63 @@ import (
 	kruntime "kubecore.io/kubecore/pkg/kubelet/runtime"
 )
 
-// The WebSocket subprotocols of exec, newest first.
+// The WebSocket subprotocols of exec and attach, newest first. A client
+// that asks for none gets the framing of channel.k8s.io, as from
+// Kubernetes' kubelet.
 const (
-	ProtocolV5 = "v5.channel.k8s.io"
-	ProtocolV4 = "v4.channel.k8s.io"
+	ProtocolV5       = "v5.channel.k8s.io"
+	ProtocolV4       = "v4.channel.k8s.io"
+	ProtocolV4Base64 = "v4.base64.channel.k8s.io"
+	ProtocolV1       = "channel.k8s.io"
+	ProtocolV1Base64 = "base64.channel.k8s.io"
 )
+
+// wsFraming is what a subprotocol decides about the messages.
+type wsFraming struct {
+	// base64: text messages whose first byte is the channel as an ASCII
+	// digit ('0'+channel) and whose rest is the payload in standard
+	// base64, both ways; otherwise binary messages [channel, payload...].
+	base64 bool
+	// statusJSON: the error channel carries the outcome as a meta/v1
+	// Status, Success included (v4, v5); otherwise (channel.k8s.io,
+	// base64.channel.k8s.io) only a failure's message, as plain text.
+	statusJSON bool
+	// closeSignal: a client message [255, channel] closes that channel
+	// (v5).
+	closeSignal bool
+}
+
+// framingOf returns the framing of a subprotocol the kubelet serves.
+func framingOf(protocol string) (wsFraming, bool) {
+	switch protocol {
+	case ProtocolV5:
+		return wsFraming{statusJSON: true, closeSignal: true}, true
+	case ProtocolV4:
+		return wsFraming{statusJSON: true}, true
+	case ProtocolV4Base64:
+		return wsFraming{base64: true, statusJSON: true}, true
+	case ProtocolV1, "":
+		return wsFraming{}, true
+	case ProtocolV1Base64:
+		return wsFraming{base64: true}, true
+	}
+	return wsFraming{}, false
+}
+
+// negotiateWS picks the subprotocol of a WebSocket request: the first the
+// client lists that the kubelet serves (the client's preference decides),
+// "" when it lists none; ok is false when it lists only others.
+func negotiateWS(requested []string) (protocol string, ok bool) {
+	if len(requested) == 0 {
+		return "", true
+	}
+	for _, p := range requested {
+		if _, ok := framingOf(p); ok && p != "" {
+			return p, true
+		}
+	}
+	return "", false
+}
 
 // The channels of the channel protocols.
 const (
@@ -67,18 +120,60 @@ func parseExecOptions(r *http.Request, attach bool) (execOptions, error) {
 
 // wsChannels writes to the channels of one WebSocket connection.
 type wsChannels struct {
-	mu   sync.Mutex
-	conn *websocket.Conn
+	mu      sync.Mutex
+	conn    *websocket.Conn
+	framing wsFraming
 }
 
 func (c *wsChannels) send(channel byte, p []byte) error {
-	msg := make([]byte, 1+len(p))
-	msg[0] = channel
-	copy(msg[1:], p)
+	kind, msg := websocket.BinaryMessage, make([]byte, 0, 1+len(p))
+	if c.framing.base64 {
+		kind = websocket.TextMessage
+		msg = base64.StdEncoding.AppendEncode(append(msg, '0'+channel), p)
+	} else {
+		msg = append(append(msg, channel), p...)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_ = c.conn.SetWriteDeadline(time.Now().Add(time.Minute))
-	return c.conn.WriteMessage(websocket.BinaryMessage, msg)
+	return c.conn.WriteMessage(kind, msg)
+}
+
+// receive splits a client's message into its channel and payload; ok is
+// false for a message to drop (empty, or not base64 under a base64
+// subprotocol).
+func (c *wsChannels) receive(msg []byte) (channel byte, p []byte, ok bool) {
+	if len(msg) == 0 {
+		return 0, nil, false
+	}
+	if msg[0] == chanClose {
+		// The close signal of v5; no channel of the others.
+		return chanClose, msg[1:], c.framing.closeSignal
+	}
+	if !c.framing.base64 {
+		return msg[0], msg[1:], true
+	}
+	p, err := base64.StdEncoding.AppendDecode(nil, msg[1:])
+	if err != nil || msg[0] < '0' {
+		return 0, nil, false
+	}
+	return msg[0] - '0', p, true
+}
+
+// sendStatus writes the outcome on the error channel as the subprotocol
+// wants it: a Status, or a failure's message and nothing for a success.
+func (c *wsChannels) sendStatus(st metav1.Status) error {
+	if c.framing.statusJSON {
+		b, err := json.Marshal(st)
+		if err != nil {
+			return fmt.Errorf("encode the exec's status: %w", err)
+		}
+		return c.send(chanError, b)
+	}
+	if st.Status == metav1.StatusSuccess {
+		return nil
+	}
+	return c.send(chanError, []byte(st.Message))
 }
 
 // channelWriter is an io.Writer onto one channel.
@@ -152,7 +247,7 @@ func (s *Server) serveStreams(w http.ResponseWriter, r *http.Request, attach boo
 	case isSPDYUpgrade(r):
 		x.overSPDY(w, r)
 	default:
-		httpError(w, http.StatusBadRequest, "%s needs a WebSocket (%s, %s) or SPDY/3.1 upgrade", x.verb(), ProtocolV5, ProtocolV4)
+		httpError(w, http.StatusBadRequest, "%s needs a WebSocket (%s, %s, %s, %s, %s) or SPDY/3.1 upgrade", x.verb(), ProtocolV5, ProtocolV4, ProtocolV4Base64, ProtocolV1, ProtocolV1Base64)
 	}
 }
 
@@ -207,28 +302,47 @@ func offerResize(resize chan kruntime.TerminalSize, sz kruntime.TerminalSize) {
 	}
 }
 
-// overWebSocket carries the exec over a WebSocket of the channel protocol.
+// overWebSocket carries the exec over a WebSocket of one of the channel
+// subprotocols.
 func (x *execution) overWebSocket(w http.ResponseWriter, r *http.Request) {
 	o := x.opts
+	protocol, ok := negotiateWS(websocket.Subprotocols(r))
+	if !ok {
+		httpError(w, http.StatusBadRequest, "none of the WebSocket subprotocols %v is served; %s serves %s", websocket.Subprotocols(r), x.verb(),
+			strings.Join([]string{ProtocolV5, ProtocolV4, ProtocolV4Base64, ProtocolV1, ProtocolV1Base64}, ", "))
+		return
+	}
+	framing, _ := framingOf(protocol)
+	var header http.Header
+	if protocol != "" {
+		header = http.Header{"Sec-Websocket-Protocol": {protocol}}
+	}
 	up := websocket.Upgrader{
-		Subprotocols: []string{ProtocolV5, ProtocolV4},
 		// Callers are authenticated by their client certificate.
 		CheckOrigin:      func(*http.Request) bool { return true },
 		HandshakeTimeout: 30 * time.Second,
 	}
-	conn, err := up.Upgrade(w, r, nil)
+	conn, err := up.Upgrade(w, r, header)
 	if err != nil {
 		return // the upgrader answered
 	}
 	defer func() { _ = conn.Close() }()
-	if conn.Subprotocol() == "" {
-		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseProtocolError,
-			"one of the subprotocols "+ProtocolV5+", "+ProtocolV4+" is required"), time.Now().Add(time.Second))
-		return
-	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	ch := &wsChannels{conn: conn}
+	ch := &wsChannels{conn: conn, framing: framing}
+	// An empty message on the first channel the server writes tells the
+	// client the streams are set up (clients of channel.k8s.io wait for
+	// it, others skip it).
+	first := byte(chanError)
+	switch {
+	case o.stdout:
+		first = chanStdout
+	case o.stderr:
+		first = chanStderr
+	}
+	if err := ch.send(first, nil); err != nil {
+		return
+	}
 	streams := kruntime.ExecStreams{TTY: o.tt}
 	if o.stdout {
 		streams.Stdout = channelWriter{ch, chanStdout}
@@ -258,24 +372,25 @@ func (x *execution) overWebSocket(w http.ResponseWriter, r *http.Request) {
 				}
 				return
 			}
-			if len(msg) == 0 {
+			channel, p, ok := ch.receive(msg)
+			if !ok {
 				continue
 			}
-			switch msg[0] {
+			switch channel {
 			case chanStdin:
 				if stdinW != nil {
-					if _, err := stdinW.Write(msg[1:]); err != nil {
+					if _, err := stdinW.Write(p); err != nil {
 						stdinW = nil
 					}
 				}
 			case chanResize:
 				var sz kruntime.TerminalSize
-				if json.Unmarshal(msg[1:], &sz) == nil {
+				if json.Unmarshal(p, &sz) == nil {
 					offerResize(resize, sz)
 				}
 			case chanClose:
 				// [255, channel], or [255, 0 (half-close), channel].
-				if len(msg) >= 2 && msg[len(msg)-1] == chanStdin && stdinW != nil {
+				if len(p) >= 1 && p[len(p)-1] == chanStdin && stdinW != nil {
 					_ = stdinW.Close()
 				}
 			}
@@ -288,8 +403,9 @@ func (x *execution) overWebSocket(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	b, _ := json.Marshal(st)
-	_ = ch.send(chanError, b)
+	if err := ch.sendStatus(st); err != nil {
+		klog.FromContext(ctx).V(4).Info("Could not send the outcome", append([]any{"verb", x.verb(), "err", err}, x.what...)...)
+	}
 	ch.mu.Lock()
 	_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
 	ch.mu.Unlock()

@@ -29,13 +29,20 @@
 //
 // Errors before any output are plain text with the status code: 400 for a
 // bad parameter, 404 for an unknown pod or container. Exec upgrades to a
-// WebSocket with subprotocol v5.channel.k8s.io (or v4.channel.k8s.io):
-// binary messages whose first byte is the channel: 0 stdin (client to
-// server), 1 stdout, 2 stderr, 3 error (a meta/v1 Status JSON sent once, at
-// the end: Success, or Failure with reason NonZeroExitCode and a cause
-// {reason: ExitCode, message: "<code>"}), 4 resize (client to server,
-// {"Width":W,"Height":H}); in v5, a message [255, channel] from the client
-// closes that channel (255 0: end of stdin). A request upgrading to
+// WebSocket with the first subprotocol the client lists of
+// v5.channel.k8s.io, v4.channel.k8s.io, v4.base64.channel.k8s.io,
+// channel.k8s.io and base64.channel.k8s.io (none listed: channel.k8s.io's
+// framing; only others: 400): binary messages whose first byte is the
+// channel: 0 stdin (client to server), 1 stdout, 2 stderr, 3 error, 4
+// resize (client to server, {"Width":W,"Height":H}); the base64 ones send
+// text messages instead, the channel as an ASCII digit and the payload in
+// base64. The server first sends an empty message on stdout (or stderr, or
+// error, the first it writes). The error channel carries the outcome once,
+// at the end: in v4 and v5 a meta/v1 Status JSON (Success, or Failure with
+// reason NonZeroExitCode and a cause {reason: ExitCode, message:
+// "<code>"}); in the older two only a failure's message, as text. In v5, a
+// message [255, channel] from the client closes that channel (255 0: end
+// of stdin). A request upgrading to
 // SPDY/3.1 instead (X-Stream-Protocol-Version v5 or v4.channel.k8s.io, the
 // fallback of kubectl when its WebSocket upgrade fails) gets one SPDY stream
 // per channel, opened by the client with a streamType header (error, stdin,

@@ -75,7 +75,7 @@ func (p Provider) NewStorage(ctx context.Context, rs strategy.Resources, opts ge
 	}
 	rs["pods"], rs["pods/status"], rs["pods/binding"], rs["pods/eviction"] = pods.Pod, pods.Status, pods.Binding, pods.Eviction
 	rs["pods/log"], rs["pods/exec"], rs["pods/portforward"], rs["pods/proxy"] = pods.Log, pods.Exec, pods.PortForward, pods.Proxy
-	rs["pods/attach"], rs["pods/ephemeralcontainers"] = pods.Attach, pods.EphemeralContainers
+	rs["pods/attach"], rs["pods/ephemeralcontainers"], rs["pods/resize"] = pods.Attach, pods.EphemeralContainers, pods.Resize
 	rs["bindings"] = binding.NewREST(pods.Binding)
 	services, err := service.NewStorage(ctx, opts, p.Services)
 	if err != nil {

@@ -321,8 +321,8 @@ func (e *env) exec(pod string, stdin *string, command ...string) (execResult, er
 			}
 			return res, err
 		}
-		if len(msg) == 0 {
-			continue
+		if len(msg) <= 1 {
+			continue // the empty message opening the first channel
 		}
 		switch msg[0] {
 		case 1:

@@ -119,7 +119,8 @@ func stream(ctx context.Context, cfg *rest.Config, u *url.URL, o streamOptions) 
 			}
 			return fmt.Errorf("error reading from the exec stream: %w", err)
 		}
-		if len(msg) == 0 {
+		if len(msg) <= 1 {
+			// The empty message that opens the server's first channel.
 			continue
 		}
 		switch msg[0] {

@@ -41,7 +41,7 @@ func (r *Runtime) execCommand(ctx context.Context, id string, cmd []string) (*ex
 	}
 	r.mu.Unlock()
 
-	argv := r.multicall.command(multicall, cmd)
+	argv := append(asUser(cfg.User), r.multicall.command(multicall, cmd)...)
 	var enter []string
 	if len(cfg.Mounts) > 0 {
 		enter = append(enter, "--mount")

@@ -458,6 +458,10 @@ func (r *Runtime) CreateContainer(ctx context.Context, sandboxID string, cfg kru
 		return "", &kruntime.ContainerError{Reason: ReasonNeedsRoot, Message: fmt.Sprintf(
 			"container %q mounts volumes, which the process runtime does in a private mount namespace and that needs the kubelet to run as root", cfg.Name)}
 	}
+	if u := cfg.User; u != nil && !r.root && (u.UID != int64(os.Geteuid()) || u.GID != int64(os.Getegid()) || len(u.SupplementalGroups) > 0) {
+		return "", &kruntime.ContainerError{Reason: ReasonNeedsRoot, Message: fmt.Sprintf(
+			"container %q runs as user %d, group %d (its security context), which needs the kubelet to run as root", cfg.Name, u.UID, u.GID)}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, ok := r.sandboxes[sandboxID]
@@ -562,6 +566,7 @@ func (r *Runtime) startShim(id string, cfg kruntime.ContainerConfig, logPath str
 		Dir: cfg.WorkingDir, LogPath: logPath, LogMaxSize: r.logMaxSize, LogMaxFiles: r.logMaxFiles,
 		ExitPath:     filepath.Join(dir, "exit.json"),
 		AttachSocket: r.attachSocketPath(id), Stdin: cfg.Stdin, StdinOnce: cfg.StdinOnce, TTY: cfg.TTY}
+	spec.Argv = append(asUser(cfg.User), spec.Argv...)
 	mounts := cfg.Mounts
 	if netns != "" && dns != nil && !slices.ContainsFunc(mounts, func(m kruntime.Mount) bool { return m.ContainerPath == resolvConfPath }) {
 		p := filepath.Join(dir, "resolv.conf")
@@ -882,4 +887,22 @@ func (r *Runtime) PortForward(ctx context.Context, id string, port int32) (net.C
 		return c, nil
 	}
 	return kruntime.DialHostNetwork(ctx, port)
+}
+
+// asUser is the prefix of a command line that runs the rest as u (its
+// user, group and exactly its supplemental groups), after the runtime's
+// wrappers (mounts, network namespace) did what needs root; none for nil.
+func asUser(u *kruntime.User) []string {
+	if u == nil {
+		return nil
+	}
+	groups := "--clear-groups"
+	if len(u.SupplementalGroups) > 0 {
+		ids := make([]string, len(u.SupplementalGroups))
+		for i, g := range u.SupplementalGroups {
+			ids[i] = strconv.FormatInt(g, 10)
+		}
+		groups = "--groups=" + strings.Join(ids, ",")
+	}
+	return []string{"setpriv", "--reuid=" + strconv.FormatInt(u.UID, 10), "--regid=" + strconv.FormatInt(u.GID, 10), groups, "--"}
 }

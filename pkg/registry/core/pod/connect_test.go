@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -470,5 +471,67 @@ func TestExecPassesAdmission(t *testing.T) {
 	opts, ok := a.Object.(*corev1.PodExecOptions)
 	if !ok || opts.Container != "main" || len(opts.Command) != 1 || opts.Command[0] != "true" || opts.Stdin || !opts.Stdout {
 		t.Errorf("admission's object %#v, want the PodExecOptions of container main, command [true], stdout", a.Object)
+	}
+}
+
+// TestLogOverWebSocket: pods/log streams over a WebSocket, as the e2e
+// "retrieving logs from the container over websockets" spec reads it: one
+// message per chunk, binary under binary.k8s.io (or no subprotocol),
+// base64 text under base64.binary.k8s.io, closed at the end of the log; a
+// client asking only for other subprotocols is refused.
+func TestLogOverWebSocket(t *testing.T) {
+	env := newTestEnv(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = io.WriteString(w, "container is alive\n")
+	}))
+	env.addPod(runningPod("web", "main"))
+	ts := env.serve(t, &LogREST{pods: env.pods, kubelet: env.conns})
+	u := "ws" + strings.TrimPrefix(ts.URL, "http") + "/ns/web?container=main"
+	for _, tc := range []struct {
+		protocols []string
+		chosen    string
+		kind      int
+		decode    func([]byte) string
+	}{
+		{[]string{"binary.k8s.io"}, "binary.k8s.io", websocket.BinaryMessage, func(b []byte) string { return string(b) }},
+		{nil, "", websocket.BinaryMessage, func(b []byte) string { return string(b) }},
+		{[]string{"v9.k8s.io", "base64.binary.k8s.io"}, "base64.binary.k8s.io", websocket.TextMessage, func(b []byte) string {
+			d, err := base64.StdEncoding.DecodeString(string(b))
+			if err != nil {
+				t.Fatalf("message %q: %v", b, err)
+			}
+			return string(d)
+		}},
+	} {
+		d := websocket.Dialer{Subprotocols: tc.protocols, HandshakeTimeout: 10 * time.Second}
+		conn, _, err := d.Dial(u, nil)
+		if err != nil {
+			t.Fatalf("%v: dial: %v", tc.protocols, err)
+		}
+		if conn.Subprotocol() != tc.chosen {
+			t.Errorf("%v: subprotocol %q, want %q", tc.protocols, conn.Subprotocol(), tc.chosen)
+		}
+		var got string
+		for {
+			kind, msg, err := conn.ReadMessage()
+			if err != nil {
+				if !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
+					t.Errorf("%v: %v", tc.protocols, err)
+				}
+				break
+			}
+			if kind != tc.kind {
+				t.Errorf("%v: message of type %d", tc.protocols, kind)
+			}
+			got += tc.decode(msg)
+		}
+		_ = conn.Close()
+		if got != "container is alive\n" {
+			t.Errorf("%v: log %q", tc.protocols, got)
+		}
+	}
+	d := websocket.Dialer{Subprotocols: []string{"v4.channel.k8s.io"}, HandshakeTimeout: 10 * time.Second}
+	if _, resp, err := d.Dial(u, nil); err == nil || resp == nil || resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("dial with only an unknown subprotocol: %v, %v", resp, err)
 	}
 }

@@ -2,6 +2,7 @@ package pod
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"k8s.io/klog/v2"
 
 	corev1 "kubecore.io/api/core/v1"
@@ -163,7 +165,10 @@ type logStreamer struct {
 }
 
 func (s *logStreamer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	ctx := req.Context()
+	// Canceled also when a WebSocket client hangs up (its request's
+	// context does not end with a hijacked connection).
+	ctx, cancel := context.WithCancel(req.Context())
+	defer cancel()
 	kreq, err := http.NewRequestWithContext(ctx, http.MethodGet, s.location.String(), nil)
 	if err != nil {
 		s.responder.Error(apierrors.NewInternalError(err))
@@ -177,6 +182,10 @@ func (s *logStreamer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		s.responder.Error(kubeletError(resp, s.pod, s.container, s.previous))
+		return
+	}
+	if websocket.IsWebSocketUpgrade(req) {
+		s.overWebSocket(w, req, resp.Body, cancel)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain")
@@ -199,6 +208,72 @@ func (s *logStreamer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
 				klog.FromContext(ctx).V(2).Info("Log stream from the kubelet ended early", "pod", klog.KObj(s.pod), "container", s.container, "err", err)
 			}
+			return
+		}
+	}
+}
+
+// The WebSocket subprotocols of a log, as Kubernetes serves a stream: each
+// message is a chunk of the log, binary (binary.k8s.io, or no subprotocol)
+// or as base64 text (base64.binary.k8s.io); the server closes the
+// connection at the end of the log.
+const (
+	logProtocolBinary = "binary.k8s.io"
+	logProtocolBase64 = "base64.binary.k8s.io"
+)
+
+// overWebSocket streams the log body over a WebSocket, one message per
+// chunk read, until the log ends or the client goes away.
+func (s *logStreamer) overWebSocket(w http.ResponseWriter, req *http.Request, body io.Reader, hangUp context.CancelFunc) {
+	requested := websocket.Subprotocols(req)
+	protocol, known := "", len(requested) == 0
+	for _, p := range requested {
+		if p == logProtocolBinary || p == logProtocolBase64 {
+			protocol, known = p, true
+			break
+		}
+	}
+	if !known {
+		s.responder.Error(apierrors.NewBadRequest(fmt.Sprintf("none of the WebSocket subprotocols %v is served; a log serves %s, %s", requested, logProtocolBinary, logProtocolBase64)))
+		return
+	}
+	var header http.Header
+	if protocol != "" {
+		header = http.Header{"Sec-Websocket-Protocol": {protocol}}
+	}
+	up := websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }, HandshakeTimeout: 30 * time.Second}
+	conn, err := up.Upgrade(w, req, header)
+	if err != nil {
+		return // the upgrader answered
+	}
+	defer func() { _ = conn.Close() }()
+	// Nothing is read from the client but its close.
+	go func() {
+		for {
+			if _, _, err := conn.ReadMessage(); err != nil {
+				hangUp()
+				return
+			}
+		}
+	}()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := body.Read(buf)
+		if n > 0 {
+			kind, msg := websocket.BinaryMessage, buf[:n]
+			if protocol == logProtocolBase64 {
+				kind, msg = websocket.TextMessage, base64.StdEncoding.AppendEncode(nil, buf[:n])
+			}
+			_ = conn.SetWriteDeadline(time.Now().Add(time.Minute))
+			if werr := conn.WriteMessage(kind, msg); werr != nil {
+				return // the client went away
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) && req.Context().Err() == nil {
+				klog.FromContext(req.Context()).V(2).Info("Log stream from the kubelet ended early", "pod", klog.KObj(s.pod), "container", s.container, "err", err)
+			}
+			_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
 			return
 		}
 	}

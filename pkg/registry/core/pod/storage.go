@@ -30,6 +30,8 @@ type Storage struct {
 	Eviction *EvictionREST
 	// EphemeralContainers adds ephemeral containers to running pods.
 	EphemeralContainers *strategy.StatusREST
+	// Resize changes the resources of a pod's containers in place.
+	Resize *strategy.StatusREST
 	// Log, Exec and PortForward proxy to the pod's kubelet; nil without
 	// one.
 	Log         *LogREST
@@ -65,6 +67,7 @@ func NewStorage(opts generic.StoreOptions, disruptions DisruptionChecker, kubele
 		Proxy:    NewProxyREST(store),
 
 		EphemeralContainers: NewEphemeralContainersREST(store),
+		Resize:              NewResizeREST(store),
 	}
 	if kubelets != nil {
 		st.Log = &LogREST{pods: store, kubelet: kubelets}

@@ -33,8 +33,14 @@ func NewStrategy() Strategy {
 		StatusSubresource: true,
 		Generation:        true,
 		PrepareCreate: func(_ context.Context, p *corev1.Pod) {
-			p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(&p.Spec)}
+			p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: helper.PodQOSClass(&p.Spec)}
 			helper.DefaultServiceAccount(p)
+			defaultTolerations(p)
+		},
+		// As Kubernetes' DefaultTolerationSeconds admission, on updates
+		// too: an update that replaces the tolerations keeps the default
+		// ones (otherwise it would remove them, which is refused).
+		PrepareUpdate: func(_ context.Context, p, _ *corev1.Pod) {
 			defaultTolerations(p)
 		},
 		ValidateFunc:       validation.ValidatePod,
@@ -78,32 +84,6 @@ func NewStatusStrategy() *strategy.StatusStrategy[*corev1.Pod] {
 			pod.OwnerReferences = old.OwnerReferences
 		},
 	}
-}
-
-// qosClass is the quality of service the pod's resources give it.
-func qosClass(spec *corev1.PodSpec) corev1.PodQOSClass {
-	anySet, guaranteed := false, true
-	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
-		for _, c := range cs {
-			if len(c.Resources.Requests) > 0 || len(c.Resources.Limits) > 0 {
-				anySet = true
-			}
-			for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
-				l, okL := c.Resources.Limits[r]
-				q, okR := c.Resources.Requests[r]
-				if !okL || (okR && q.Cmp(l) != 0) {
-					guaranteed = false
-				}
-			}
-		}
-	}
-	switch {
-	case !anySet:
-		return corev1.PodQOSBestEffort
-	case guaranteed:
-		return corev1.PodQOSGuaranteed
-	}
-	return corev1.PodQOSBurstable
 }
 
 // GetAttrs returns a pod's labels and selectable fields.
