@@ -307,6 +307,16 @@ func ValidateService(s *corev1.Service) field.ErrorList {
 				errs = append(errs, field.Invalid(sp.Child("externalName"), s.Spec.ExternalName, msg))
 			}
 		}
+		// An ExternalName service is a DNS alias: no address of its own.
+		if s.Spec.ClusterIP != "" || len(s.Spec.ClusterIPs) > 0 {
+			errs = append(errs, field.Forbidden(sp.Child("clusterIPs"), "may not be set for ExternalName services"))
+		}
+		if len(s.Spec.IPFamilies) > 0 {
+			errs = append(errs, field.Forbidden(sp.Child("ipFamilies"), "may not be set for ExternalName services"))
+		}
+		if s.Spec.IPFamilyPolicy != nil {
+			errs = append(errs, field.Forbidden(sp.Child("ipFamilyPolicy"), "may not be set for ExternalName services"))
+		}
 	} else if len(s.Spec.Ports) == 0 && !headless {
 		errs = append(errs, field.Required(sp.Child("ports"), ""))
 	}

@@ -151,6 +151,9 @@ func (a *allocation) undo(ctx context.Context) {
 func (r *REST) allocate(ctx context.Context, svc, old *corev1.Service, dryRun bool) (*allocation, error) {
 	a := &allocation{r: r, owner: owner{svc.Namespace, svc.Name}, dryRun: dryRun}
 	sp := field.NewPath("spec")
+	if old != nil {
+		dropTypeDependentFields(svc, old)
+	}
 	if svc.Spec.Type != corev1.ServiceTypeExternalName {
 		if old != nil && svc.Spec.ClusterIP == "" && old.Spec.ClusterIP != "" {
 			svc.Spec.ClusterIP, svc.Spec.ClusterIPs = old.Spec.ClusterIP, old.Spec.ClusterIPs
@@ -158,13 +161,13 @@ func (r *REST) allocate(ctx context.Context, svc, old *corev1.Service, dryRun bo
 		}
 		switch ip := svc.Spec.ClusterIP; {
 		case ip == corev1.ClusterIPNone:
-		case old != nil && ip == old.Spec.ClusterIP:
 		case ip == "":
 			next, err := r.ips.AllocateNext(ctx, a.owner, dryRun)
 			if err != nil {
 				return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: %w", err))
 			}
 			svc.Spec.ClusterIP, a.ip = next, next
+		case old != nil && ip == old.Spec.ClusterIP:
 		default:
 			if err := r.ips.Allocate(ctx, ip, a.owner, dryRun); err != nil {
 				if !isAllocationRefusal(err) {
@@ -229,6 +232,65 @@ func (r *REST) allocate(ctx context.Context, svc, old *corev1.Service, dryRun bo
 		}
 	}
 	return a, nil
+}
+
+// dropTypeDependentFields clears, when an update changes svc's type, the
+// fields of old's type that the new one does not have and the request left
+// as they were (one that sets them anew is answered by validation), as
+// Kubernetes does: a ClusterIP service turned ExternalName gives up its
+// cluster IPs and families, a NodePort one turned ClusterIP its node ports.
+// Update releases what was held and is no longer.
+func dropTypeDependentFields(svc, old *corev1.Service) {
+	if svc.Spec.Type == old.Spec.Type {
+		return
+	}
+	spec, prev := &svc.Spec, &old.Spec
+	if spec.Type == corev1.ServiceTypeExternalName {
+		if spec.ClusterIP == prev.ClusterIP {
+			spec.ClusterIP = ""
+		}
+		if slices.Equal(spec.ClusterIPs, prev.ClusterIPs) {
+			spec.ClusterIPs = nil
+		}
+		if slices.Equal(spec.IPFamilies, prev.IPFamilies) {
+			spec.IPFamilies = nil
+		}
+		if equalPtr(spec.IPFamilyPolicy, prev.IPFamilyPolicy) {
+			spec.IPFamilyPolicy = nil
+		}
+		if equalPtr(spec.InternalTrafficPolicy, prev.InternalTrafficPolicy) {
+			spec.InternalTrafficPolicy = nil
+		}
+	}
+	if !needsNodePorts(spec.Type) && needsNodePorts(prev.Type) {
+		same := len(spec.Ports) == len(prev.Ports)
+		for i := range spec.Ports {
+			same = same && spec.Ports[i].NodePort == prev.Ports[i].NodePort
+		}
+		if same {
+			for i := range spec.Ports {
+				spec.Ports[i].NodePort = 0
+			}
+		}
+		if spec.ExternalTrafficPolicy == prev.ExternalTrafficPolicy {
+			spec.ExternalTrafficPolicy = ""
+		}
+	}
+	if spec.Type != corev1.ServiceTypeLoadBalancer && prev.Type == corev1.ServiceTypeLoadBalancer {
+		if spec.HealthCheckNodePort == prev.HealthCheckNodePort {
+			spec.HealthCheckNodePort = 0
+		}
+		if equalPtr(spec.AllocateLoadBalancerNodePorts, prev.AllocateLoadBalancerNodePorts) {
+			spec.AllocateLoadBalancerNodePorts = nil
+		}
+		if equalPtr(spec.LoadBalancerClass, prev.LoadBalancerClass) {
+			spec.LoadBalancerClass = nil
+		}
+	}
+}
+
+func equalPtr[T comparable](a, b *T) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
 
 // releaseAll frees what svc holds.
