@@ -205,6 +205,41 @@ func hostProgram(program string, builtins map[string][]string) ([]string, error)
 	return []string{path}, nil
 }
 
+// imageCommand finds on the host the program a container's own command
+// names, as the image would: a program the host has at that path (or on
+// PATH, for a bare name) runs as it is; one it lacks whose name is the
+// image's entrypoint program (command ["/agnhost", ...] of an image the
+// kubelet maps to a build of agnhost) runs the mapped entrypoint; other
+// paths run the program of that name the host has elsewhere
+// (/usr/local/bin/etcd as the host's etcd). A program found nowhere is
+// left as it is, to fail as it would in the image.
+func imageCommand(image ImageConfig, name string, cmd []string, builtins map[string][]string) []string {
+	if len(cmd) == 0 {
+		return cmd
+	}
+	p := cmd[0]
+	if _, err := exec.LookPath(p); err == nil {
+		return cmd
+	}
+	target := p
+	if len(image.Entrypoint) > 0 && !image.Wrapper {
+		// The image's program by the name of its mapped build, or by
+		// its name in the published image.
+		inImage := []string{filepath.Base(image.Entrypoint[0])}
+		if known := wellKnownImages[normalizeImage(name, false)].Entrypoint; len(known) > 0 {
+			inImage = append(inImage, filepath.Base(known[0]))
+		}
+		if slices.Contains(inImage, filepath.Base(p)) {
+			target = image.Entrypoint[0]
+		}
+	}
+	prog, err := hostProgram(target, builtins)
+	if err != nil {
+		return cmd
+	}
+	return append(prog, cmd[1:]...)
+}
+
 // withImageConfig gives cfg the image's environment under its own (a
 // variable the container sets wins) and the image's working directory
 // when it sets none, as Kubernetes does.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -226,5 +227,67 @@ func TestCheckUser(t *testing.T) {
 		if err := checkUser("img", user, false); (err == nil) != ok {
 			t.Errorf("checkUser(%q) = %v, want ok %v", user, err, ok)
 		}
+	}
+}
+
+// TestImageCommand: a container's own command naming its image's program
+// runs the program the kubelet maps the image to; a program the host has
+// runs as it is; one found nowhere is left to fail.
+func TestImageCommand(t *testing.T) {
+	dir := t.TempDir()
+	mapped := filepath.Join(dir, "agnhost-build")
+	if err := os.WriteFile(mapped, []byte("#!/bin/sh\necho mapped \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	agnhost := ImageConfig{Entrypoint: []string{mapped}, Cmd: []string{"pause"}}
+	builtins := map[string][]string{"pause": {"/bin/kubecore", "kubelet", "process-pause"}}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		image     ImageConfig
+		cmd, want []string
+	}{
+		{"the image's program by its path in the image", agnhost, []string{"/agnhost", "serve-hostname"}, []string{mapped, "serve-hostname"}},
+		{"the image's program by the name of its build", agnhost, []string{"/agnhost-build", "serve-hostname"}, []string{mapped, "serve-hostname"}},
+		{"a host program", agnhost, []string{"sh", "-c", "true"}, []string{"sh", "-c", "true"}},
+		{"a host path", agnhost, []string{sh, "-c", "true"}, []string{sh, "-c", "true"}},
+		{"a path the host has elsewhere", ImageConfig{}, []string{"/usr/local/kubecore-nowhere/sh", "-c", "true"}, []string{sh, "-c", "true"}},
+		{"a builtin", ImageConfig{}, []string{"/pause"}, builtins["pause"]},
+		{"found nowhere", agnhost, []string{"/no/such/kubecore-program", "x"}, []string{"/no/such/kubecore-program", "x"}},
+	} {
+		if got := imageCommand(tc.image, "registry.k8s.io/e2e-test-images/agnhost:2.63.0", tc.cmd, builtins); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: imageCommand(%q) = %q, want %q", tc.name, tc.cmd, got, tc.want)
+		}
+	}
+
+	// End to end: a container whose command is the image's own path.
+	file := filepath.Join(dir, "entrypoints.yaml")
+	if err := os.WriteFile(file, []byte("images:\n  registry.k8s.io/e2e-test-images/agnhost:2.63.0:\n    entrypoint: ["+mapped+"]\n    cmd: [pause]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e, err := LoadEntrypoints(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRuntime(t, Options{Root: new(bool), Entrypoints: e})
+	ctx := t.Context()
+	logDir := t.TempDir()
+	sb, err := r.RunPodSandbox(ctx, kruntime.PodSandboxConfig{UID: "u", LogDirectory: logDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := r.CreateContainer(ctx, sb, kruntime.ContainerConfig{Name: "c", Image: "registry.k8s.io/e2e-test-images/agnhost:2.63.0",
+		Command: []string{"/agnhost", "serve-hostname"}, LogPath: "c.log"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.StartContainer(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if s := waitExited(t, r, id); s.ExitCode != 0 {
+		t.Errorf("the image's program by its path exited %d, want 0 (the mapped program)", s.ExitCode)
 	}
 }

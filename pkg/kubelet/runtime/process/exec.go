@@ -41,6 +41,13 @@ func (r *Runtime) execCommand(ctx context.Context, id string, cmd []string) (*ex
 	}
 	r.mu.Unlock()
 
+	if _, err := exec.LookPath(cmd[0]); err != nil {
+		// A program of the image (exec probes run often: look the
+		// image up only then).
+		if image, _, err := r.entrypoints.lookup(ctx, cfg.Image); err == nil {
+			cmd = imageCommand(image, cfg.Image, cmd, r.builtins)
+		}
+	}
 	argv := append(asUser(cfg.User), r.multicall.command(multicall, cmd)...)
 	var enter []string
 	if len(cfg.Mounts) > 0 {

@@ -444,6 +444,8 @@ func (r *Runtime) CreateContainer(ctx context.Context, sandboxID string, cfg kru
 					"map the image in the kubelet's --image-entrypoints file, or run the pod on a node with a CRI runtime", cfg.Image, argv[0])}
 		}
 		cfg.Command, cfg.Args = append(program, argv[1:]...), nil
+	} else {
+		cfg.Command = imageCommand(image, cfg.Image, cfg.Command, r.builtins)
 	}
 	cfg.Command = r.multicall.command(image.Multicall, cfg.Command)
 	if !r.root {
