@@ -66,7 +66,12 @@ func (r *Runtime) execCommand(ctx context.Context, id string, cmd []string) (*ex
 	x.Env = environ(cfg.Env)
 	x.Dir = cfg.WorkingDir
 	if x.Dir == "" {
-		x.Dir = "/"
+		x.Dir = r.workDir(id)
+		if _, err := os.Stat(x.Dir); err != nil || cfg.User != nil {
+			// A container started before working dirs of their own, or
+			// of another user (see startShim).
+			x.Dir = "/"
+		}
 	}
 	x.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	x.Cancel = func() error { return syscall.Kill(-x.Process.Pid, syscall.SIGKILL) }

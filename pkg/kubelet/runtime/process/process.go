@@ -543,6 +543,10 @@ func (r *Runtime) StartContainer(_ context.Context, id string) error {
 	return saveErr
 }
 
+// workDir is the working directory of container id when neither it nor
+// its image names one.
+func (r *Runtime) workDir(id string) string { return filepath.Join(r.containerDir(id), "workdir") }
+
 // podNamespaces is what a sandbox with a network of its own gives its
 // containers; the zero value (host network) gives nothing.
 type podNamespaces struct {
@@ -598,9 +602,19 @@ func (r *Runtime) startShim(id string, cfg kruntime.ContainerConfig, logPath str
 	if netns != "" {
 		spec.Argv = append([]string{"nsenter", "--net=" + netns, "--"}, spec.Argv...)
 	}
-	if spec.Dir == "" {
+	switch {
+	case spec.Dir != "":
+	case cfg.User != nil:
+		// Another user cannot enter the kubelet's state directory.
 		spec.Dir = "/"
-	} else if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
+	default:
+		// No working directory from the container or its image: one of
+		// the container's own, where an image's would be its root, so
+		// that what a program writes relative to it (wget's index.html)
+		// stays with the container and leaves the host's / alone.
+		spec.Dir = r.workDir(id)
+	}
+	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
 		return nil, 0, 0, fmt.Errorf("working dir: %w", err)
 	}
 	if logPath != "" {

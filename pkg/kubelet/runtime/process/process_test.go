@@ -316,3 +316,27 @@ func TestBusyboxImageRunsBusyboxPrograms(t *testing.T) {
 		t.Errorf("exec in a busybox container: %+v (%q), %v; want brackets", res, res.Stdout, err)
 	}
 }
+
+// A container that names no working directory (nor does its image)
+// works in one of its own, and so do its execs: a file it writes by a
+// relative name is its own, and the host's / is left alone.
+func TestWorkingDirOfItsOwn(t *testing.T) {
+	r := newRuntime(t, Options{})
+	id := start(t, r, t.TempDir(), "echo mine > kubecore-relative.txt; exec sleep 60")
+	own := r.workDir(id)
+	written := func() bool { _, err := os.Stat(filepath.Join(own, "kubecore-relative.txt")); return err == nil }
+	deadline := time.Now().Add(10 * time.Second)
+	for !written() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !written() {
+		t.Fatalf("the container's relative write is not in %s", own)
+	}
+	if _, err := os.Stat("/kubecore-relative.txt"); err == nil {
+		t.Error("the container wrote into the host's /")
+	}
+	res, err := r.ExecSync(t.Context(), id, []string{"pwd"}, 5*time.Second)
+	if err != nil || strings.TrimSpace(string(res.Stdout)) != own {
+		t.Errorf("exec pwd = %q, %v; want %s", res.Stdout, err, own)
+	}
+}
