@@ -12,6 +12,7 @@ import (
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/types"
+	"kubecore.io/client/util/retry"
 
 	"kubecore.io/kubecore/test/integration/framework"
 )
@@ -153,19 +154,25 @@ func TestIgnoreDisruption(t *testing.T) {
 	if got.Status.Active != 1 || got.Status.Failed != 0 {
 		t.Errorf("status %+v while the pod terminates: want 1 active (no replacement yet), 0 failed", got.Status)
 	}
-	// What the kubelet writes once the container is killed.
-	p, err := e.cs.CoreV1().Pods(e.ns).Get(e.ctx, victim.Name, metav1.GetOptions{})
+	// What the kubelet writes once the container is killed, retried on
+	// a conflict as a kubelet's write is (the Job controller writes the
+	// pod too: its finalizer).
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		p, err := e.cs.CoreV1().Pods(e.ns).Get(e.ctx, victim.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(p.Status.Conditions, func(c corev1.PodCondition) bool { return c.Type == corev1.DisruptionTarget }) {
+			t.Fatalf("evicted pod conditions %+v: no DisruptionTarget", p.Status.Conditions)
+		}
+		p.Status.Phase = corev1.PodFailed
+		for i := range p.Status.ContainerStatuses {
+			p.Status.ContainerStatuses[i].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 143, Reason: "Error"}}
+		}
+		_, err = e.cs.CoreV1().Pods(e.ns).UpdateStatus(e.ctx, p, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.ContainsFunc(p.Status.Conditions, func(c corev1.PodCondition) bool { return c.Type == corev1.DisruptionTarget }) {
-		t.Fatalf("evicted pod conditions %+v: no DisruptionTarget", p.Status.Conditions)
-	}
-	p.Status.Phase = corev1.PodFailed
-	for i := range p.Status.ContainerStatuses {
-		p.Status.ContainerStatuses[i].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 143, Reason: "Error"}}
-	}
-	if _, err := e.cs.CoreV1().Pods(e.ns).UpdateStatus(e.ctx, p, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	framework.WaitFor(t, 30*time.Second, "index 0 running again and the evicted pod gone", func() (bool, error) {
