@@ -21,11 +21,11 @@ package framework
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -242,7 +242,10 @@ func (s *APIServer) Stop() error {
 		select {
 		case <-s.done:
 		case <-time.After(time.Minute):
-			s.runErr = errors.New("apiserver did not stop within a minute")
+			// Rare (seen once under load): say where it hangs.
+			buf := make([]byte, 1<<20)
+			n := runtime.Stack(buf, true)
+			s.runErr = fmt.Errorf("apiserver did not stop within a minute; the goroutines of the test process:\n%s", buf[:n])
 		}
 	})
 	return s.runErr
