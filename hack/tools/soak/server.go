@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,6 +10,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"kubecore.io/kubecore/test/utils/freeport"
 )
 
 // server is the all-in-one under test: started, killed with SIGKILL and
@@ -26,21 +25,10 @@ type server struct {
 	starts                int
 }
 
-// freePort finds a port free on every interface below the kernel's
-// ephemeral range (32768 and up on Linux), so that no outgoing connection
-// takes it while all-in-one is down between a kill and its restart.
-func freePort() (int, error) {
-	for range 100 {
-		port := 20000 + rand.IntN(12000)
-		l, err := net.Listen("tcp", ":"+strconv.Itoa(port))
-		if err != nil {
-			continue
-		}
-		l.Close()
-		return port, nil
-	}
-	return 0, errors.New("no free port found in 20000-31999")
-}
+// freePort finds a port below the kernel's ephemeral range, so that no
+// outgoing connection takes it while all-in-one is down between a kill and
+// its restart.
+func freePort() (int, error) { return freeport.Get() }
 
 func newServer(bin, dataDir string, extra []string) (*server, error) {
 	apiPort, err := freePort()

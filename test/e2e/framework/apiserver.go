@@ -26,7 +26,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -37,6 +36,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"kubecore.io/kubecore/test/utils/freeport"
 )
 
 // BinaryEnv names the environment variable holding the path of the built
@@ -83,15 +84,10 @@ func Binary() (string, error) {
 	return p, nil
 }
 
-// FreePort returns a loopback TCP port nothing listens on right now.
-func FreePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer func() { _ = ln.Close() }()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
+// FreePort returns a TCP port nothing listens on right now, below the
+// kernel's ephemeral range, so that no port-0 listener of the server
+// itself (its embedded etcd) takes it first.
+func FreePort() (int, error) { return freeport.Get() }
 
 // APIServer is one `kubecore apiserver` child process.
 type APIServer struct {
