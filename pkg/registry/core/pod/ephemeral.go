@@ -24,28 +24,39 @@ func NewEphemeralContainersREST(store *generic.Store) *strategy.StatusREST {
 	return strategy.NewSubresourceREST(store, "ephemeralcontainers", ephemeralContainersStrategy{})
 }
 
-// ephemeralContainersStrategy keeps the stored pod but for its
-// spec.ephemeralContainers.
-type ephemeralContainersStrategy struct{}
+// specSubresource is what the strategies of the subresources that change
+// part of a pod's spec (ephemeralcontainers, resize) share: the whole pod
+// is sent and returned, updates only, metadata and status from the stored
+// pod, no warnings.
+type specSubresource struct{}
 
-var (
-	_ rest.UpdateStrategy      = ephemeralContainersStrategy{}
-	_ rest.ResetFieldsStrategy = ephemeralContainersStrategy{}
-)
+func (specSubresource) NamespaceScoped() bool          { return true }
+func (specSubresource) AllowCreateOnUpdate() bool      { return false }
+func (specSubresource) AllowUnconditionalUpdate() bool { return true }
+func (specSubresource) Canonicalize(runtime.Object)    {}
 
-func (ephemeralContainersStrategy) NamespaceScoped() bool          { return true }
-func (ephemeralContainersStrategy) AllowCreateOnUpdate() bool      { return false }
-func (ephemeralContainersStrategy) AllowUnconditionalUpdate() bool { return true }
-func (ephemeralContainersStrategy) Canonicalize(runtime.Object)    {}
-
-// GetResetFields implements rest.ResetFieldsStrategy: all but the
-// ephemeral containers comes from the stored pod.
-func (ephemeralContainersStrategy) GetResetFields() *fieldpath.Set {
+// GetResetFields implements rest.ResetFieldsStrategy: metadata and status
+// come from the stored pod.
+func (specSubresource) GetResetFields() *fieldpath.Set {
 	return fieldpath.NewSet(
 		fieldpath.MakePathOrDie("metadata"),
 		fieldpath.MakePathOrDie("status"),
 	)
 }
+
+// WarningsOnUpdate implements rest.UpdateStrategy.
+func (specSubresource) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
+	return nil
+}
+
+// ephemeralContainersStrategy keeps the stored pod but for its
+// spec.ephemeralContainers.
+type ephemeralContainersStrategy struct{ specSubresource }
+
+var (
+	_ rest.UpdateStrategy      = ephemeralContainersStrategy{}
+	_ rest.ResetFieldsStrategy = ephemeralContainersStrategy{}
+)
 
 // PrepareForUpdate implements rest.UpdateStrategy: the update keeps only
 // its ephemeral containers (and its resourceVersion precondition and
@@ -73,9 +84,4 @@ func (ephemeralContainersStrategy) ValidateUpdate(_ context.Context, obj, old ru
 		return field.ErrorList{field.InternalError(nil, fmt.Errorf("not a pod: %T", obj))}
 	}
 	return validation.ValidatePodEphemeralContainersUpdate(pod, prev)
-}
-
-// WarningsOnUpdate implements rest.UpdateStrategy.
-func (ephemeralContainersStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
-	return nil
 }

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
-
 	corev1 "kubecore.io/api/core/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/util/validation/field"
@@ -27,26 +25,12 @@ func NewResizeREST(store *generic.Store) *strategy.StatusREST {
 
 // resizeStrategy keeps the stored pod but for its containers' resources
 // and resize policies.
-type resizeStrategy struct{}
+type resizeStrategy struct{ specSubresource }
 
 var (
 	_ rest.UpdateStrategy      = resizeStrategy{}
 	_ rest.ResetFieldsStrategy = resizeStrategy{}
 )
-
-func (resizeStrategy) NamespaceScoped() bool          { return true }
-func (resizeStrategy) AllowCreateOnUpdate() bool      { return false }
-func (resizeStrategy) AllowUnconditionalUpdate() bool { return true }
-func (resizeStrategy) Canonicalize(runtime.Object)    {}
-
-// GetResetFields implements rest.ResetFieldsStrategy: metadata and status
-// come from the stored pod.
-func (resizeStrategy) GetResetFields() *fieldpath.Set {
-	return fieldpath.NewSet(
-		fieldpath.MakePathOrDie("metadata"),
-		fieldpath.MakePathOrDie("status"),
-	)
-}
 
 // PrepareForUpdate implements rest.UpdateStrategy: the stored pod with
 // the update's resources and resize policies of each container of the
@@ -126,9 +110,4 @@ func (resizeStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object)
 		return field.ErrorList{field.InternalError(nil, fmt.Errorf("not a pod: %T", obj))}
 	}
 	return validation.ValidatePodResize(pod, prev)
-}
-
-// WarningsOnUpdate implements rest.UpdateStrategy.
-func (resizeStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
-	return nil
 }
