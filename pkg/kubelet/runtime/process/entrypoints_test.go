@@ -129,20 +129,8 @@ func TestHostProgram(t *testing.T) {
 // TestCreateContainerResolvesEntrypoints: a container without a command
 // runs its image's entrypoint, or waits with a reason that says why not.
 func TestCreateContainerResolvesEntrypoints(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "entrypoints.yaml")
-	if err := os.WriteFile(file, []byte("images:\n  example.com/missing:\n    entrypoint: [/no/such/kubecore-program]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e, err := LoadEntrypoints(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newRuntime(t, Options{Root: new(bool), Entrypoints: e})
+	r, sb := runtimeWithImages(t, "images:\n  example.com/missing:\n    entrypoint: [/no/such/kubecore-program]\n")
 	ctx := t.Context()
-	sb, err := r.RunPodSandbox(ctx, kruntime.PodSandboxConfig{UID: "u"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for image, reason := range map[string]string{"example.com/unknown": ReasonNeedsCommand, "example.com/missing:1": ReasonProgramNotFound} {
 		_, err := r.CreateContainer(ctx, sb, kruntime.ContainerConfig{Name: "c", Image: image})
 		var ce *kruntime.ContainerError
@@ -264,21 +252,8 @@ func TestImageCommand(t *testing.T) {
 	}
 
 	// End to end: a container whose command is the image's own path.
-	file := filepath.Join(dir, "entrypoints.yaml")
-	if err := os.WriteFile(file, []byte("images:\n  registry.k8s.io/e2e-test-images/agnhost:2.63.0:\n    entrypoint: ["+mapped+"]\n    cmd: [pause]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e, err := LoadEntrypoints(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newRuntime(t, Options{Root: new(bool), Entrypoints: e})
+	r, sb := runtimeWithImages(t, "images:\n  registry.k8s.io/e2e-test-images/agnhost:2.63.0:\n    entrypoint: ["+mapped+"]\n    cmd: [pause]\n")
 	ctx := t.Context()
-	logDir := t.TempDir()
-	sb, err := r.RunPodSandbox(ctx, kruntime.PodSandboxConfig{UID: "u", LogDirectory: logDir})
-	if err != nil {
-		t.Fatal(err)
-	}
 	id, err := r.CreateContainer(ctx, sb, kruntime.ContainerConfig{Name: "c", Image: "registry.k8s.io/e2e-test-images/agnhost:2.63.0",
 		Command: []string{"/agnhost", "serve-hostname"}, LogPath: "c.log"})
 	if err != nil {
@@ -290,4 +265,24 @@ func TestImageCommand(t *testing.T) {
 	if s := waitExited(t, r, id); s.ExitCode != 0 {
 		t.Errorf("the image's program by its path exited %d, want 0 (the mapped program)", s.ExitCode)
 	}
+}
+
+// runtimeWithImages is a runtime (not root) whose --image-entrypoints file
+// holds images, with one pod sandbox logging to a temp dir.
+func runtimeWithImages(t *testing.T, images string) (*Runtime, string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "entrypoints.yaml")
+	if err := os.WriteFile(file, []byte(images), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e, err := LoadEntrypoints(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRuntime(t, Options{Root: new(bool), Entrypoints: e})
+	sb, err := r.RunPodSandbox(t.Context(), kruntime.PodSandboxConfig{UID: "u", LogDirectory: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, sb
 }
