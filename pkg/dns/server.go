@@ -62,23 +62,44 @@ func Listen(cfg Config) (*Server, error) {
 		cfg.UpstreamTimeout = 2 * time.Second
 	}
 	s := &Server{cfg: cfg, resolver: &resolver{store: cfg.Store, domain: mdns.Fqdn(strings.ToLower(cfg.Domain))}}
-	udp, err := net.ListenPacket("udp", cfg.Addr)
+	udp, tcp, err := listenBoth(cfg.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("dns: listen udp %s: %w%s", cfg.Addr, err, inUseHint(err))
-	}
-	// TCP on the port UDP got (the same when it was given).
-	tcpAddr := udp.LocalAddr().String()
-	if host, _, err := net.SplitHostPort(cfg.Addr); err == nil {
-		_, port, _ := net.SplitHostPort(tcpAddr)
-		tcpAddr = net.JoinHostPort(host, port)
-	}
-	tcp, err := net.Listen("tcp", tcpAddr)
-	if err != nil {
-		_ = udp.Close()
-		return nil, fmt.Errorf("dns: listen tcp %s: %w%s", tcpAddr, err, inUseHint(err))
+		return nil, err
 	}
 	s.udp, s.tcp = udp, tcp
 	return s, nil
+}
+
+// listenBoth opens UDP and TCP on one port. When addr asks for any
+// port (":0") the kernel picks the UDP one, which TCP may hold already
+// for someone else; then it tries another pick rather than fail.
+// listenUDP is net.ListenPacket; tests replace it to steer the pick.
+var listenUDP = net.ListenPacket
+
+func listenBoth(addr string) (net.PacketConn, net.Listener, error) {
+	host, port, splitErr := net.SplitHostPort(addr)
+	anyPort := splitErr == nil && port == "0"
+	for attempt := 1; ; attempt++ {
+		udp, err := listenUDP("udp", addr)
+		if err != nil {
+			return nil, nil, fmt.Errorf("dns: listen udp %s: %w%s", addr, err, inUseHint(err))
+		}
+		// TCP on the port UDP got (the same when it was given).
+		tcpAddr := udp.LocalAddr().String()
+		if splitErr == nil {
+			_, got, _ := net.SplitHostPort(tcpAddr)
+			tcpAddr = net.JoinHostPort(host, got)
+		}
+		tcp, err := net.Listen("tcp", tcpAddr)
+		if err == nil {
+			return udp, tcp, nil
+		}
+		_ = udp.Close()
+		if anyPort && errors.Is(err, syscall.EADDRINUSE) && attempt < 10 {
+			continue
+		}
+		return nil, nil, fmt.Errorf("dns: listen tcp %s: %w%s", tcpAddr, err, inUseHint(err))
+	}
 }
 
 // inUseHint says what to do when the address is taken: most often a

@@ -254,3 +254,32 @@ func TestListenAddressInUse(t *testing.T) {
 		t.Fatalf("listen on a held address: %v", err)
 	}
 }
+
+// Asked for any port, Listen tries another when the port the kernel
+// gave UDP is held on TCP by someone else (the test's first pick is
+// steered onto such a port).
+func TestListenAnyPortSkipsTCPHeldPort(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	picks := 0
+	listenUDP = func(network, addr string) (net.PacketConn, error) {
+		picks++
+		if picks == 1 {
+			return net.ListenPacket(network, held.Addr().String())
+		}
+		return net.ListenPacket(network, addr)
+	}
+	defer func() { listenUDP = net.ListenPacket }()
+	s, err := Listen(Config{Store: testStore(), Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatalf("listen on any port: %v", err)
+	}
+	defer s.udp.Close()
+	defer s.tcp.Close()
+	if picks != 2 || s.Addr() == held.Addr().String() || s.tcp.Addr().String() != s.Addr() {
+		t.Fatalf("picks %d, udp %s, tcp %s, held %s", picks, s.Addr(), s.tcp.Addr(), held.Addr())
+	}
+}
