@@ -325,7 +325,7 @@ func (kl *Kubelet) Run(ctx context.Context) error {
 			kl.static.setMirror(p, removed)
 			return
 		}
-		kl.workers.update(ctx, p, removed)
+		kl.dispatch(ctx, p, removed)
 	}
 	wg.Go(func() { kl.leaseLoop(ctx) })
 	wg.Go(func() { kl.nodeStatusLoop(ctx) })
@@ -418,6 +418,18 @@ func (kl *Kubelet) ObjectWatches() int {
 
 // Started is closed once Run has registered the node and takes pods.
 func (kl *Kubelet) Started() <-chan struct{} { return kl.started }
+
+// dispatch hands a pod to its worker. A pod whose termination is asked
+// for (removed, or deleted with a grace period) stops holding its host
+// ports at once, as Kubernetes' kubelet admits against the pods not
+// being terminated: a pod created after another was deleted is not
+// refused for the ports of one that only its worker still winds down.
+func (kl *Kubelet) dispatch(ctx context.Context, p *corev1.Pod, removed bool) {
+	if removed || p.DeletionTimestamp != nil {
+		kl.admitted.release(string(p.UID))
+	}
+	kl.workers.update(ctx, p, removed)
+}
 
 // HandlePod feeds a pod of this node from the API, with
 // Config.ExternalPodSource; it waits for Started. synced says whether the

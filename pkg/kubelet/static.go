@@ -147,13 +147,13 @@ func (kl *Kubelet) setStaticPods(ctx context.Context, source string, pods map[st
 	for key, p := range old {
 		if n, ok := pods[key]; !ok || n.UID != p.UID {
 			klog.FromContext(ctx).V(2).Info("Static pod removed", "pod", klog.KObj(p), "source", source, "key", key)
-			kl.workers.update(ctx, p, true)
+			kl.dispatch(ctx, p, true)
 		}
 	}
 	for key, p := range pods {
 		if o, ok := old[key]; !ok || o.UID != p.UID {
 			klog.FromContext(ctx).V(2).Info("Static pod added", "pod", klog.KObj(p), "source", source, "key", key)
-			kl.workers.update(ctx, p, false)
+			kl.dispatch(ctx, p, false)
 		}
 	}
 	kl.static.wake()
