@@ -23,6 +23,11 @@
 #   STRICT   when 1, exit 1 unless every selected spec passed (the smoke)
 #   EXPECT   a file of spec names, one a line: fail unless the dry run
 #            selects exactly these (the smoke list)
+#   NETNS    when 1 (as root), run in a network namespace of its own, so
+#            that RUNTIME=process runs, whose pod network uses host-wide
+#            names, can share a host; it has loopback and a "host"
+#            interface (198.51.100.2 on one end of a veth pair, the default
+#            route: the node IP the cluster DNS serves on), no way out
 # It exits 0 once the report is written (failures are the measurement),
 # non-zero when it could not measure (or, with STRICT=1, when a spec failed).
 set -o errexit -o nounset -o pipefail
@@ -37,6 +42,19 @@ TIMEOUT=${TIMEOUT:-60m}
 NODES=${NODES:-2}
 STRICT=${STRICT:-}
 EXPECT=${EXPECT:-}
+NETNS=${NETNS:-}
+
+# NETNS=1: the same script again in a new network namespace with its
+# loopback and a veth pair whose one end has the node IP (a pod cannot
+# reach a cluster DNS on the loopback). The namespace ends with its last
+# process.
+if [ "${NETNS}" = 1 ] && [ -z "${KUBECORE_CONFORMANCE_NETNS:-}" ]; then
+  [ "$(id -u)" = 0 ] || { echo "conformance: NETNS=1 needs root (unshare -n)" >&2; exit 1; }
+  KUBECORE_CONFORMANCE_NETNS=1 exec unshare -n -- bash -c '
+    ip link set lo up && ip link add kchost type veth peer name kchostpeer &&
+      ip link set kchostpeer up && ip addr add 198.51.100.2/24 dev kchost &&
+      ip link set kchost up && ip route add default dev kchost && exec "$0" "$@"' "${BASH_SOURCE[0]}" "$@"
+fi
 OUT=${OUT:-${KUBECORE_OUTPUT}/conformance}
 READY_TIMEOUT=${READY_TIMEOUT:-180}
 
@@ -201,11 +219,13 @@ fi
 # Hostname is its node name, which no resolver here knows. Node 2 is
 # therefore "localhost" (its serving certificate names it); nodes 3 and on
 # keep their names, so their kubelets are reachable only where those names
-# resolve to this host.
+# resolve to this host. Their pods use the all-in-one's cluster DNS (its
+# kube-dns address, which the host's proxy table routes): a kubelet without
+# a proxy of its own would give them the host's resolv.conf.
 for ((n = 2; n <= NODES; n++)); do
   mkdir -p "${WORK}/node-${n}"
   node_flags=("${runtime_flags[@]}")
-  [ "${RUNTIME}" = process ] && node_flags+=(--pod-bridge "kubecore$((n - 1))")
+  [ "${RUNTIME}" = process ] && node_flags+=(--pod-bridge "kubecore$((n - 1))" --cluster-dns 10.96.0.10)
   [ "${n}" = 2 ] && node_flags+=(--hostname-override localhost)
   setsid "${KUBECORE}" kubelet --kubeconfig "${kubeconfig}" --node-name "kubecore-node-${n}" \
     --runtime "${RUNTIME}" --address 127.0.0.1 --port 0 --node-ip 127.0.0.1 "${node_flags[@]}" \

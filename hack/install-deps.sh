@@ -10,12 +10,16 @@ command -v ip >/dev/null || need+=(iproute2)
 # need ip, nsenter and unshare and the kernel's nf_tables (written over
 # netlink: no nft binary). Their e2e (test/e2e/servicenet, network) run
 # pods of the host's python3 and wget, and curl from the test. The process
-# runtime runs busybox images' programs as the host's busybox applets.
+# runtime runs busybox images' programs as the host's busybox applets,
+# and the tools the agnhost image carries (nc, dig, nslookup; the
+# conformance specs exec them in its pods) as the host's.
 command -v nsenter >/dev/null || need+=(util-linux)
 command -v curl >/dev/null || need+=(curl)
 command -v wget >/dev/null || need+=(wget)
 command -v python3 >/dev/null || need+=(python3)
 command -v busybox >/dev/null || need+=(busybox)
+command -v nc >/dev/null || need+=(netcat-openbsd)
+command -v dig >/dev/null || need+=(bind9-dnsutils)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo
