@@ -25,6 +25,7 @@ import (
 	apierrors "kubecore.io/apimachinery/pkg/api/errors"
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/runtime/protobuf"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
 	admissionwebhook "kubecore.io/kubecore/pkg/admission/plugin/webhook"
@@ -57,6 +58,7 @@ import (
 	rbacregistry "kubecore.io/kubecore/pkg/registry/rbac"
 	"kubecore.io/kubecore/pkg/registry/rest"
 	"kubecore.io/kubecore/pkg/storage"
+	"kubecore.io/kubecore/pkg/storage/etcd3"
 	"kubecore.io/kubecore/pkg/webhook"
 )
 
@@ -105,6 +107,9 @@ type Config struct {
 	// NoManagedFields records no managedFields and serves no server-side
 	// apply (a benchmark's baseline).
 	NoManagedFields bool
+	// StorageJSON writes built-in objects to etcd as JSON; protobuf, as
+	// Kubernetes stores them, by default. Either is read.
+	StorageJSON bool
 	// DisableAdmissionPlugins leaves these admission plugins (Kubernetes'
 	// names, among DisableableAdmissionPlugins()) out of the chain.
 	DisableAdmissionPlugins []string
@@ -220,6 +225,12 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	}
 	if cfg.NoManagedFields {
 		opts.FieldManagers = nil
+	}
+	if !cfg.StorageJSON {
+		pb := protobuf.NewSerializer(scheme)
+		opts.Codec = func(newFunc func() runtime.Object) etcd3.Codec {
+			return etcd3.ProtobufCodec{Serializer: pb, New: newFunc}
+		}
 	}
 	for _, g := range in.groups(cfg) {
 		p := g.provider()

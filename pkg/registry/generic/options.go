@@ -9,6 +9,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"kubecore.io/apimachinery/pkg/runtime"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
 	"kubecore.io/kubecore/pkg/fieldmanager"
@@ -23,8 +24,9 @@ type StoreOptions struct {
 	Client *clientv3.Client
 	// Prefix is the etcd key prefix of every resource ("/registry").
 	Prefix string
-	// Codec encodes the objects; JSON when nil.
-	Codec etcd3.Codec
+	// Codec returns the codec of a resource whose objects newFunc makes;
+	// JSON when nil.
+	Codec func(newFunc func() runtime.Object) etcd3.Codec
 	// Decorate wraps the etcd3 storage of the resource, with the Store's
 	// key prefix ("/pods"), typically in the watch cache; the returned
 	// func releases it. Nil serves straight from etcd.
@@ -96,10 +98,14 @@ func (s *Store) CompleteWithOptions(opts StoreOptions) error {
 	if opts.TTLFor != nil {
 		ttl = opts.TTLFor(gr)
 	}
+	var codec etcd3.Codec
+	if opts.Codec != nil {
+		codec = opts.Codec(s.NewFunc)
+	}
 	st, err := etcd3.New(etcd3.Config{
 		Client:        opts.Client,
 		Prefix:        opts.Prefix,
-		Codec:         opts.Codec,
+		Codec:         codec,
 		NewFunc:       s.NewFunc,
 		GroupResource: gr,
 		LeaseTTL:      ttl,

@@ -18,6 +18,7 @@ import (
 
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/runtime"
+	"kubecore.io/apimachinery/pkg/runtime/protobuf"
 	"kubecore.io/apimachinery/pkg/runtime/schema"
 
 	"kubecore.io/kubecore/pkg/storage"
@@ -53,6 +54,37 @@ func (c JSONCodec) Decode(data []byte) (runtime.Object, error) {
 		return nil, err
 	}
 	return obj, nil
+}
+
+// ProtobufCodec stores objects in Kubernetes' protobuf envelope, as
+// Kubernetes stores its built-in resources: a pod takes about half the
+// bytes of its JSON and decodes about three times faster, which is what
+// etcd writes and the watch cache decodes for every change. Objects
+// whose type has no protobuf form are stored as JSON, and data stored as
+// JSON (by an earlier kubecore) still decodes: the envelope's prefix
+// tells the two apart.
+type ProtobufCodec struct {
+	Serializer *protobuf.Serializer
+	New        func() runtime.Object
+}
+
+var _ Codec = ProtobufCodec{}
+
+// Encode implements Codec.
+func (c ProtobufCodec) Encode(obj runtime.Object) ([]byte, error) {
+	if !c.Serializer.Supports(obj) {
+		return json.Marshal(obj)
+	}
+	return c.Serializer.Marshal(obj)
+}
+
+// Decode implements Codec.
+func (c ProtobufCodec) Decode(data []byte) (runtime.Object, error) {
+	if !protobuf.IsEnveloped(data) {
+		return JSONCodec{New: c.New}.Decode(data)
+	}
+	obj, _, err := c.Serializer.Decode(data, nil, c.New())
+	return obj, err
 }
 
 // RuntimeCodec adapts a runtime Encoder and Decoder, such as the scheme's

@@ -168,7 +168,9 @@ type controlPlaneConfig struct {
 	// eventTTL is how long Events live after their last write.
 	eventTTL time.Duration
 	// noManagedFields records none (a benchmark's baseline).
-	noManagedFields   bool
+	noManagedFields bool
+	// storageJSON writes built-in objects to etcd as JSON, not protobuf.
+	storageJSON       bool
 	disabledAdmission []string
 	// components replace the componentstatuses' default probes of the
 	// same names (all-in-one's in-process scheduler and controller-manager).
@@ -216,6 +218,7 @@ func controlPlane(cfg controlPlaneConfig) ResourcesFunc {
 			StaticTokens:      cfg.staticTokens,
 			EventTTL:          cfg.eventTTL,
 			NoManagedFields:   cfg.noManagedFields,
+			StorageJSON:       cfg.storageJSON,
 			Components:        cfg.components,
 
 			DisableAdmissionPlugins: cfg.disabledAdmission,
@@ -367,7 +370,7 @@ func (o *Options) Complete() (Config, error) {
 		c.resources = controlPlane(controlPlaneConfig{
 			serviceCIDR: c.serviceCIDR, pkiDir: filepath.Join(c.dataDir, "pki"), staticTokens: c.staticTokens,
 			eventTTL: c.storage.EventTTL, noManagedFields: o.NoManagedFields, disabledAdmission: o.DisableAdmissionPlugins,
-			components: o.Components,
+			components: o.Components, storageJSON: c.storage.MediaType == StorageMediaTypeJSON,
 		})
 	}
 	return Config{completed: c}, nil

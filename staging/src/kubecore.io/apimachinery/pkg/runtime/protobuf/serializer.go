@@ -68,6 +68,17 @@ func (s *Serializer) Encode(obj runtime.Object, w io.Writer) error {
 	return err
 }
 
+// Marshal returns obj in its envelope.
+func (s *Serializer) Marshal(obj runtime.Object) ([]byte, error) {
+	return s.appendObject(nil, obj)
+}
+
+// IsEnveloped tells whether data starts as an enveloped object does: the
+// way to tell it from JSON (which starts with '{').
+func IsEnveloped(data []byte) bool {
+	return len(data) >= len(envelopePrefix) && string(data[:len(envelopePrefix)]) == envelopePrefix
+}
+
 // appendObject appends obj in its envelope.
 func (s *Serializer) appendObject(b []byte, obj runtime.Object) ([]byte, error) {
 	if v := reflect.ValueOf(obj); obj == nil || v.Kind() == reflect.Pointer && v.IsNil() {
@@ -149,7 +160,7 @@ func parseEnvelope(data []byte) (envelope, error) {
 	switch {
 	case len(data) == 0:
 		return env, errors.New("empty data")
-	case len(data) < len(envelopePrefix) || string(data[:len(envelopePrefix)]) != envelopePrefix:
+	case !IsEnveloped(data):
 		return env, fmt.Errorf("provided data does not appear to be a protobuf message, expected prefix %v", []byte(envelopePrefix))
 	case len(data) == len(envelopePrefix):
 		return env, errors.New("empty body")
