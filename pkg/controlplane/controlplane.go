@@ -108,7 +108,7 @@ type Config struct {
 	// apply (a benchmark's baseline).
 	NoManagedFields bool
 	// StorageJSON writes built-in objects to etcd as JSON; protobuf, as
-	// Kubernetes stores them, by default. Either is read.
+	// Kubernetes stores them, by default. Either is read whatever it says.
 	StorageJSON bool
 	// DisableAdmissionPlugins leaves these admission plugins (Kubernetes'
 	// names, among DisableableAdmissionPlugins()) out of the chain.
@@ -226,11 +226,9 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if cfg.NoManagedFields {
 		opts.FieldManagers = nil
 	}
-	if !cfg.StorageJSON {
-		pb := protobuf.NewSerializer(scheme)
-		opts.Codec = func(newFunc func() runtime.Object) etcd3.Codec {
-			return etcd3.ProtobufCodec{Serializer: pb, New: newFunc}
-		}
+	pb := protobuf.NewSerializer(scheme)
+	opts.Codec = func(newFunc func() runtime.Object) etcd3.Codec {
+		return etcd3.ProtobufCodec{Serializer: pb, New: newFunc, WriteJSON: cfg.StorageJSON}
 	}
 	for _, g := range in.groups(cfg) {
 		p := g.provider()

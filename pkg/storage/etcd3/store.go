@@ -60,19 +60,21 @@ func (c JSONCodec) Decode(data []byte) (runtime.Object, error) {
 // Kubernetes stores its built-in resources: a pod takes about half the
 // bytes of its JSON and decodes about three times faster, which is what
 // etcd writes and the watch cache decodes for every change. Objects
-// whose type has no protobuf form are stored as JSON, and data stored as
-// JSON (by an earlier kubecore) still decodes: the envelope's prefix
-// tells the two apart.
+// whose type has no protobuf form are stored as JSON, and so is every
+// object when WriteJSON says so; either form decodes, the envelope's
+// prefix tells them apart, so servers of both settings share an etcd.
 type ProtobufCodec struct {
 	Serializer *protobuf.Serializer
 	New        func() runtime.Object
+	// WriteJSON writes JSON (--storage-media-type application/json).
+	WriteJSON bool
 }
 
 var _ Codec = ProtobufCodec{}
 
 // Encode implements Codec.
 func (c ProtobufCodec) Encode(obj runtime.Object) ([]byte, error) {
-	if !c.Serializer.Supports(obj) {
+	if c.WriteJSON || !c.Serializer.Supports(obj) {
 		return json.Marshal(obj)
 	}
 	return c.Serializer.Marshal(obj)

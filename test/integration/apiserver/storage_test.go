@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 
 	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 
+	apiservercmd "kubecore.io/kubecore/cmd/kubecore/app/apiserver"
 	"kubecore.io/kubecore/test/integration/framework"
 )
 
@@ -335,4 +337,60 @@ func TestListContinueConsistentWhileWriting(t *testing.T) {
 		t.Errorf("only %d writes happened during %d pages", writes, pages)
 	}
 	t.Logf("%d pages at resourceVersion %s while %d writes went on", pages, snapshot, writes)
+}
+
+// TestStorageMediaType: built-in objects are written to etcd in the
+// protobuf envelope by default and as JSON with --storage-media-type
+// application/json; a server reads what either wrote, and an update
+// rewrites an object in the server's own form.
+func TestStorageMediaType(t *testing.T) {
+	pb := framework.StartAPIServer(t, framework.APIServerOptions{Etcd: testEtcd})
+	js := framework.StartAPIServer(t, framework.APIServerOptions{Etcd: testEtcd, StorageMediaType: apiservercmd.StorageMediaTypeJSON})
+	cpb, cjs := pb.HTTPClient(t), js.HTTPClient(t)
+	ns := pb.CreateNamespace(t, "media")
+	stored := func(name string) []byte {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		resp, err := testEtcd.Client().Get(ctx, "/registry/configmaps/"+ns+"/"+name)
+		if err != nil || len(resp.Kvs) != 1 {
+			t.Fatalf("etcd get %s: %v %v", name, err, resp)
+		}
+		return resp.Kvs[0].Value
+	}
+	isProtobuf := func(b []byte) bool { return bytes.HasPrefix(b, []byte("k8s\x00")) }
+
+	createConfigMap(t, cpb, pb, ns, "by-protobuf", map[string]string{"v": "1"})
+	createConfigMap(t, cjs, js, ns, "by-json", map[string]string{"v": "2"})
+	if b := stored("by-protobuf"); !isProtobuf(b) {
+		t.Errorf("the default server stored %q, want the protobuf envelope", b)
+	}
+	if b := stored("by-json"); !json.Valid(b) {
+		t.Errorf("the JSON server stored %q, want JSON", b)
+	}
+	// Each server reads the other's.
+	for _, c := range []struct {
+		s    *framework.APIServer
+		c    *http.Client
+		name string
+		want string
+	}{{pb, cpb, "by-json", "2"}, {js, cjs, "by-protobuf", "1"}} {
+		r := do(t, c.c, c.s, request{method: http.MethodGet, path: "/api/v1/namespaces/" + ns + "/configmaps/" + c.name})
+		if o := decodeObject(t, r); r.code != http.StatusOK || o.Data["v"] != c.want {
+			t.Errorf("get %s: %d %s", c.name, r.code, r.body)
+		}
+	}
+	// An update writes the updating server's form.
+	if r := putConfigMap(t, cpb, pb, ns, "by-json", "", map[string]string{"v": "3"}); r.code != http.StatusOK {
+		t.Fatalf("update: %d %s", r.code, r.body)
+	}
+	if b := stored("by-json"); !isProtobuf(b) {
+		t.Errorf("after an update by the default server: %q, want protobuf", b)
+	}
+	if r := putConfigMap(t, cjs, js, ns, "by-protobuf", "", map[string]string{"v": "4"}); r.code != http.StatusOK {
+		t.Fatalf("update: %d %s", r.code, r.body)
+	}
+	if b := stored("by-protobuf"); !json.Valid(b) {
+		t.Errorf("after an update by the JSON server: %q, want JSON", b)
+	}
 }

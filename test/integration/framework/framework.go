@@ -122,6 +122,8 @@ type APIServerOptions struct {
 	// ServiceClusterIPRange, when set, is the server's
 	// --service-cluster-ip-range.
 	ServiceClusterIPRange string
+	// StorageMediaType, when set, is the server's --storage-media-type.
+	StorageMediaType string
 }
 
 // DefaultDisabledAdmissionPlugins are left out of the test servers'
@@ -192,6 +194,9 @@ func startAPIServer(opts APIServerOptions, tempDir func() string) (*APIServer, e
 	}
 	if opts.EventTTL != 0 {
 		o.Storage.EventTTL = opts.EventTTL
+	}
+	if opts.StorageMediaType != "" {
+		o.Storage.MediaType = opts.StorageMediaType
 	}
 	switch {
 	case opts.Etcd != nil:
