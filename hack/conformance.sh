@@ -27,7 +27,8 @@
 #            that RUNTIME=process runs, whose pod network uses host-wide
 #            names, can share a host; it has loopback and a "host"
 #            interface (198.51.100.2 on one end of a veth pair, the default
-#            route: the node IP the cluster DNS serves on), no way out
+#            route: the node IP the cluster DNS serves on), no way out;
+#            node N's InternalIP is 198.51.100.N+1 on the same interface
 # It exits 0 once the report is written (failures are the measurement),
 # non-zero when it could not measure (or, with STRICT=1, when a spec failed).
 set -o errexit -o nounset -o pipefail
@@ -222,13 +223,23 @@ fi
 # resolve to this host. Their pods use the all-in-one's cluster DNS (its
 # kube-dns address, which the host's proxy table routes): a kubelet without
 # a proxy of its own would give them the host's resolv.conf.
+# A node's InternalIP is where pods reach its node ports and host ports
+# (the specs dial them from pods): 127.0.0.1 is a pod's own loopback, so
+# in a NETNS run node N has an address of its own, 198.51.100.N+1 on the
+# namespace's "host" interface (the one service proxy serves every local
+# address); without NETNS it shares the host's loopback.
 for ((n = 2; n <= NODES; n++)); do
   mkdir -p "${WORK}/node-${n}"
   node_flags=("${runtime_flags[@]}")
   [ "${RUNTIME}" = process ] && node_flags+=(--pod-bridge "kubecore$((n - 1))" --cluster-dns 10.96.0.10)
   [ "${n}" = 2 ] && node_flags+=(--hostname-override localhost)
+  node_ip=127.0.0.1
+  if [ -n "${KUBECORE_CONFORMANCE_NETNS:-}" ]; then
+    node_ip="198.51.100.$((n + 1))"
+    ip addr add "${node_ip}/24" dev kchost || die "add node ${n}'s address ${node_ip} to the namespace's host interface"
+  fi
   setsid "${KUBECORE}" kubelet --kubeconfig "${kubeconfig}" --node-name "kubecore-node-${n}" \
-    --runtime "${RUNTIME}" --address 127.0.0.1 --port 0 --node-ip 127.0.0.1 "${node_flags[@]}" \
+    --runtime "${RUNTIME}" --address 127.0.0.1 --port 0 --node-ip "${node_ip}" "${node_flags[@]}" \
     --root-dir "${WORK}/node-${n}" --run-service-proxy=false -v 1 >"${WORK}/node-${n}.log" 2>&1 &
   kubelet_pids+=($!)
 done

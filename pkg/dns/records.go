@@ -20,6 +20,12 @@ type Store interface {
 	EndpointSlices(ns, name string) []*discoveryv1.EndpointSlice
 	// HasServices reports whether namespace ns holds a service.
 	HasServices(ns string) bool
+	// ServicesWithIP returns the services one of whose cluster IPs is ip
+	// (in its canonical text form).
+	ServicesWithIP(ip string) []*corev1.Service
+	// EndpointSlicesWithAddress returns the slices with an endpoint of
+	// address ip (in its canonical text form).
+	EndpointSlicesWithAddress(ip string) []*discoveryv1.EndpointSlice
 }
 
 // Kubernetes' TTLs: records live 30 s, negative answers 5 s.
@@ -319,4 +325,87 @@ func (r *resolver) srv(svc *corev1.Service, name, svcFQDN, port, proto string) r
 		}
 	}
 	return res
+}
+
+// reverseAddr reads the address of a reverse lookup name:
+// 4.3.2.1.in-addr.arpa. is 1.2.3.4, and ip6.arpa. names hold 32 nibbles.
+func reverseAddr(name string) (netip.Addr, bool) {
+	name = strings.ToLower(mdns.Fqdn(name))
+	if rest, ok := strings.CutSuffix(name, ".in-addr.arpa."); ok {
+		labels := strings.Split(rest, ".")
+		if len(labels) != 4 {
+			return netip.Addr{}, false
+		}
+		slices.Reverse(labels)
+		a, err := netip.ParseAddr(strings.Join(labels, "."))
+		return a, err == nil && a.Is4()
+	}
+	if rest, ok := strings.CutSuffix(name, ".ip6.arpa."); ok {
+		labels := strings.Split(rest, ".")
+		if len(labels) != 32 {
+			return netip.Addr{}, false
+		}
+		slices.Reverse(labels)
+		var b strings.Builder
+		for i, l := range labels {
+			if len(l) != 1 || !strings.Contains("0123456789abcdef", l) {
+				return netip.Addr{}, false
+			}
+			if i > 0 && i%4 == 0 {
+				b.WriteByte(':')
+			}
+			b.WriteString(l)
+		}
+		a, err := netip.ParseAddr(b.String())
+		return a, err == nil && a.Is6()
+	}
+	return netip.Addr{}, false
+}
+
+// reverse answers a PTR question for an address of the cluster, as
+// CoreDNS's kubernetes plugin does: a service's cluster IP names the
+// service (<svc>.<ns>.svc.<domain>), an endpoint's address the endpoint
+// (<hostname, else the address with dashes>.<svc>.<ns>.svc.<domain>).
+// ok is false for a name that is not such an address (or a question of
+// another type): those go upstream.
+func (r *resolver) reverse(q mdns.Question) (result, bool) {
+	if q.Qtype != mdns.TypePTR && q.Qtype != mdns.TypeANY {
+		return result{}, false
+	}
+	a, ok := reverseAddr(q.Name)
+	if !ok {
+		return result{}, false
+	}
+	ip := a.String()
+	var targets []string
+	for _, svc := range r.store.ServicesWithIP(ip) {
+		targets = append(targets, svc.Name+"."+svc.Namespace+".svc."+r.domain)
+	}
+	for _, s := range r.store.EndpointSlicesWithAddress(ip) {
+		svcName := s.Labels[discoveryv1.LabelServiceName]
+		if svcName == "" {
+			continue
+		}
+		for _, e := range s.Endpoints {
+			if !slices.ContainsFunc(e.Addresses, func(a string) bool { return canonicalIP(a) == ip }) ||
+				(e.Conditions.Ready != nil && !*e.Conditions.Ready) {
+				continue
+			}
+			label := strings.NewReplacer(".", "-", ":", "-").Replace(ip)
+			if e.Hostname != nil && *e.Hostname != "" {
+				label = strings.ToLower(*e.Hostname)
+			}
+			targets = append(targets, label+"."+svcName+"."+s.Namespace+".svc."+r.domain)
+		}
+	}
+	if len(targets) == 0 {
+		return result{}, false
+	}
+	slices.Sort(targets)
+	targets = slices.Compact(targets)
+	var res result
+	for _, t := range targets {
+		res.answer = append(res.answer, &mdns.PTR{Hdr: r.hdr(strings.ToLower(q.Name), mdns.TypePTR), Ptr: t})
+	}
+	return res, true
 }

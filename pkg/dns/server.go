@@ -163,6 +163,11 @@ func (s *Server) handle(w mdns.ResponseWriter, req *mdns.Msg) {
 	var m *mdns.Msg
 	if s.resolver.inZone(q.Name) {
 		m = s.answer(req)
+	} else if res, ok := s.resolver.reverse(q); ok {
+		m = new(mdns.Msg)
+		m.SetReply(req)
+		m.Authoritative, m.RecursionAvailable = true, true
+		m.Answer = res.answer
 	} else {
 		m = s.forward(req, w.RemoteAddr().Network())
 	}

@@ -43,6 +43,27 @@ func (m *mapStore) HasServices(ns string) bool {
 	return false
 }
 
+func (m *mapStore) ServicesWithIP(ip string) []*corev1.Service {
+	var out []*corev1.Service
+	for _, s := range m.services {
+		if slices.Contains(s.Spec.ClusterIPs, ip) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+func (m *mapStore) EndpointSlicesWithAddress(ip string) []*discoveryv1.EndpointSlice {
+	var out []*discoveryv1.EndpointSlice
+	for _, ss := range m.slices {
+		for _, s := range ss {
+			if slices.ContainsFunc(s.Endpoints, func(e discoveryv1.Endpoint) bool { return slices.Contains(e.Addresses, ip) }) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
 func testStore() *mapStore {
 	svc := func(name, ip string, mut ...func(*corev1.Service)) *corev1.Service {
 		s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name},
@@ -63,12 +84,14 @@ func testStore() *mapStore {
 		"ns/big": svc("big", corev1.ClusterIPNone),
 	}, slices: map[string][]*discoveryv1.EndpointSlice{}}
 	st.slices["ns/db"] = []*discoveryv1.EndpointSlice{{
+		ObjectMeta:  metav1.ObjectMeta{Namespace: "ns", Labels: map[string]string{discoveryv1.LabelServiceName: "db"}},
 		AddressType: discoveryv1.AddressTypeIPv4,
 		Ports:       []discoveryv1.EndpointPort{{Name: ptr("http"), Protocol: ptr(corev1.ProtocolTCP), Port: ptr(int32(8080))}},
 		Endpoints: []discoveryv1.Endpoint{
 			{Addresses: []string{"10.1.0.2"}, Hostname: ptr("web-1"), Conditions: discoveryv1.EndpointConditions{Ready: ptr(true)}},
 			{Addresses: []string{"10.1.0.1"}, Hostname: ptr("web-0"), Conditions: discoveryv1.EndpointConditions{Ready: ptr(true)}},
 			{Addresses: []string{"10.1.0.3"}, Hostname: ptr("web-2"), Conditions: discoveryv1.EndpointConditions{Ready: ptr(false)}},
+			{Addresses: []string{"10.1.0.4"}, Conditions: discoveryv1.EndpointConditions{Ready: ptr(true)}},
 		},
 	}}
 	big := &discoveryv1.EndpointSlice{AddressType: discoveryv1.AddressTypeIPv4}
@@ -139,13 +162,13 @@ func TestClusterRecords(t *testing.T) {
 		{"nope.ns.svc.cluster.local.", mdns.TypeA, mdns.RcodeNameError, nil},
 		{"ns.svc.cluster.local.", mdns.TypeA, mdns.RcodeSuccess, nil},
 		{"other.svc.cluster.local.", mdns.TypeA, mdns.RcodeNameError, nil},
-		{"db.ns.svc.cluster.local.", mdns.TypeA, mdns.RcodeSuccess, []string{"10.1.0.1", "10.1.0.2"}},
+		{"db.ns.svc.cluster.local.", mdns.TypeA, mdns.RcodeSuccess, []string{"10.1.0.1", "10.1.0.2", "10.1.0.4"}},
 		{"web-0.db.ns.svc.cluster.local.", mdns.TypeA, mdns.RcodeSuccess, []string{"10.1.0.1"}},
 		{"web-2.db.ns.svc.cluster.local.", mdns.TypeA, mdns.RcodeNameError, nil}, // not ready
 		{"_http._tcp.web.ns.svc.cluster.local.", mdns.TypeSRV, mdns.RcodeSuccess, []string{"0 100 80 web.ns.svc.cluster.local."}},
 		{"_http._udp.web.ns.svc.cluster.local.", mdns.TypeSRV, mdns.RcodeNameError, nil},
 		{"_http._tcp.db.ns.svc.cluster.local.", mdns.TypeSRV, mdns.RcodeSuccess, []string{
-			"0 100 8080 web-0.db.ns.svc.cluster.local.", "0 100 8080 web-1.db.ns.svc.cluster.local."}},
+			"0 100 8080 10-1-0-4.db.ns.svc.cluster.local.", "0 100 8080 web-0.db.ns.svc.cluster.local.", "0 100 8080 web-1.db.ns.svc.cluster.local."}},
 		{"ext.ns.svc.cluster.local.", mdns.TypeA, mdns.RcodeSuccess, []string{"example.org."}},
 		{"10-244-1-7.ns.pod.cluster.local.", mdns.TypeA, mdns.RcodeSuccess, []string{"10.244.1.7"}},
 		{"fd00--7.ns.pod.cluster.local.", mdns.TypeAAAA, mdns.RcodeSuccess, []string{"fd00::7"}},
@@ -174,8 +197,42 @@ func TestClusterRecords(t *testing.T) {
 	}
 	// SRV of a headless service carries the targets' addresses.
 	r := query(t, addr, "tcp", "_http._tcp.db.ns.svc.cluster.local.", mdns.TypeSRV)
-	if got := rrs(r.Extra); !slices.Equal(got, []string{"10.1.0.1", "10.1.0.2"}) {
+	if got := rrs(r.Extra); !slices.Equal(got, []string{"10.1.0.1", "10.1.0.2", "10.1.0.4"}) {
 		t.Errorf("SRV extra = %v", got)
+	}
+}
+
+// TestReverseLookups: PTR questions for a service's cluster IP name the
+// service, for an endpoint's address the endpoint (its hostname, else its
+// address with dashes), over UDP and TCP as dig asks; other reverse names
+// go upstream (here none answers: SERVFAIL).
+func TestReverseLookups(t *testing.T) {
+	addr := startServer(t, testStore())
+	for _, tc := range []struct {
+		name string
+		want []string
+	}{
+		{"20.0.96.10.in-addr.arpa.", []string{"web.ns.svc.cluster.local."}},
+		{"20.0.96.10.IN-ADDR.ARPA.", []string{"web.ns.svc.cluster.local."}},
+		{"21.0.96.10.in-addr.arpa.", []string{"dual.ns.svc.cluster.local."}},
+		{"1.2.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.f.ip6.arpa.", []string{"dual.ns.svc.cluster.local."}},
+		{"1.0.1.10.in-addr.arpa.", []string{"web-0.db.ns.svc.cluster.local."}},
+		{"4.0.1.10.in-addr.arpa.", []string{"10-1-0-4.db.ns.svc.cluster.local."}},
+	} {
+		for _, network := range []string{"udp", "tcp"} {
+			r := query(t, addr, network, tc.name, mdns.TypePTR)
+			if r.Rcode != mdns.RcodeSuccess || !slices.Equal(rrs(r.Answer), tc.want) {
+				t.Errorf("%s PTR over %s: rcode %s answer %v, want %v", tc.name, network, mdns.RcodeToString[r.Rcode], rrs(r.Answer), tc.want)
+			}
+		}
+	}
+	for _, name := range []string{"3.0.1.10.in-addr.arpa." /* not ready */, "9.9.9.9.in-addr.arpa.", "0.96.10.in-addr.arpa."} {
+		if r := query(t, addr, "udp", name, mdns.TypePTR); r.Rcode != mdns.RcodeServerFailure {
+			t.Errorf("%s PTR: rcode %s, want it forwarded (SERVFAIL without upstreams)", name, mdns.RcodeToString[r.Rcode])
+		}
+	}
+	if r := query(t, addr, "udp", "20.0.96.10.in-addr.arpa.", mdns.TypeA); r.Rcode != mdns.RcodeServerFailure {
+		t.Errorf("A of a reverse name: rcode %s, want it forwarded", mdns.RcodeToString[r.Rcode])
 	}
 }
 

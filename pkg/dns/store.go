@@ -1,14 +1,21 @@
 package dns
 
 import (
+	"net/netip"
+
 	corev1 "kubecore.io/api/core/v1"
 	discoveryv1 "kubecore.io/api/discovery/v1"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/tools/cache"
 )
 
-// sliceByService indexes endpoint slices by namespace/service.
-const sliceByService = "service"
+// Indexes of the informers: endpoint slices by namespace/service and by
+// endpoint address, services by cluster IP (reverse lookups).
+const (
+	sliceByService = "service"
+	sliceByAddress = "address"
+	serviceByIP    = "clusterIP"
+)
 
 // InformerStore is a Store over the shared service and endpoint slice
 // informers.
@@ -35,6 +42,25 @@ func NewInformerStore(factory *informers.SharedInformerFactory) (*InformerStore,
 			return []string{s.Namespace + "/" + name}, nil
 		}
 		return nil, nil
+	}, sliceByAddress: func(s *discoveryv1.EndpointSlice) ([]string, error) {
+		var out []string
+		for _, e := range s.Endpoints {
+			for _, a := range e.Addresses {
+				out = append(out, canonicalIP(a))
+			}
+		}
+		return out, nil
+	}}); err != nil {
+		return nil, err
+	}
+	if err := svcs.AddIndexers(map[string]cache.IndexFunc[*corev1.Service]{serviceByIP: func(s *corev1.Service) ([]string, error) {
+		var out []string
+		for _, ip := range s.Spec.ClusterIPs {
+			if ip != corev1.ClusterIPNone && ip != "" {
+				out = append(out, canonicalIP(ip))
+			}
+		}
+		return out, nil
 	}}); err != nil {
 		return nil, err
 	}
@@ -59,4 +85,25 @@ func (s *InformerStore) EndpointSlices(ns, name string) []*discoveryv1.EndpointS
 func (s *InformerStore) HasServices(ns string) bool {
 	out, _ := s.services.GetIndexer().ByIndex(cache.NamespaceIndex, ns)
 	return len(out) > 0
+}
+
+// ServicesWithIP implements Store.
+func (s *InformerStore) ServicesWithIP(ip string) []*corev1.Service {
+	out, _ := s.services.GetIndexer().ByIndex(serviceByIP, ip)
+	return out
+}
+
+// EndpointSlicesWithAddress implements Store.
+func (s *InformerStore) EndpointSlicesWithAddress(ip string) []*discoveryv1.EndpointSlice {
+	out, _ := s.slices.GetIndexer().ByIndex(sliceByAddress, ip)
+	return out
+}
+
+// canonicalIP is an address in the form reverse lookups ask for it
+// (netip's), the text itself when it is not an address.
+func canonicalIP(s string) string {
+	if a, err := netip.ParseAddr(s); err == nil {
+		return a.Unmap().String()
+	}
+	return s
 }

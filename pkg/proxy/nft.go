@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -286,7 +288,10 @@ func Build(fam Family, ports []*ServicePort) *Program {
 			b.saddr(r, ep.IP)
 			setMasqueradeMark(r)
 			if sp.AffinitySeconds > 0 {
-				s := &affinitySet{name: fmt.Sprintf("affinity-%s-%d", id, i), id: uint32(len(p.sets) + 1), timeout: time.Duration(sp.AffinitySeconds) * time.Second}
+				// Named after the endpoint, not its place in the list, so
+				// that the next program finds the clients it remembers
+				// (see queue) whatever endpoints come and go.
+				s := &affinitySet{name: fmt.Sprintf("affinity-%s-%s", id, endpointID(ep)), id: uint32(len(p.sets) + 1), timeout: time.Duration(sp.AffinitySeconds) * time.Second}
 				p.sets = append(p.sets, s)
 				sets = append(sets, s)
 				c.rule().add(fmt.Sprintf("update @%s { %s saddr }", s.name, b.ipWord()),
@@ -348,6 +353,13 @@ func Build(fam Family, ports []*ServicePort) *Program {
 	return p
 }
 
+// endpointID is a short name for an endpoint, fit for a set name (at
+// most 256 bytes with the prefix).
+func endpointID(ep Endpoint) string {
+	h := sha256.Sum256([]byte(ep.String()))
+	return strings.ToUpper(hex.EncodeToString(h[:])[:12])
+}
+
 // balance spreads new connections evenly over targets: rule i takes
 // 1/(n-i) of what reaches it, the last takes the rest.
 func balance(c *chain, targets []string) {
@@ -382,18 +394,28 @@ func (p *Program) table() *nftables.Table {
 
 // queue adds the transaction that replaces the table with the program to
 // c: adding the table first makes the delete valid when it is missing.
+// The clients the current table's affinity sets remember are carried into
+// the new sets of the same name with the time they have left, as
+// kube-proxy keeps affinity across updates: a change of any service must
+// not send the clients of another to a new endpoint. (A client first seen
+// between this read and the transaction is forgotten: at worst it picks
+// an endpoint anew once.)
 func (p *Program) queue(c *nftables.Conn) {
 	t := p.table()
-	c.AddTable(t)
-	c.DelTable(t)
-	c.AddTable(t)
 	keyType := nftables.TypeIPAddr
 	if p.Family == IPv6 {
 		keyType = nftables.TypeIP6Addr
 	}
-	for _, s := range p.sets {
-		// AddSet fails only on bad element data; these sets start empty.
-		_ = c.AddSet(&nftables.Set{Table: t, Name: s.name, ID: s.id, KeyType: keyType, HasTimeout: true, Timeout: s.timeout, Dynamic: true}, nil)
+	kept := make([][]nftables.SetElement, len(p.sets))
+	for i, s := range p.sets {
+		kept[i] = rememberedClients(c, t, s)
+	}
+	c.AddTable(t)
+	c.DelTable(t)
+	c.AddTable(t)
+	for i, s := range p.sets {
+		// AddSet fails only on bad element data; these are the kernel's.
+		_ = c.AddSet(&nftables.Set{Table: t, Name: s.name, ID: s.id, KeyType: keyType, HasTimeout: true, Timeout: s.timeout, Dynamic: true}, kept[i])
 	}
 	chains := make(map[string]*nftables.Chain, len(p.chains))
 	for _, ch := range p.chains {
@@ -409,6 +431,25 @@ func (p *Program) queue(c *nftables.Conn) {
 			c.AddRule(&nftables.Rule{Table: t, Chain: chains[ch.name], Exprs: r.exprs})
 		}
 	}
+}
+
+// rememberedClients reads the elements of the current table's set named
+// as s, each with the time it has left (at most s's timeout) as its
+// timeout; none when there is no such set.
+func rememberedClients(c *nftables.Conn, t *nftables.Table, s *affinitySet) []nftables.SetElement {
+	elems, err := c.GetSetElements(&nftables.Set{Table: t, Name: s.name})
+	if err != nil {
+		return nil
+	}
+	out := make([]nftables.SetElement, 0, len(elems))
+	for _, e := range elems {
+		left := min(e.Expires, s.timeout)
+		if left < time.Millisecond {
+			continue // expired, or no expiry reported
+		}
+		out = append(out, nftables.SetElement{Key: e.Key, Timeout: left})
+	}
+	return out
 }
 
 // queueDelete adds the transaction that removes the table to c.

@@ -252,3 +252,61 @@ func TestProgramInNetns(t *testing.T) {
 		t.Errorf("second cleanup: %v", err)
 	}
 }
+
+// TestAffinitySurvivesResync: replacing the table for a change elsewhere
+// (another service added) keeps the clients a service with ClientIP
+// affinity remembers, with the time they have left; a resync used to
+// forget them, sending the client to a random endpoint again.
+func TestAffinitySurvivesResync(t *testing.T) {
+	ns := newTestNetns(t)
+	ns.serve(t, "10.0.0.1:8081", "a")
+	ns.serve(t, "10.0.0.1:8082", "b")
+	ns.serve(t, "10.0.0.1:8083", "c")
+	ns.serve(t, "10.0.0.1:8084", "d")
+	eps := []Endpoint{{IP: netip.MustParseAddr("10.0.0.1"), Port: 8081}, {IP: netip.MustParseAddr("10.0.0.1"), Port: 8082},
+		{IP: netip.MustParseAddr("10.0.0.1"), Port: 8083}, {IP: netip.MustParseAddr("10.0.0.1"), Port: 8084}}
+	sticky := &ServicePort{Name: "default/sticky/tcp/80", Protocol: corev1.ProtocolTCP, ClusterIP: netip.MustParseAddr("10.96.0.21"), Port: 80, AffinitySeconds: 600, Endpoints: eps}
+	ports := []*ServicePort{sticky}
+	ns.apply(t, Build(IPv4, ports))
+	want, err := ns.dial(t, "10.96.0.21:80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each round is a resync for another service; without the carry-over
+	// a round keeps the endpoint by chance one time in four.
+	for round := range 8 {
+		ports = append(ports, &ServicePort{Name: fmt.Sprintf("default/other%d/tcp/80", round), Protocol: corev1.ProtocolTCP,
+			ClusterIP: netip.AddrFrom4([4]byte{10, 96, 1, byte(round)}), Port: 80, Endpoints: eps[:1]})
+		ns.apply(t, Build(IPv4, ports))
+		if got, err := ns.dial(t, "10.96.0.21:80"); err != nil || got != want {
+			t.Fatalf("after resync %d: got %q, %v; want %q (the remembered endpoint)", round, got, err, want)
+		}
+	}
+	// The endpoints changing keeps the clients of the endpoints left.
+	sticky.Endpoints = append([]Endpoint{{IP: netip.MustParseAddr("10.0.0.1"), Port: 8080}}, eps...)
+	ns.apply(t, Build(IPv4, ports))
+	if got, err := ns.dial(t, "10.96.0.21:80"); err != nil || got != want {
+		t.Fatalf("after an endpoint was added: got %q, %v; want %q", got, err, want)
+	}
+	// What is carried keeps its age: the element's timeout is what was
+	// left, not a fresh one.
+	c, err := nftables.New(nftables.WithNetNSFd(ns.fd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := Build(IPv4, ports)
+	for _, s := range prog.sets {
+		elems, err := c.GetSetElements(&nftables.Set{Table: prog.table(), Name: s.name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range elems {
+			if e.Expires <= 0 || e.Expires > s.timeout {
+				t.Errorf("set %s: element %v expires in %v, want within (0, %v]", s.name, e.Key, e.Expires, s.timeout)
+			}
+		}
+	}
+	if err := Cleanup(ns.fd); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"time"
 
 	"k8s.io/klog/v2"
 
 	corev1 "kubecore.io/api/core/v1"
+	metav1 "kubecore.io/apimachinery/pkg/apis/meta/v1"
 	"kubecore.io/apimachinery/pkg/labels"
 	"kubecore.io/client/informers"
 	"kubecore.io/client/tools/cache"
@@ -23,13 +25,21 @@ const resyncPeriod = time.Minute
 // Run keeps the network in step with the Nodes until ctx ends: the bridge
 // once the Node named node has a pod CIDR, and a route to every other
 // Node's pod CIDR through its InternalIP (changed with the Node, removed
-// when it goes). It removes the masquerade table when it returns.
+// when it goes); and with the node's pods: their host ports (see
+// writeHostPorts). It removes the masquerade and host port tables when it
+// returns.
 func (n *Network) Run(ctx context.Context, client *typed.Clientset, node string) error {
 	logger := klog.FromContext(ctx)
 	factory := informers.NewSharedInformerFactory(client)
 	nodes, err := informers.Nodes(factory)
 	if err != nil {
 		return fmt.Errorf("pod network: node informer: %w", err)
+	}
+	pods, err := informers.Pods(factory.Restricted(informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.FieldSelector = "spec.nodeName=" + node
+	})))
+	if err != nil {
+		return fmt.Errorf("pod network: pod informer: %w", err)
 	}
 	changed := make(chan struct{}, 1)
 	poke := func() {
@@ -45,13 +55,25 @@ func (n *Network) Run(ctx context.Context, client *typed.Clientset, node string)
 	}); err != nil {
 		return fmt.Errorf("pod network: node informer: %w", err)
 	}
+	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.Pod]{
+		AddFunc:    func(*corev1.Pod, bool) { poke() },
+		UpdateFunc: func(_, _ *corev1.Pod) { poke() },
+		DeleteFunc: func(*corev1.Pod) { poke() },
+	}); err != nil {
+		return fmt.Errorf("pod network: pod informer: %w", err)
+	}
 	factory.Start(ctx)
 	defer factory.Shutdown()
 	defer func() {
 		if err := n.Close(); err != nil {
 			logger.Error(err, "Failed to remove the pod network's masquerade table")
 		}
+		if err := deleteHostPorts(node); err != nil {
+			logger.Error(err, "Failed to remove the pod network's host port table")
+		}
 	}()
+	var hostPorts []HostPort
+	hostPortsWritten := false
 	lister := nodes.Lister()
 	t := time.NewTicker(resyncPeriod)
 	defer t.Stop()
@@ -78,6 +100,18 @@ func (n *Network) Run(ctx context.Context, client *typed.Clientset, node string)
 		}
 		if err := n.SyncRoutes(ctx, routes); err != nil {
 			logger.Error(err, "Failed to sync the routes to other nodes' pods")
+		}
+		if !pods.HasSynced() {
+			continue
+		}
+		if want := PodHostPorts(pods.GetIndexer().List()); !hostPortsWritten || !slices.Equal(want, hostPorts) {
+			if err := writeHostPorts(node, want); err != nil {
+				logger.Error(err, "Failed to write the pods' host ports")
+				hostPortsWritten = false
+				continue
+			}
+			logger.V(2).Info("Pods' host ports written", "hostPorts", len(want))
+			hostPorts, hostPortsWritten = want, true
 		}
 	}
 }

@@ -233,6 +233,22 @@ func TestPodNetwork(t *testing.T) {
 		t.Fatalf("host 0's routes to other nodes' pods:\n%s", r)
 	}
 
+	// A host port: web-hp on n1 publishes its port 8080 as port 18080 of
+	// n1's address, which a pod on n0 reaches (n1's kubelet writes the
+	// DNAT rule from the pod's spec once the pod has its IP).
+	k.MustRunStdin(t, strings.Replace(listener("web-hp", c.n1), "    command:", "    ports: [{containerPort: "+listenPort+", hostPort: 18080}]\n    command:", 1), "apply", "-f", "-")
+	c.podIP("web-hp")
+	if err := waitFor(60*time.Second, func() error {
+		r := k.Run(t, "exec", "web-a", "--", "busybox", "nc", "-w", "5", c.n1, "18080")
+		if got := strings.TrimSpace(r.Stdout); r.ExitCode != 0 || got != "web-hp" {
+			return fmt.Errorf("web-a to n1's host port 18080: %s", r.String())
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	k.MustRun(t, "delete", "pod", "web-hp", "--wait", "--timeout=60s")
+
 	// Leaving the cluster CIDR, a pod's traffic is masqueraded: the test's
 	// namespace has no route back to the pods, and sees host 0's address.
 	ln, err := net.Listen("tcp", net.JoinHostPort(c.hosts.gateway, "0"))

@@ -109,6 +109,12 @@ func TestClusterDNS(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitAnswer(t, addr, "web."+ns+".svc.cluster.local.", mdns.TypeA, web.Spec.ClusterIP)
+	// The reverse lookup of its cluster IP names it.
+	webPTR, err := mdns.ReverseAddr(web.Spec.ClusterIP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitAnswer(t, addr, webPTR, mdns.TypePTR, "web."+ns+".svc.cluster.local.")
 
 	// A headless service as a StatefulSet makes it: records per ready
 	// endpoint and per hostname.
@@ -128,6 +134,7 @@ func TestClusterDNS(t *testing.T) {
 	waitAnswer(t, addr, "db."+ns+".svc.cluster.local.", mdns.TypeA, "10.1.0.1")
 	waitAnswer(t, addr, "db-0.db."+ns+".svc.cluster.local.", mdns.TypeA, "10.1.0.1")
 	waitAnswer(t, addr, "db-1.db."+ns+".svc.cluster.local.", mdns.TypeA, "NXDOMAIN")
+	waitAnswer(t, addr, "1.0.1.10.in-addr.arpa.", mdns.TypePTR, "db-0.db."+ns+".svc.cluster.local.")
 
 	// Scaling: a second endpoint appears in the answers.
 	slice.Endpoints = append(slice.Endpoints, discoveryv1.Endpoint{Addresses: []string{"10.1.0.2"}, Hostname: new("db-1"), Conditions: discoveryv1.EndpointConditions{Ready: &ready}})
@@ -145,6 +152,7 @@ func TestClusterDNS(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitAnswer(t, addr, "web."+ns+".svc.cluster.local.", mdns.TypeA, "NXDOMAIN")
+	waitAnswer(t, addr, webPTR, mdns.TypePTR, "SERVFAIL") // forwarded: no upstreams here
 
 	// Unpublishing removes the endpoint slice.
 	if err := pub.Unpublish(ctx); err != nil {

@@ -147,6 +147,15 @@ func (e *testEnv) serve(t *testing.T, c rest.Connecter) *httptest.Server {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ns, name, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 		ctx := apirequest.WithNamespace(r.Context(), ns)
+		// "/ns/NAME/sub": the subpath of a proxy (the redirect of a GET of
+		// the subresource itself adds the slash).
+		if n, sub, ok := strings.Cut(name, "/"); ok {
+			name = n
+			if sub == "" {
+				sub = "/"
+			}
+			ctx = apirequest.WithSubpath(ctx, sub)
+		}
 		h, err := c.Connect(ctx, name, r.URL.Query(), statusResponder{w})
 		if err != nil {
 			writeStatus(w, err)

@@ -72,10 +72,15 @@ func DefaultTransport() http.RoundTripper { return insecureTransport }
 // Handler proxies a request, and any connection it upgrades to, to loc
 // with the path below the subresource appended; the caller's credentials
 // stay in the API server. A location that cannot be reached is answered
-// as a 503 Status naming it.
+// as a 503 Status naming it. As in Kubernetes, a GET or HEAD of the
+// subresource itself without a trailing slash is redirected (301) to the
+// same path with one, so that the backend's relative links resolve below
+// the subresource; and the links of HTML responses (and redirects) that
+// point at the backend's own paths are rewritten to go through the
+// subresource (see rewriteResponse).
 func Handler(ctx context.Context, loc *url.URL, rt http.RoundTripper, resp rest.Responder) http.Handler {
 	sub := apirequest.SubpathFrom(ctx)
-	return &httputil.ReverseProxy{
+	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			u := *loc
 			u.Path = joinPath(loc.Path, sub)
@@ -100,6 +105,44 @@ func Handler(ctx context.Context, loc *url.URL, rt http.RoundTripper, resp rest.
 			}})
 		},
 	}
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if sub == "" && loc.Path == "" && (req.Method == http.MethodGet || req.Method == http.MethodHead) &&
+			!strings.HasSuffix(req.URL.Path, "/") && !isUpgrade(req) {
+			target := req.URL.Path + "/"
+			if req.URL.RawQuery != "" {
+				target += "?" + req.URL.RawQuery
+			}
+			w.Header().Set("Location", target)
+			w.WriteHeader(http.StatusMovedPermanently)
+			return
+		}
+		rw := linkRewriter{backend: loc, prefix: subresourcePrefix(req.URL.Path, sub)}
+		p := *rp
+		p.ModifyResponse = rw.rewriteResponse
+		p.ServeHTTP(w, req)
+	})
+}
+
+// isUpgrade is a request asking to switch protocols (a WebSocket).
+func isUpgrade(req *http.Request) bool {
+	for _, v := range req.Header.Values("Connection") {
+		for _, tok := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(tok), "upgrade") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// subresourcePrefix is the path of the proxy subresource itself
+// (.../pods/NAME/proxy): the request's path without the subpath below it.
+func subresourcePrefix(reqPath, sub string) string {
+	p := strings.TrimSuffix(reqPath, "/")
+	if s := strings.Trim(sub, "/"); s != "" {
+		p = strings.TrimSuffix(p, "/"+s)
+	}
+	return p
 }
 
 // joinPath appends the subpath to base, keeping a trailing slash the
@@ -112,7 +155,7 @@ func joinPath(base, sub string) string {
 		return base
 	}
 	p := path.Join("/", base, sub)
-	if strings.HasSuffix(sub, "/") {
+	if strings.HasSuffix(sub, "/") && !strings.HasSuffix(p, "/") {
 		p += "/"
 	}
 	return p
