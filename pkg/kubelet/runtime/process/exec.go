@@ -34,7 +34,8 @@ func (r *Runtime) execCommand(ctx context.Context, id string, cmd []string) (*ex
 		return nil, fmt.Errorf("exec in container %s: not running", id)
 	}
 	cfg, pid, multicall := c.cfg, c.status.PID, c.multicall
-	ownNet, ownUTS, ownIPC, ownMount := false, false, false, len(cfg.Mounts) > 0
+	ownNet, ownUTS, ownIPC := false, false, false
+	ownMount := len(cfg.Mounts) > 0 || cfg.Security != nil && cfg.Security.ReadOnlyRootfs
 	if s, ok := r.sandboxes[c.status.SandboxID]; ok {
 		ownNet = s.NetNS != ""
 		ownUTS = ownNet && s.Config.Hostname != ""

@@ -467,6 +467,10 @@ func (r *Runtime) CreateContainer(ctx context.Context, sandboxID string, cfg kru
 			return m.ContainerPath == corev1.ServiceAccountMountPath
 		})
 	}
+	if cfg.Security != nil && cfg.Security.ReadOnlyRootfs && !r.root {
+		return "", &kruntime.ContainerError{Reason: ReasonNeedsRoot, Message: fmt.Sprintf(
+			"container %q has a read-only root filesystem, which the process runtime makes in a private mount namespace and that needs the kubelet to run as root", cfg.Name)}
+	}
 	if len(cfg.Mounts) > 0 && !r.root {
 		return "", &kruntime.ContainerError{Reason: ReasonNeedsRoot, Message: fmt.Sprintf(
 			"container %q mounts volumes, which the process runtime does in a private mount namespace and that needs the kubelet to run as root", cfg.Name)}
@@ -631,15 +635,20 @@ func (r *Runtime) startShim(id string, cfg kruntime.ContainerConfig, logPath str
 	if netns != "" {
 		hostname = pod.hostname
 	}
-	if len(mounts) > 0 || hostname != "" {
+	readOnlyRoot := cfg.Security != nil && cfg.Security.ReadOnlyRootfs
+	if len(mounts) > 0 || hostname != "" || readOnlyRoot {
 		unshare := []string{"unshare"}
 		if hostname != "" {
 			unshare = append(unshare, "--uts")
 		}
-		if len(mounts) > 0 {
+		if len(mounts) > 0 || readOnlyRoot {
 			unshare = append(unshare, "--mount", "--propagation", "private")
 		}
-		spec.Argv = append(append(unshare, "sh", "-c", setUpScript(hostname, mounts), "kubecore-mount"), spec.Argv...)
+		script := setUpScript(hostname, mounts)
+		if readOnlyRoot {
+			script = strings.Replace(script, execArgs, readOnlyRootScript(mounts)+execArgs, 1)
+		}
+		spec.Argv = append(append(unshare, "sh", "-c", script, "kubecore-mount"), spec.Argv...)
 	}
 	var enter []string
 	if netns != "" {
@@ -775,6 +784,9 @@ func setExited(c *container, st exitStatus, message string) {
 	}
 }
 
+// execArgs ends the set-up script: it runs the container's command.
+const execArgs = "exec \"$@\"\n"
+
 // setUpScript sets the hostname of its UTS namespace when hostname is not
 // "", bind-mounts each mount, then execs its arguments.
 func setUpScript(hostname string, mounts []kruntime.Mount) string {
@@ -794,7 +806,7 @@ func setUpScript(hostname string, mounts []kruntime.Mount) string {
 			fmt.Fprintf(&b, "mount -o remount,bind,ro %s\n", dst)
 		}
 	}
-	b.WriteString("exec \"$@\"\n")
+	b.WriteString(execArgs)
 	return b.String()
 }
 

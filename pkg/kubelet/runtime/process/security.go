@@ -280,3 +280,24 @@ func (r *Runtime) setUpSandboxSecurity(ctx context.Context, s *kruntime.PodSandb
 	}
 	return setSysctls(ctx, s)
 }
+
+// readOnlyRootScript makes the container's root filesystem read-only:
+// the process runtime has no root filesystem of the container's own, so
+// in the container's private mount namespace every mount of the host (/
+// first) becomes read-only but the container's volumes, the pod's files
+// the runtime mounts (/etc/hosts, resolv.conf: rw in Kubernetes too) and
+// the kernel's /proc, /sys and /dev. The host's mounts are untouched. A
+// mount that cannot be remounted (one the host locked) fails the
+// container only when it is /.
+func readOnlyRootScript(mounts []kruntime.Mount) string {
+	var b strings.Builder
+	b.WriteString("awk '{print $5}' /proc/self/mountinfo | while read -r m; do\n")
+	b.WriteString("  case \"$m\" in /proc|/proc/*|/sys|/sys/*|/dev|/dev/*) continue ;; esac\n")
+	for _, m := range mounts {
+		d := quote(m.ContainerPath)
+		fmt.Fprintf(&b, "  case \"$m\" in %s|%s/*) continue ;; esac\n", d, d)
+	}
+	b.WriteString("  mount -o remount,bind,ro \"$m\" 2>/dev/null || [ \"$m\" != / ] || { echo 'kubecore: cannot make / read-only' >&2; exit 1; }\n")
+	b.WriteString("done\n")
+	return b.String()
+}

@@ -332,3 +332,41 @@ func TestSandboxEtcHosts(t *testing.T) {
 		t.Errorf("a hostNetwork pod reads %q, not the host's /etc/hosts", execed)
 	}
 }
+
+// TestReadOnlyRootfs: a container with a read-only root filesystem can
+// write to its volumes only, in its command and in exec; the host's
+// filesystem stays writable.
+func TestReadOnlyRootfs(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("mounts need root")
+	}
+	r := newRuntime(t, Options{HostIP: "192.0.2.1"})
+	vol := t.TempDir()
+	hostDir := t.TempDir()
+	// Where the container sees its volume (a path of the host's, which
+	// the runtime makes as a mount point).
+	dst := filepath.Join(t.TempDir(), "data")
+	try := func(p string) string { return "if touch " + p + " 2>/dev/null; then echo wrote; else echo refused; fi" }
+	script := try(filepath.Join(hostDir, "root")) + "; " + try(dst+"/vol") + "; " + try("/dev/shm/kubecore-ro-test") + "; exec sleep 60"
+	logged, execed := runAndExec(t, r, kruntime.PodSandboxConfig{UID: "ro"}, kruntime.ContainerConfig{
+		Command: []string{"sh", "-c", script}, Mounts: []kruntime.Mount{{HostPath: vol, ContainerPath: dst}},
+		Security: &kruntime.ContainerSecurity{ReadOnlyRootfs: true}}, 3, []string{"sh", "-c", try(filepath.Join(hostDir, "exec"))})
+	_ = os.Remove("/dev/shm/kubecore-ro-test")
+	if logged != "refused\nwrote\nwrote" || execed != "refused\n" {
+		t.Errorf("read-only root: the command got %q, exec %q; want the root refused, the volume and /dev written", logged, execed)
+	}
+	if _, err := os.Stat(filepath.Join(vol, "vol")); err != nil {
+		t.Errorf("the volume was not written: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(hostDir, "host"), nil, 0o644); err != nil {
+		t.Errorf("the host's filesystem became read-only: %v", err)
+	}
+
+	// Without it, the same container writes.
+	logged, _ = runAndExec(t, r, kruntime.PodSandboxConfig{UID: "rw"}, kruntime.ContainerConfig{
+		Command: []string{"sh", "-c", script}, Mounts: []kruntime.Mount{{HostPath: vol, ContainerPath: dst}}}, 3, nil)
+	_ = os.Remove("/dev/shm/kubecore-ro-test")
+	if logged != "wrote\nwrote\nwrote" {
+		t.Errorf("writable root: the command got %q", logged)
+	}
+}
