@@ -184,6 +184,18 @@ images:
     entrypoint: ["${AGNHOST}"]
     cmd: ["pause"]
 EOF_IMAGES
+  # The nonewprivs image's program is setuid root (see
+  # hack/tools/nonewprivs): as root, a copy of ours in a directory every
+  # user may enter, removed with WORK.
+  if [ "$(id -u)" = 0 ]; then
+    mkdir -m 0755 "${WORK}/setuid"
+    chmod 0711 "${WORK}"
+    install -m 4755 "${NONEWPRIVS}" "${WORK}/setuid/nnp"
+    cat >>"${entrypoints}" <<EOF_IMAGES
+  registry.k8s.io/e2e-test-images/nonewprivs:
+    entrypoint: ["${WORK}/setuid/nnp"]
+EOF_IMAGES
+  fi
   runtime_flags+=(--image-entrypoints "${entrypoints}")
 fi
 

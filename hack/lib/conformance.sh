@@ -10,6 +10,7 @@ GINKGO="${KUBECORE_OUTPUT}/bin/ginkgo"
 # version k8s.io/kubernetes has: test/images/agnhost/VERSION).
 AGNHOST="${KUBECORE_OUTPUT}/bin/agnhost"
 CONFORMANCE_SUMMARY="${KUBECORE_OUTPUT}/bin/conformance-summary"
+NONEWPRIVS="${KUBECORE_OUTPUT}/bin/nonewprivs"
 
 # conformance::go runs the go command in the conformance module, outside the
 # root go.work (which does not list it) and with its go.sum as the truth.
@@ -69,7 +70,9 @@ conformance::agnhost_version() {
   cat "$(conformance::go list -m -f '{{.Dir}}' k8s.io/kubernetes)/test/images/agnhost/VERSION"
 }
 
-# conformance::build_summary builds the JUnit-to-table tool (root module).
+# conformance::build_summary builds the JUnit-to-table tool (root module),
+# and the stand-in for the nonewprivs image's program.
 conformance::build_summary() {
   go build -o "${CONFORMANCE_SUMMARY}" ./hack/tools/conformance-summary
+  go build -o "${NONEWPRIVS}" ./hack/tools/nonewprivs
 }

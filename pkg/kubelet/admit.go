@@ -83,6 +83,16 @@ func (kl *Kubelet) admitPod(ctx context.Context, st *podState, pod *corev1.Pod) 
 	// A pod that already runs (an adopted sandbox, or Running in the API
 	// before a restart of the kubelet) was admitted before.
 	force := st.sandboxID != "" || pod.Status.Phase == corev1.PodRunning
+	if why := forbiddenSysctl(pod, kl.cfg.AllowedUnsafeSysctls); why != "" && !force {
+		st.admission = admissionRejected
+		msg := "Pod was rejected: " + why
+		kl.events.pod(ctx, pod, corev1.EventTypeWarning, reasonSysctlForbidden, "%s", msg)
+		status := corev1.PodStatus{Phase: corev1.PodFailed, Reason: reasonSysctlForbidden, Message: msg, QOSClass: qosClass(pod)}
+		if err := kl.setStatus(ctx, pod, status); err != nil {
+			return false, fmt.Errorf("reject pod (%s): %w", why, err)
+		}
+		return false, nil
+	}
 	if p, ok := kl.admitted.admit(pod, force); !ok {
 		st.admission = admissionRejected
 		kl.events.pod(ctx, pod, corev1.EventTypeWarning, reasonNodePorts, "%s", messageNodePorts)

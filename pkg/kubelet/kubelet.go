@@ -73,6 +73,10 @@ type Config struct {
 	// DNS makes each pod's resolv.conf (--cluster-dns, --cluster-domain,
 	// --resolv-conf).
 	DNS DNSConfigurer
+	// AllowedUnsafeSysctls are the sysctls beyond the safe set that pods
+	// may set (--allowed-unsafe-sysctls: names, or prefixes ending in
+	// "*"); a pod asking for another is rejected (SysctlForbidden).
+	AllowedUnsafeSysctls []string
 	// StaticPodPath is a directory of pod manifests, read every
 	// FileCheckFrequency (5 s); StaticPodURL serves a pod or a PodList,
 	// read every HTTPCheckFrequency (20 s).

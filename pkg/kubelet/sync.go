@@ -300,6 +300,9 @@ func (kl *Kubelet) ensureSandbox(ctx context.Context, st *podState, pod *corev1.
 		HostNetwork: pod.Spec.HostNetwork,
 		Hostname:    podHostname(pod),
 		DNS:         dns,
+		Hosts:       podHosts(pod, kl.cfg.DNS.ClusterDomain),
+		HostIPC:     pod.Spec.HostIPC,
+		Sysctls:     podSysctls(pod),
 	})
 	if err != nil {
 		kl.events.pod(ctx, pod, corev1.EventTypeWarning, eventFailedCreatePodSandBox, "Failed to create pod sandbox: %v", err)
@@ -496,7 +499,8 @@ func (s *podSync) startContainer(ctx context.Context, c *corev1.Container, attem
 		Env: env, WorkingDir: c.WorkingDir, Mounts: mounts,
 		LogPath: fmt.Sprintf("%s/%d.log", c.Name, attempt),
 		Stdin:   c.Stdin, StdinOnce: c.StdinOnce, TTY: c.TTY,
-		User: containerUser(s.pod, c),
+		User:     containerUser(s.pod, c),
+		Security: containerSecurity(c),
 	})
 	if err != nil {
 		var ce *kruntime.ContainerError

@@ -130,6 +130,60 @@ type PodSandboxConfig struct {
 	// DNS is the pod's resolv.conf content (see kubelet.DNSConfigurer);
 	// runtimes with their own network namespace give it to the pod.
 	DNS *DNSConfig
+	// Hosts is what a runtime that gives the pod a network namespace of
+	// its own writes in the pod's /etc/hosts (with the pod's address),
+	// as Kubernetes' kubelet does; nil keeps the node's.
+	Hosts *HostsConfig `json:",omitempty"`
+	// HostIPC: the pod uses the node's IPC namespace; else runtimes that
+	// can give it one of its own.
+	HostIPC bool `json:",omitempty"`
+	// Sysctls are the pod's namespaced kernel parameters
+	// (securityContext.sysctls, names with '.' or '/' as the API allows),
+	// set in the pod's namespaces before its containers start.
+	Sysctls []KeyValue `json:",omitempty"`
+}
+
+// HostsConfig is the pod's part of a kubelet-managed /etc/hosts.
+type HostsConfig struct {
+	// FQDN is the pod's fully qualified name when it has a subdomain
+	// (hostname.subdomain.namespace.svc.cluster-domain), else "".
+	FQDN string `json:",omitempty"`
+	// Aliases are spec.hostAliases.
+	Aliases []HostAlias `json:",omitempty"`
+}
+
+// HostAlias is one spec.hostAliases entry.
+type HostAlias struct {
+	IP        string
+	Hostnames []string
+}
+
+// HostsFile renders the /etc/hosts of a pod with address ip and the given
+// hostname, in the layout of Kubernetes' kubelet (its first line is what
+// the e2e suite looks for).
+func (c HostsConfig) HostsFile(ip, hostname string) []byte {
+	var b bytes.Buffer
+	b.WriteString("# Kubernetes-managed hosts file.\n" +
+		"127.0.0.1\tlocalhost\n" +
+		"::1\tlocalhost ip6-localhost ip6-loopback\n" +
+		"fe00::0\tip6-localnet\n" +
+		"fe00::0\tip6-mcastprefix\n" +
+		"fe00::1\tip6-allnodes\n" +
+		"fe00::2\tip6-allrouters\n")
+	if ip != "" && hostname != "" {
+		if c.FQDN != "" {
+			fmt.Fprintf(&b, "%s\t%s\t%s\n", ip, c.FQDN, hostname)
+		} else {
+			fmt.Fprintf(&b, "%s\t%s\n", ip, hostname)
+		}
+	}
+	if len(c.Aliases) > 0 {
+		b.WriteString("\n# Entries added by HostAliases.\n")
+		for _, a := range c.Aliases {
+			fmt.Fprintf(&b, "%s\t%s\n", a.IP, strings.Join(a.Hostnames, "\t"))
+		}
+	}
+	return b.Bytes()
 }
 
 // DNSConfig is a resolv.conf: name servers, search domains and options.
@@ -172,6 +226,9 @@ type PodSandboxStatus struct {
 	// NetNS is the path of the sandbox's own network namespace, empty
 	// when it uses the host's.
 	NetNS string `json:",omitempty"`
+	// IPCNS is the path of the sandbox's own IPC namespace, empty when
+	// it uses the host's.
+	IPCNS string `json:",omitempty"`
 }
 
 // KeyValue is one environment variable.
@@ -209,6 +266,25 @@ type ContainerConfig struct {
 	// as: the security context's runAsUser and runAsGroup and the pod's
 	// supplemental groups; nil: the runtime's own user.
 	User *User
+	// Security is the rest of the container's security context, as CRI's
+	// LinuxContainerSecurityContext has it; nil is the zero value.
+	Security *ContainerSecurity `json:",omitempty"`
+}
+
+// ContainerSecurity is what a container may do beyond its user.
+type ContainerSecurity struct {
+	// Privileged gives the container every capability.
+	Privileged bool `json:",omitempty"`
+	// CapAdd and CapDrop change the runtime's default capabilities:
+	// names as the API gives them (NET_ADMIN; ALL for every one).
+	CapAdd  []string `json:",omitempty"`
+	CapDrop []string `json:",omitempty"`
+	// NoNewPrivs sets no_new_privs: neither setuid programs nor file
+	// capabilities give the container's processes more than they have
+	// (allowPrivilegeEscalation: false).
+	NoNewPrivs bool `json:",omitempty"`
+	// ReadOnlyRootfs is readOnlyRootFilesystem.
+	ReadOnlyRootfs bool `json:",omitempty"`
 }
 
 // User is the identity a container's processes run as.

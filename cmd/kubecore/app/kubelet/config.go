@@ -36,6 +36,7 @@ type kubeletConfiguration struct {
 	ClusterDNS                []string `json:"clusterDNS"`
 	ClusterDomain             string   `json:"clusterDomain"`
 	ResolvConf                *string  `json:"resolvConf"`
+	AllowedUnsafeSysctls      []string `json:"allowedUnsafeSysctls"`
 	RegisterWithTaints        []struct {
 		Key    string `json:"key"`
 		Value  string `json:"value"`
@@ -112,6 +113,9 @@ func (o *Options) LoadConfigFile(path string, changed func(flag string) bool) er
 	str("cluster-domain", &o.ClusterDomain, c.ClusterDomain)
 	if len(c.ClusterDNS) > 0 && !changed("cluster-dns") {
 		o.ClusterDNS = c.ClusterDNS
+	}
+	if len(c.AllowedUnsafeSysctls) > 0 && !changed("allowed-unsafe-sysctls") {
+		o.AllowedUnsafeSysctls = c.AllowedUnsafeSysctls
 	}
 	if c.ResolvConf != nil && !changed("resolv-conf") {
 		o.ResolvConf = *c.ResolvConf

@@ -86,7 +86,10 @@ type Options struct {
 	NodeLabels []string
 	// RegisterWithTaints are "key=value:Effect" or "key:Effect" entries.
 	RegisterWithTaints []string
-	MaxPods            int32
+	// AllowedUnsafeSysctls are the sysctls beyond the safe set pods may
+	// set: names, or prefixes ending in "*".
+	AllowedUnsafeSysctls []string
+	MaxPods              int32
 	// Address and Port of the kubelet's HTTPS server (logs, exec, pods);
 	// the port is reported in the Node's daemonEndpoints.
 	Address string
@@ -628,9 +631,10 @@ func (o *Options) Complete() (Config, error) {
 		DNS:      kubelet.DNSConfigurer{ClusterDNS: clusterDNS, ClusterDomain: o.ClusterDomain, HostResolvConf: o.ResolvConf},
 		NodeName: name, Hostname: o.HostnameOverride, Client: cs, Runtime: rt, RootDir: root, NodeIP: ip,
 		NodeLabels: labels, RegisterWithTaints: taints, MaxPods: o.MaxPods,
-		KubeletPort:    o.Port,
-		StopPodsOnExit: o.StopPodsOnExit,
-		StaticPodPath:  o.StaticPodPath, StaticPodURL: o.StaticPodURL,
+		AllowedUnsafeSysctls: o.AllowedUnsafeSysctls,
+		KubeletPort:          o.Port,
+		StopPodsOnExit:       o.StopPodsOnExit,
+		StaticPodPath:        o.StaticPodPath, StaticPodURL: o.StaticPodURL,
 		FileCheckFrequency: o.FileCheckFrequency, HTTPCheckFrequency: o.HTTPCheckFrequency,
 		NodeStatusUpdateFrequency: o.NodeStatusUpdateFrequency, NodeStatusReportFrequency: o.NodeStatusReportFrequency,
 		LeaseDurationSeconds: o.NodeLeaseDurationSeconds,
@@ -925,6 +929,7 @@ func validLinkName(name string) bool {
 func AddNetworkFlags(fs *pflag.FlagSet, o *Options) {
 	fs.StringSliceVar(&o.ClusterDNS, "cluster-dns", o.ClusterDNS, "Cluster DNS server addresses written into pods' resolv.conf for dnsPolicy ClusterFirst (default with --run-cluster-dns: "+dns.DefaultServiceIP+")")
 	fs.StringVar(&o.ClusterDomain, "cluster-domain", o.ClusterDomain, "The cluster's DNS domain, searched by pods")
+	fs.StringSliceVar(&o.AllowedUnsafeSysctls, "allowed-unsafe-sysctls", o.AllowedUnsafeSysctls, "Sysctls beyond the safe set that pods may set (names, or prefixes ending in '*', e.g. 'kernel.msg*,net.core.somaxconn'); a pod asking for another is rejected with SysctlForbidden")
 	fs.StringVar(&o.ResolvConf, "resolv-conf", o.ResolvConf, "The node's resolv.conf: pods with dnsPolicy Default get it, and the cluster DNS forwards other names to its servers")
 	switchVar(fs, &o.RunServiceProxy, "run-service-proxy", "Run the nftables service proxy in this process, as kubecore proxy does: true, false, or auto (on when root with the process or cri runtime and an API server)")
 	switchVar(fs, &o.RunClusterDNS, "run-cluster-dns", "Serve cluster DNS on the node IP in this process and publish it as an endpoint of kube-system/kube-dns, as kubecore dns does: true, false, or auto (a kubelet alone: off; all-in-one: on when its service proxy runs)")

@@ -97,6 +97,7 @@ maxPods: 50
 containerLogMaxSize: 1Mi
 containerLogMaxFiles: 3
 contentType: application/json
+allowedUnsafeSysctls: ["kernel.msg*", "net.core.somaxconn"]
 registerWithTaints:
 - key: dedicated
   value: infra
@@ -114,7 +115,8 @@ authentication:
 	}
 	if o.Port != 12345 || o.Address != "127.0.0.1" || o.ReadOnlyPort != 10255 || o.StaticPodPath != "/etc/kubecore/manifests" ||
 		o.FileCheckFrequency != 2*time.Second || o.NodeStatusUpdateFrequency != 4*time.Second || o.NodeStatusReportFrequency != 2*time.Minute || o.MaxPods != 50 ||
-		o.ClientCAFile != "/pki/ca.crt" || o.ContainerLogMaxSize != "1Mi" || o.ContainerLogMaxFiles != 3 || o.ContentType != "application/json" || len(o.RegisterWithTaints) != 1 || o.RegisterWithTaints[0] != "dedicated=infra:NoSchedule" {
+		o.ClientCAFile != "/pki/ca.crt" || o.ContainerLogMaxSize != "1Mi" || o.ContainerLogMaxFiles != 3 || o.ContentType != "application/json" || len(o.RegisterWithTaints) != 1 || o.RegisterWithTaints[0] != "dedicated=infra:NoSchedule" ||
+		strings.Join(o.AllowedUnsafeSysctls, ",") != "kernel.msg*,net.core.somaxconn" {
 		t.Errorf("options after the config file: %+v", o)
 	}
 	if err := os.WriteFile(path, []byte("kind: Pod\napiVersion: v1\n"), 0o644); err != nil {

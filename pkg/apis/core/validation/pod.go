@@ -97,6 +97,7 @@ func ValidatePodSpec(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList 
 		errs = append(errs, validateToleration(t, fldPath.Child("tolerations").Index(i))...)
 	}
 	errs = append(errs, validateAffinity(spec.Affinity, fldPath.Child("affinity"))...)
+	errs = append(errs, validateSysctls(spec.SecurityContext, fldPath.Child("securityContext", "sysctls"))...)
 	if spec.Hostname != "" {
 		for _, msg := range validation.IsDNS1123Label(spec.Hostname) {
 			errs = append(errs, field.Invalid(fldPath.Child("hostname"), spec.Hostname, msg))

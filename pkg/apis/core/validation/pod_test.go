@@ -40,6 +40,18 @@ func TestValidatePod(t *testing.T) {
 				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")},
 			}
 		}, []string{`spec.containers[0].resources.requests[cpu]: Invalid value: "2": must be less than or equal to cpu limit of 1`}},
+		// The e2e "Sysctls should reject invalid sysctls": malformed names
+		// only; whether a sysctl is allowed is the kubelet's decision.
+		{"sysctls", func(p *corev1.Pod) {
+			p.Spec.SecurityContext = &corev1.PodSecurityContext{Sysctls: []corev1.Sysctl{
+				{Name: "foo-", Value: "bar"}, {Name: "kernel.shmmax", Value: "100000000"}, {Name: "safe-and-unsafe", Value: "1"},
+				{Name: "bar..", Value: "42"}, {Name: "net/ipv4/conf/eth0.100/forwarding", Value: "1"}, {Name: "kernel.shmmax", Value: "1"},
+			}}
+		}, []string{
+			`spec.securityContext.sysctls[0].name: Invalid value: "foo-": must have at most 253 characters and match regex ^` + sysctlNameFmt + `$`,
+			`spec.securityContext.sysctls[3].name: Invalid value: "bar..": must have at most 253 characters and match regex ^` + sysctlNameFmt + `$`,
+			`spec.securityContext.sysctls[5].name: Duplicate value: "kernel.shmmax"`,
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -34,12 +34,20 @@ func (r *Runtime) execCommand(ctx context.Context, id string, cmd []string) (*ex
 		return nil, fmt.Errorf("exec in container %s: not running", id)
 	}
 	cfg, pid, multicall := c.cfg, c.status.PID, c.multicall
-	ownNet, ownUTS := false, false
+	ownNet, ownUTS, ownIPC := false, false, false
+	ownMount := len(cfg.Mounts) > 0 || cfg.Security != nil && cfg.Security.ReadOnlyRootfs
 	if s, ok := r.sandboxes[c.status.SandboxID]; ok {
 		ownNet = s.NetNS != ""
 		ownUTS = ownNet && s.Config.Hostname != ""
+		ownIPC = s.IPCNS != ""
+		// The pod's resolv.conf and /etc/hosts are mounts of its own.
+		ownMount = ownMount || ownNet && (s.Config.DNS != nil || s.Config.Hosts != nil)
 	}
 	r.mu.Unlock()
+	creds, err := r.credentials(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("exec in container %s: %w", id, err)
+	}
 
 	if _, err := exec.LookPath(cmd[0]); err != nil {
 		// A program of the image (exec probes run often: look the
@@ -48,9 +56,9 @@ func (r *Runtime) execCommand(ctx context.Context, id string, cmd []string) (*ex
 			cmd = imageCommand(image, cfg.Image, cmd, r.builtins)
 		}
 	}
-	argv := append(asUser(cfg.User), r.multicall.command(multicall, cmd)...)
+	argv := append(creds, r.multicall.command(multicall, cmd)...)
 	var enter []string
-	if len(cfg.Mounts) > 0 {
+	if ownMount {
 		enter = append(enter, "--mount")
 	}
 	if ownNet {
@@ -58,6 +66,9 @@ func (r *Runtime) execCommand(ctx context.Context, id string, cmd []string) (*ex
 	}
 	if ownUTS {
 		enter = append(enter, "--uts")
+	}
+	if ownIPC {
+		enter = append(enter, "--ipc")
 	}
 	if len(enter) > 0 {
 		argv = append(append(append([]string{"nsenter", "--target", strconv.Itoa(pid)}, enter...), "--"), argv...)

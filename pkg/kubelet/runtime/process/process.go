@@ -320,6 +320,10 @@ func (r *Runtime) RunPodSandbox(ctx context.Context, cfg kruntime.PodSandboxConf
 		}
 		s.IP, s.NetNS = p.IP, p.NetNS
 	}
+	if err := r.setUpSandboxSecurity(ctx, s); err != nil {
+		r.tearDown(ctx, s)
+		return "", err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.saveSandbox(s); err != nil {
@@ -349,7 +353,7 @@ func (r *Runtime) StopPodSandbox(ctx context.Context, id string) error {
 			ids = append(ids, cid)
 		}
 	}
-	netns := s.NetNS
+	netns, ipcns := s.NetNS, s.IPCNS
 	r.mu.Unlock()
 	for _, cid := range ids {
 		errs = append(errs, r.StopContainer(ctx, cid, 0))
@@ -357,11 +361,15 @@ func (r *Runtime) StopPodSandbox(ctx context.Context, id string) error {
 	if netns != "" && r.network != nil {
 		errs = append(errs, r.network.TearDownPod(ctx, id))
 	}
+	errs = append(errs, removeNamespace(ipcns))
 	return errors.Join(errs...)
 }
 
-// tearDown removes a sandbox's network namespace, logging a failure.
+// tearDown removes a sandbox's namespaces, logging a failure.
 func (r *Runtime) tearDown(ctx context.Context, s *kruntime.PodSandboxStatus) {
+	if err := removeNamespace(s.IPCNS); err != nil {
+		klog.ErrorS(err, "Failed to remove a sandbox's IPC namespace", "sandbox", s.ID)
+	}
 	if s.NetNS == "" || r.network == nil {
 		return
 	}
@@ -399,6 +407,9 @@ func (r *Runtime) RemovePodSandbox(ctx context.Context, id string) error {
 		if err := r.network.TearDownPod(ctx, id); err != nil {
 			return fmt.Errorf("remove sandbox %s: %w", id, err)
 		}
+	}
+	if err := removeNamespace(s.IPCNS); err != nil {
+		return fmt.Errorf("remove sandbox %s: %w", id, err)
 	}
 	if err := os.Remove(filepath.Join(r.stateDir, "sandboxes", id+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("remove sandbox %s: %w", id, err)
@@ -456,9 +467,16 @@ func (r *Runtime) CreateContainer(ctx context.Context, sandboxID string, cfg kru
 			return m.ContainerPath == corev1.ServiceAccountMountPath
 		})
 	}
+	if cfg.Security != nil && cfg.Security.ReadOnlyRootfs && !r.root {
+		return "", &kruntime.ContainerError{Reason: ReasonNeedsRoot, Message: fmt.Sprintf(
+			"container %q has a read-only root filesystem, which the process runtime makes in a private mount namespace and that needs the kubelet to run as root", cfg.Name)}
+	}
 	if len(cfg.Mounts) > 0 && !r.root {
 		return "", &kruntime.ContainerError{Reason: ReasonNeedsRoot, Message: fmt.Sprintf(
 			"container %q mounts volumes, which the process runtime does in a private mount namespace and that needs the kubelet to run as root", cfg.Name)}
+	}
+	if _, err := r.credentials(cfg); err != nil {
+		return "", fmt.Errorf("container %q: %w", cfg.Name, err)
 	}
 	if u := cfg.User; u != nil && !r.root && (u.UID != int64(os.Geteuid()) || u.GID != int64(os.Getegid()) || len(u.SupplementalGroups) > 0) {
 		return "", &kruntime.ContainerError{Reason: ReasonNeedsRoot, Message: fmt.Sprintf(
@@ -514,8 +532,11 @@ func (r *Runtime) StartContainer(_ context.Context, id string) error {
 	}
 	cfg, logPath := c.cfg, c.status.LogPath
 	var pod podNamespaces
-	if s, ok := r.sandboxes[c.status.SandboxID]; ok && s.NetNS != "" {
-		pod = podNamespaces{netns: s.NetNS, hostname: s.Config.Hostname, dns: s.Config.DNS}
+	if s, ok := r.sandboxes[c.status.SandboxID]; ok {
+		pod.ipcns = s.IPCNS
+		if s.NetNS != "" {
+			pod.netns, pod.hostname, pod.dns, pod.ip, pod.hosts = s.NetNS, s.Config.Hostname, s.Config.DNS, s.IP, s.Config.Hosts
+		}
 	}
 	r.mu.Unlock()
 
@@ -556,6 +577,12 @@ type podNamespaces struct {
 	hostname string
 	// dns is the pod's resolv.conf; nil keeps the host's.
 	dns *kruntime.DNSConfig
+	// ip is the pod's address, and hosts what the pod's /etc/hosts has
+	// besides (nil keeps the host's).
+	ip    string
+	hosts *kruntime.HostsConfig
+	// ipcns is the path of the pod's IPC namespace ("" shares the host's).
+	ipcns string
 }
 
 // startShim writes the container's spec and starts its shim, which
@@ -572,8 +599,27 @@ func (r *Runtime) startShim(id string, cfg kruntime.ContainerConfig, logPath str
 		Dir: cfg.WorkingDir, LogPath: logPath, LogMaxSize: r.logMaxSize, LogMaxFiles: r.logMaxFiles,
 		ExitPath:     filepath.Join(dir, "exit.json"),
 		AttachSocket: r.attachSocketPath(id), Stdin: cfg.Stdin, StdinOnce: cfg.StdinOnce, TTY: cfg.TTY}
-	spec.Argv = append(asUser(cfg.User), spec.Argv...)
+	creds, err := r.credentials(cfg)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	spec.Argv = append(creds, spec.Argv...)
+	// The pod's /etc/hosts and resolv.conf come after the container's
+	// mounts, whose sources are the host's files (a hostPath of the
+	// node's /etc/hosts), not the pod's mounted over them.
 	mounts := cfg.Mounts
+	if netns != "" && pod.hosts != nil && !slices.ContainsFunc(mounts, func(m kruntime.Mount) bool { return m.ContainerPath == etcHostsPath }) {
+		p := filepath.Join(dir, "hosts")
+		if err := writeFileAtomic(p, pod.hosts.HostsFile(pod.ip, pod.hostname)); err != nil {
+			return nil, 0, 0, fmt.Errorf("hosts: %w", err)
+		}
+		// Readable by a container's user; the container may change it,
+		// as a kubelet-managed one can.
+		if err := os.Chmod(p, 0o644); err != nil {
+			return nil, 0, 0, fmt.Errorf("hosts: %w", err)
+		}
+		mounts = append(slices.Clone(mounts), kruntime.Mount{HostPath: p, ContainerPath: etcHostsPath})
+	}
 	if netns != "" && dns != nil && !slices.ContainsFunc(mounts, func(m kruntime.Mount) bool { return m.ContainerPath == resolvConfPath }) {
 		p := filepath.Join(dir, "resolv.conf")
 		if err := writeFileAtomic(p, dns.ResolvConf()); err != nil {
@@ -583,24 +629,36 @@ func (r *Runtime) startShim(id string, cfg kruntime.ContainerConfig, logPath str
 		if err := os.Chmod(p, 0o644); err != nil {
 			return nil, 0, 0, fmt.Errorf("resolv.conf: %w", err)
 		}
-		mounts = append([]kruntime.Mount{{HostPath: p, ContainerPath: resolvConfPath, ReadOnly: true}}, mounts...)
+		mounts = append(slices.Clone(mounts), kruntime.Mount{HostPath: p, ContainerPath: resolvConfPath, ReadOnly: true})
 	}
 	hostname := ""
 	if netns != "" {
 		hostname = pod.hostname
 	}
-	if len(mounts) > 0 || hostname != "" {
+	readOnlyRoot := cfg.Security != nil && cfg.Security.ReadOnlyRootfs
+	if len(mounts) > 0 || hostname != "" || readOnlyRoot {
 		unshare := []string{"unshare"}
 		if hostname != "" {
 			unshare = append(unshare, "--uts")
 		}
-		if len(mounts) > 0 {
+		if len(mounts) > 0 || readOnlyRoot {
 			unshare = append(unshare, "--mount", "--propagation", "private")
 		}
-		spec.Argv = append(append(unshare, "sh", "-c", setUpScript(hostname, mounts), "kubecore-mount"), spec.Argv...)
+		script := setUpScript(hostname, mounts)
+		if readOnlyRoot {
+			script = strings.Replace(script, execArgs, readOnlyRootScript(mounts)+execArgs, 1)
+		}
+		spec.Argv = append(append(unshare, "sh", "-c", script, "kubecore-mount"), spec.Argv...)
 	}
+	var enter []string
 	if netns != "" {
-		spec.Argv = append([]string{"nsenter", "--net=" + netns, "--"}, spec.Argv...)
+		enter = append(enter, "--net="+netns)
+	}
+	if pod.ipcns != "" {
+		enter = append(enter, "--ipc="+pod.ipcns)
+	}
+	if len(enter) > 0 {
+		spec.Argv = append(append(append([]string{"nsenter"}, enter...), "--"), spec.Argv...)
 	}
 	switch {
 	case spec.Dir != "":
@@ -726,6 +784,9 @@ func setExited(c *container, st exitStatus, message string) {
 	}
 }
 
+// execArgs ends the set-up script: it runs the container's command.
+const execArgs = "exec \"$@\"\n"
+
 // setUpScript sets the hostname of its UTS namespace when hostname is not
 // "", bind-mounts each mount, then execs its arguments.
 func setUpScript(hostname string, mounts []kruntime.Mount) string {
@@ -737,13 +798,15 @@ func setUpScript(hostname string, mounts []kruntime.Mount) string {
 	}
 	for _, m := range mounts {
 		src, dst := quote(m.HostPath), quote(m.ContainerPath)
-		// A file (resolv.conf) is mounted over an existing file.
-		fmt.Fprintf(&b, "[ -e %s ] || mkdir -p %s\nmount --bind %s %s\n", dst, dst, src, dst)
+		// A file (resolv.conf) is mounted over an existing file; a file
+		// where nothing is gets an empty file to be mounted on.
+		fmt.Fprintf(&b, "if [ ! -e %s ]; then if [ -d %s ]; then mkdir -p %s; else mkdir -p \"$(dirname %s)\" && : >%s; fi; fi\nmount --bind %s %s\n",
+			dst, src, dst, dst, dst, src, dst)
 		if m.ReadOnly {
 			fmt.Fprintf(&b, "mount -o remount,bind,ro %s\n", dst)
 		}
 	}
-	b.WriteString("exec \"$@\"\n")
+	b.WriteString(execArgs)
 	return b.String()
 }
 
@@ -903,22 +966,4 @@ func (r *Runtime) PortForward(ctx context.Context, id string, port int32) (net.C
 		return c, nil
 	}
 	return kruntime.DialHostNetwork(ctx, port)
-}
-
-// asUser is the prefix of a command line that runs the rest as u (its
-// user, group and exactly its supplemental groups), after the runtime's
-// wrappers (mounts, network namespace) did what needs root; none for nil.
-func asUser(u *kruntime.User) []string {
-	if u == nil {
-		return nil
-	}
-	groups := "--clear-groups"
-	if len(u.SupplementalGroups) > 0 {
-		ids := make([]string, len(u.SupplementalGroups))
-		for i, g := range u.SupplementalGroups {
-			ids[i] = strconv.FormatInt(g, 10)
-		}
-		groups = "--groups=" + strings.Join(ids, ",")
-	}
-	return []string{"setpriv", "--reuid=" + strconv.FormatInt(u.UID, 10), "--regid=" + strconv.FormatInt(u.GID, 10), groups, "--"}
 }

@@ -315,6 +315,14 @@ func TestBusyboxImageRunsBusyboxPrograms(t *testing.T) {
 	if err != nil || res.ExitCode != 0 || strings.TrimSpace(string(res.Stdout)) != "brackets" {
 		t.Errorf("exec in a busybox container: %+v (%q), %v; want brackets", res, res.Stdout, err)
 	}
+	// An applet named by its path in the image calls itself by it, as
+	// the e2e "read only busybox container" spec expects of /bin/sh.
+	for argv0, want := range map[string]string{"/bin/sh": "/bin/sh: can't create /proc/kubecore/x: nonexistent directory\n", "sh": "sh: can't create /proc/kubecore/x: nonexistent directory\n"} {
+		res, err = r.ExecSync(ctx, bb, []string{argv0, "-c", "echo $0; echo x >/proc/kubecore/x"}, 5*time.Second)
+		if err != nil || string(res.Stdout) != argv0+"\n" || string(res.Stderr) != want {
+			t.Errorf("exec %s in a busybox container: %q %q, %v; want %q", argv0, res.Stdout, res.Stderr, err, want)
+		}
+	}
 }
 
 // A container that names no working directory (nor does its image)
