@@ -453,7 +453,7 @@ func (r *Runtime) CreateContainer(ctx context.Context, sandboxID string, cfg kru
 		// placed at its well-known path; the pod runs without it rather
 		// than not at all. Volumes the pod asked for still need root.
 		cfg.Mounts = slices.DeleteFunc(slices.Clone(cfg.Mounts), func(m kruntime.Mount) bool {
-			return m.ContainerPath == corev1.ServiceAccountMountPath
+			return m.Optional || m.ContainerPath == corev1.ServiceAccountMountPath
 		})
 	}
 	if len(cfg.Mounts) > 0 && !r.root {
@@ -737,8 +737,16 @@ func setUpScript(hostname string, mounts []kruntime.Mount) string {
 	}
 	for _, m := range mounts {
 		src, dst := quote(m.HostPath), quote(m.ContainerPath)
-		// A file (resolv.conf) is mounted over an existing file.
-		fmt.Fprintf(&b, "[ -e %s ] || mkdir -p %s\nmount --bind %s %s\n", dst, dst, src, dst)
+		if st, err := os.Stat(m.HostPath); err == nil && !st.IsDir() {
+			// A file (resolv.conf, the termination message file) is
+			// mounted over a file, made empty when missing: there is
+			// one filesystem for every pod, so it stays, empty, on
+			// the host.
+			fmt.Fprintf(&b, "[ -e %s ] || { mkdir -p %s && : >>%s; }\nmount --bind %s %s\n",
+				dst, quote(filepath.Dir(m.ContainerPath)), dst, src, dst)
+		} else {
+			fmt.Fprintf(&b, "[ -e %s ] || mkdir -p %s\nmount --bind %s %s\n", dst, dst, src, dst)
+		}
 		if m.ReadOnly {
 			fmt.Fprintf(&b, "mount -o remount,bind,ro %s\n", dst)
 		}
