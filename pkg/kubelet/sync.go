@@ -376,7 +376,7 @@ func (s *podSync) killUnhealthy(ctx context.Context) error {
 		}
 		klog.FromContext(ctx).V(2).Info("Killing unhealthy container", "pod", klog.KObj(s.pod), "container", c.Name)
 		msg := fmt.Sprintf("Container %s failed %s probe, will be restarted", c.Name, kind)
-		if err := s.kl.stopContainer(ctx, s.pod, c.Name, cur.ID, true, grace, msg); err != nil {
+		if err := s.kl.stopContainer(ctx, s.pod, c.Name, cur.ID, s.ips.podIP, true, grace, msg); err != nil {
 			return fmt.Errorf("stop unhealthy container %s: %w", c.Name, err)
 		}
 	}
@@ -571,7 +571,7 @@ func (kl *Kubelet) killContainers(ctx context.Context, st *podState, pod *corev1
 	})
 	stop := func(c kruntime.ContainerStatus, grace time.Duration) error {
 		klog.FromContext(ctx).V(2).Info("Killing container", "pod", klog.KObj(pod), "container", c.Name, "gracePeriod", grace)
-		if err := kl.stopContainer(ctx, pod, c.Name, c.ID, c.State == kruntime.ContainerRunning, grace, ""); err != nil && !errors.Is(err, kruntime.ErrNotFound) {
+		if err := kl.stopContainer(ctx, pod, c.Name, c.ID, st.podIP, c.State == kruntime.ContainerRunning, grace, ""); err != nil && !errors.Is(err, kruntime.ErrNotFound) {
 			return fmt.Errorf("stop container %s: %w", c.Name, err)
 		}
 		return nil
