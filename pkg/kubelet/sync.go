@@ -54,6 +54,10 @@ type podState struct {
 	// resizePending says why the spec's resources are not allocated yet
 	// (nil: they are).
 	resizePending *resizePending
+	// finished: a terminal phase (Succeeded, Failed) was written; a sync
+	// with a copy of the pod from before that write (the watch not caught
+	// up) must not run it again in a new sandbox.
+	finished bool
 }
 
 type waitingInfo struct{ reason, message string }
@@ -161,7 +165,7 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 		return 0, true, nil
 	}
 	uid := string(pod.UID)
-	if isTerminal(pod.Status.Phase) {
+	if isTerminal(pod.Status.Phase) || st.finished {
 		// Finished for good: make sure nothing is left running.
 		kl.admitted.release(uid)
 		kl.allocs.release(uid)
@@ -262,6 +266,7 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 	if err := kl.setStatus(ctx, pod, status); err != nil {
 		return 0, false, err
 	}
+	st.finished = isTerminal(status.Phase)
 	return s.requeue, false, nil
 }
 

@@ -220,3 +220,37 @@ func TestSidecarsStopAfterAppContainers(t *testing.T) {
 		t.Errorf("stop order = %q, want %q (the app container first, then the sidecars in reverse order)", order, want)
 	}
 }
+
+// TestFinishedPodIsNotRunAgain: once a pod's terminal phase is written, a
+// sync with a copy of the pod from before (its phase not yet seen through
+// the watch) leaves it finished: no new sandbox, its containers not run
+// again.
+func TestFinishedPodIsNotRunAgain(t *testing.T) {
+	kl, rt, events := newTestKubelet(t)
+	ctx := t.Context()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", UID: "uid-1"},
+		Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{Name: "c", Image: "x", Command: []string{"sh", "-c", "exit 0"}}}},
+	}
+	st := newPodState()
+	for range 3 {
+		if _, _, err := kl.syncPod(ctx, st, pod, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sandboxes, err := rt.ListPodSandbox(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	containers, err := rt.ListContainers(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sandboxes) != 1 || len(containers) != 1 {
+		t.Errorf("%d sandboxes and %d containers, want the one of each of the finished pod", len(sandboxes), len(containers))
+	}
+	if got := events.with(eventSandboxChanged); len(got) > 0 {
+		t.Errorf("events %q: the finished pod's sandbox was replaced", got)
+	}
+}
