@@ -51,10 +51,7 @@ func (r *Runtime) execCommand(ctx context.Context, id string, cmd []string) (*ex
 	argv := append(asUser(cfg.User), r.multicall.command(multicall, cmd)...)
 	var enter []string
 	if len(cfg.Mounts) > 0 {
-		// Entering a mount namespace moves to its root: --wd keeps the
-		// container's working directory (that of its process), which
-		// the mounts (a private /tmp) may hide from the host's path.
-		enter = append(enter, "--mount", "--wd")
+		enter = append(enter, "--mount")
 	}
 	if ownNet {
 		enter = append(enter, "--net")

@@ -488,20 +488,6 @@ func (r *Runtime) CreateContainer(ctx context.Context, sandboxID string, cfg kru
 	if err := os.MkdirAll(r.containerDir(id), 0o700); err != nil {
 		return "", fmt.Errorf("container state dir: %w", err)
 	}
-	if r.root && privateTmp(cfg) {
-		// A /tmp of the container's own, as its image's root would
-		// give it: two pods' /tmp/health are not one file. Mounted
-		// last, so that the other mounts' sources under the host's
-		// /tmp are still seen.
-		tmp := filepath.Join(r.containerDir(id), "tmp")
-		if err := os.Mkdir(tmp, 0o700); err != nil {
-			return "", fmt.Errorf("container /tmp: %w", err)
-		}
-		if err := os.Chmod(tmp, 0o777|os.ModeSticky); err != nil {
-			return "", fmt.Errorf("container /tmp: %w", err)
-		}
-		c.cfg.Mounts = append(slices.Clone(cfg.Mounts), kruntime.Mount{ContainerPath: tmpPath, HostPath: tmp})
-	}
 	if err := r.saveContainer(c); err != nil {
 		return "", err
 	}
@@ -767,23 +753,6 @@ func setUpScript(hostname string, mounts []kruntime.Mount) string {
 	}
 	b.WriteString("exec \"$@\"\n")
 	return b.String()
-}
-
-// tmpPath is the directory of temporary files.
-const tmpPath = "/tmp"
-
-// privateTmp says whether a container gets a /tmp of its own: not when
-// it mounts a volume there or below (whose source may be under the
-// host's /tmp), nor when its program is a file of the host's /tmp.
-func privateTmp(cfg kruntime.ContainerConfig) bool {
-	under := func(p string) bool {
-		p = filepath.Clean(p)
-		return p == tmpPath || strings.HasPrefix(p, tmpPath+"/")
-	}
-	if slices.ContainsFunc(cfg.Mounts, func(m kruntime.Mount) bool { return under(m.ContainerPath) }) {
-		return false
-	}
-	return len(cfg.Command) == 0 || !under(cfg.Command[0])
 }
 
 // resolvConfPath is where a pod's processes read their DNS configuration.

@@ -2,7 +2,6 @@ package process
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -398,41 +397,5 @@ func TestFileMountAtMissingPath(t *testing.T) {
 	}
 	if fi, err := os.Stat(dst); err != nil || fi.IsDir() {
 		t.Errorf("mount point = %v, %v; want a file", fi, err)
-	}
-}
-
-// TestPrivateTmp: as root, each container has a /tmp of its own, which
-// its execs share and which neither the host nor another container sees;
-// a container mounting a volume at /tmp keeps it.
-func TestPrivateTmp(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("mounts need root")
-	}
-	r := newRuntime(t, Options{})
-	ctx := t.Context()
-	name := fmt.Sprintf("kubecore-private-tmp-%d", os.Getpid())
-	a := start(t, r, t.TempDir(), "echo a >/tmp/"+name+"; exec sleep 60")
-	b := start(t, r, t.TempDir(), "echo b >/tmp/"+name+"; exec sleep 60")
-	for id, want := range map[string]string{a: "a\n", b: "b\n"} {
-		var res kruntime.ExecResult
-		var err error
-		for range 50 { // until the container has written it
-			if res, err = r.ExecSync(ctx, id, []string{"cat", "/tmp/" + name}, 5*time.Second); err == nil && res.ExitCode == 0 {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		if err != nil || string(res.Stdout) != want {
-			t.Errorf("exec cat in %s = %q, %v; want %q", id, res.Stdout, err, want)
-		}
-	}
-	if _, err := os.Stat("/tmp/" + name); !os.IsNotExist(err) {
-		_ = os.Remove("/tmp/" + name)
-		t.Errorf("the host's /tmp has the containers' file: %v", err)
-	}
-	if !privateTmp(kruntime.ContainerConfig{Command: []string{"sh"}}) ||
-		privateTmp(kruntime.ContainerConfig{Command: []string{"sh"}, Mounts: []kruntime.Mount{{ContainerPath: "/tmp/data/", HostPath: "/x"}}}) ||
-		privateTmp(kruntime.ContainerConfig{Command: []string{"/tmp/go-build1/prog"}}) {
-		t.Error("privateTmp: want one unless a volume is mounted under /tmp or the program is a file of /tmp")
 	}
 }
