@@ -399,3 +399,32 @@ func TestFileMountAtMissingPath(t *testing.T) {
 		t.Errorf("mount point = %v, %v; want a file", fi, err)
 	}
 }
+
+// TestExecWorkingDirWithMounts: an exec in a container with mounts (its
+// own mount namespace) runs in the container's working directory, not in
+// the namespace's root.
+func TestExecWorkingDirWithMounts(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounts need root")
+	}
+	r := newRuntime(t, Options{})
+	ctx := t.Context()
+	sb, err := r.RunPodSandbox(ctx, kruntime.PodSandboxConfig{UID: "u", LogDirectory: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.StopPodSandbox(ctx, sb) })
+	wd := t.TempDir()
+	id, err := r.CreateContainer(ctx, sb, kruntime.ContainerConfig{Name: "c", Command: []string{"sleep", "60"}, WorkingDir: wd,
+		Mounts: []kruntime.Mount{{ContainerPath: filepath.Join(t.TempDir(), "data"), HostPath: t.TempDir()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.StartContainer(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.ExecSync(ctx, id, []string{"pwd"}, 5*time.Second)
+	if err != nil || strings.TrimSpace(string(res.Stdout)) != wd {
+		t.Errorf("exec pwd = %q, %v; want %s", res.Stdout, err, wd)
+	}
+}
