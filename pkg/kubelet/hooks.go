@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -103,7 +104,7 @@ func (kl *Kubelet) runPostStart(ctx context.Context, pod *corev1.Pod, c *corev1.
 	// hold secrets. The container's waiting message has it.
 	kl.events.container(ctx, pod, c.Name, corev1.EventTypeWarning, eventFailedPostStartHook, "PostStartHook failed")
 	klog.FromContext(ctx).V(2).Info("Killing container whose postStart hook failed", "pod", klog.KObj(pod), "container", c.Name, "err", err)
-	if kerr := kl.stopContainer(ctx, pod, c.Name, id, true, gracePeriod(pod), eventFailedPostStartHook); kerr != nil {
+	if kerr := kl.stopContainer(ctx, pod, c.Name, id, podIP, true, gracePeriod(pod), eventFailedPostStartHook); kerr != nil {
 		return errors.Join(err, kerr)
 	}
 	return err
@@ -112,8 +113,9 @@ func (kl *Kubelet) runPostStart(ctx context.Context, pod *corev1.Pod, c *corev1.
 // stopContainer stops a container within grace and reports it (Killing,
 // with message, "Stopping container <name>" when empty): its preStop hook
 // first when preStop, then SIGTERM and, after what is left of the grace
-// period, SIGKILL.
-func (kl *Kubelet) stopContainer(ctx context.Context, pod *corev1.Pod, name, id string, preStop bool, grace time.Duration, message string) error {
+// period, SIGKILL. An httpGet preStop hook goes to podIP (the node's
+// when ""), as a postStart one does.
+func (kl *Kubelet) stopContainer(ctx context.Context, pod *corev1.Pod, name, id, podIP string, preStop bool, grace time.Duration, message string) error {
 	if message == "" {
 		message = "Stopping container " + name
 	}
@@ -122,7 +124,7 @@ func (kl *Kubelet) stopContainer(ctx context.Context, pod *corev1.Pod, name, id 
 	if preStop && spec != nil && spec.Lifecycle != nil && spec.Lifecycle.PreStop != nil && grace > 0 {
 		start := time.Now()
 		hctx, cancel := context.WithTimeout(ctx, grace)
-		err := kl.hooks.run(hctx, spec.Lifecycle.PreStop, spec, id, kl.cfg.NodeIP)
+		err := kl.hooks.run(hctx, spec.Lifecycle.PreStop, spec, id, cmp.Or(podIP, kl.cfg.NodeIP))
 		cancel()
 		if err != nil && ctx.Err() == nil {
 			klog.FromContext(ctx).V(2).Info("PreStop hook failed", "pod", klog.KObj(pod), "container", name, "err", err)

@@ -334,7 +334,7 @@ func TestPreStopHookUsesUpGracePeriod(t *testing.T) {
 	id := runningContainer(t, rt.Runtime)
 	lc := &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 1}}}
 	start := time.Now()
-	if err := kl.stopContainer(ctx, hookPod(lc, 3), "main", id, true, 3*time.Second, ""); err != nil {
+	if err := kl.stopContainer(ctx, hookPod(lc, 3), "main", id, "", true, 3*time.Second, ""); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(start); d < time.Second {
@@ -343,12 +343,50 @@ func TestPreStopHookUsesUpGracePeriod(t *testing.T) {
 	// A hook that outlives the grace period is cut, and SIGTERM still
 	// gets the minimum.
 	id2 := runningContainer(t, rt.Runtime)
-	if err := kl.stopContainer(ctx, hookPod(lc, 1), "main", id2, true, 500*time.Millisecond, ""); err != nil {
+	if err := kl.stopContainer(ctx, hookPod(lc, 1), "main", id2, "", true, 500*time.Millisecond, ""); err != nil {
 		t.Fatal(err)
 	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if len(rt.graces) != 2 || rt.graces[0] > 2100*time.Millisecond || rt.graces[0] < 1500*time.Millisecond || rt.graces[1] != minStopGrace {
 		t.Errorf("stop graces = %v, want ~2s (3s less the hook's 1s) and %s", rt.graces, minStopGrace)
+	}
+}
+
+// TestPreStopHTTPHookGoesToPodIP: an httpGet preStop hook without a host
+// asks the pod's IP, not the node's (they differ on a pod network).
+func TestPreStopHTTPHookGoesToPodIP(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skipf("no second loopback address: %v", err)
+	}
+	hits := make(chan string, 4)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits <- r.URL.RequestURI() }))
+	srv.Listener = ln
+	srv.Start()
+	defer srv.Close()
+	rt := fake.New("127.0.0.2", nil) // the pod's IP
+	kl, err := New(Config{NodeName: "n", Runtime: rt, RootDir: t.TempDir(), NodeIP: "127.0.0.1",
+		StaticPodPath: t.TempDir(), Machine: &MachineInfo{}, Recorder: &eventLog{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	pod := hookPod(&corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{
+		Path: "/echo?msg=prestop", Port: intstr.FromInt32(serverPort(t, srv))}}}, 5)
+	st := newPodState()
+	if _, _, err := kl.syncPod(ctx, st, pod, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, done, err := kl.syncPod(ctx, st, pod, true); err != nil || !done {
+		t.Fatalf("sync of the removed pod = %v, %v; want done", done, err)
+	}
+	select {
+	case got := <-hits:
+		if got != "/echo?msg=prestop" {
+			t.Errorf("hook asked for %q", got)
+		}
+	default:
+		t.Error("the preStop hook did not reach the server on the pod's IP")
 	}
 }

@@ -230,7 +230,7 @@ func (s *podSync) restartForResize(ctx context.Context, changed []string, before
 				continue
 			}
 			msg := fmt.Sprintf("Container %s resize requires restart", c.Name)
-			if err := s.kl.stopContainer(ctx, s.pod, c.Name, cur.ID, true, gracePeriod(s.pod), msg); err != nil {
+			if err := s.kl.stopContainer(ctx, s.pod, c.Name, cur.ID, s.ips.podIP, true, gracePeriod(s.pod), msg); err != nil {
 				return fmt.Errorf("restart container %s for its resize: %w", c.Name, err)
 			}
 			s.startContainer(ctx, c, cur.Attempt+1)

@@ -96,9 +96,8 @@ func buildPodStatus(in statusInput) corev1.PodStatus {
 			if rec != nil && rec.State == kruntime.ContainerExited && !shouldRestart(pod.Spec.RestartPolicy, rec.ExitCode) {
 				initFailed = true
 			}
-			if initDone {
-				incompleteInit = append(incompleteInit, c.Name)
-			}
+			// Every init container not done yet, as Kubernetes lists them.
+			incompleteInit = append(incompleteInit, c.Name)
 			initDone = false
 		}
 	}

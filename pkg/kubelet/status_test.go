@@ -134,6 +134,19 @@ func TestBuildPodStatus(t *testing.T) {
 					t.Errorf("app container = %+v, want waiting PodInitializing", st.ContainerStatuses[0].State)
 				}
 			}},
+		{name: "first init container failing: every one not done is listed", pod: func() *corev1.Pod {
+			p := pod(corev1.RestartPolicyAlways, "a")
+			p.Spec.InitContainers = []corev1.Container{{Name: "init0", Image: "img"}, {Name: "init1", Image: "img"}, {Name: "init2", Image: "img"}}
+			return p
+		}(),
+			records: map[string]containerRecords{"init0": {current: exited("init0", 0)}, "init1": {current: exited("init1", 1)}},
+			phase:   corev1.PodPending, ready: "False",
+			check: func(t *testing.T, st corev1.PodStatus) {
+				c := findCondition(st.Conditions, corev1.PodInitialized)
+				if c.Status != "False" || c.Reason != reasonContainersNotInitialized || c.Message != "containers with incomplete status: [init1 init2]" {
+					t.Errorf("Initialized = %+v, want the two init containers not done", c)
+				}
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := buildPodStatus(statusInput{

@@ -54,6 +54,10 @@ type podState struct {
 	// resizePending says why the spec's resources are not allocated yet
 	// (nil: they are).
 	resizePending *resizePending
+	// finished: a terminal phase (Succeeded, Failed) was written; a sync
+	// with a copy of the pod from before that write (the watch not caught
+	// up) must not run it again in a new sandbox.
+	finished bool
 }
 
 type waitingInfo struct{ reason, message string }
@@ -161,7 +165,7 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 		return 0, true, nil
 	}
 	uid := string(pod.UID)
-	if isTerminal(pod.Status.Phase) {
+	if isTerminal(pod.Status.Phase) || st.finished {
 		// Finished for good: make sure nothing is left running.
 		kl.admitted.release(uid)
 		kl.allocs.release(uid)
@@ -262,6 +266,7 @@ func (kl *Kubelet) syncPod(ctx context.Context, st *podState, pod *corev1.Pod, r
 	if err := kl.setStatus(ctx, pod, status); err != nil {
 		return 0, false, err
 	}
+	st.finished = isTerminal(status.Phase)
 	return s.requeue, false, nil
 }
 
@@ -351,6 +356,7 @@ func (s *podSync) listContainers(ctx context.Context) error {
 		return fmt.Errorf("list containers: %w", err)
 	}
 	recs, old := groupContainers(list)
+	s.kl.addTerminationMessages(s.pod, recs)
 	for _, c := range old {
 		if c.State == kruntime.ContainerExited {
 			_ = s.kl.runtime.RemoveContainer(ctx, c.ID)
@@ -378,7 +384,7 @@ func (s *podSync) killUnhealthy(ctx context.Context) error {
 		}
 		klog.FromContext(ctx).V(2).Info("Killing unhealthy container", "pod", klog.KObj(s.pod), "container", c.Name)
 		msg := fmt.Sprintf("Container %s failed %s probe, will be restarted", c.Name, kind)
-		if err := s.kl.stopContainer(ctx, s.pod, c.Name, cur.ID, true, grace, msg); err != nil {
+		if err := s.kl.stopContainer(ctx, s.pod, c.Name, cur.ID, s.ips.podIP, true, grace, msg); err != nil {
 			return fmt.Errorf("stop unhealthy container %s: %w", c.Name, err)
 		}
 	}
@@ -476,9 +482,16 @@ func (s *podSync) startContainer(ctx context.Context, c *corev1.Container, attem
 	if err != nil {
 		return failed(reasonCreateConfigError, err, configErrorRetry)
 	}
-	mounts, err := s.dirs.mounts(c)
+	mounts, err := s.dirs.mounts(c, env)
 	if err != nil {
 		return failed(reasonCreateConfigError, err, configErrorRetry)
+	}
+	tm, err := kl.terminationMessageMount(s.pod, c, attempt, mounts)
+	if err != nil {
+		return failed(reasonCreateError, err, runtimeRefusalRetry)
+	}
+	if tm != nil {
+		mounts = append(mounts, *tm)
 	}
 	vars := make(map[string]string, len(env))
 	for _, kv := range env {
@@ -535,8 +548,11 @@ func gracePeriod(pod *corev1.Pod) time.Duration {
 	return corev1.DefaultTerminationGracePeriodSeconds * time.Second
 }
 
-// killContainers stops the pod's running containers in parallel, each
-// with the grace period.
+// killContainers stops the pod's running containers, each with the grace
+// period: the app containers (and init and ephemeral ones) in parallel,
+// then, as Kubernetes does, the sidecars (restartable init containers)
+// one by one in reverse order with what is left of the grace period, so
+// that the app containers' preStop hooks can still use them.
 func (kl *Kubelet) killContainers(ctx context.Context, st *podState, pod *corev1.Pod, grace time.Duration) error {
 	if st.sandboxID == "" {
 		return nil
@@ -548,20 +564,42 @@ func (kl *Kubelet) killContainers(ctx context.Context, st *podState, pod *corev1
 		}
 		return fmt.Errorf("list containers to kill: %w", err)
 	}
-	var wg sync.WaitGroup
-	errs := make([]error, len(list))
-	for i, c := range list {
-		if c.State != kruntime.ContainerRunning && c.State != kruntime.ContainerCreated {
-			continue
+	list = slices.DeleteFunc(list, func(c kruntime.ContainerStatus) bool {
+		return c.State != kruntime.ContainerRunning && c.State != kruntime.ContainerCreated
+	})
+	sidecarIndex := func(name string) int {
+		return slices.IndexFunc(pod.Spec.InitContainers, func(c corev1.Container) bool { return c.Name == name && isSidecar(&c) })
+	}
+	var sidecars []kruntime.ContainerStatus
+	list = slices.DeleteFunc(list, func(c kruntime.ContainerStatus) bool {
+		if sidecarIndex(c.Name) >= 0 {
+			sidecars = append(sidecars, c)
+			return true
 		}
-		wg.Go(func() {
-			klog.FromContext(ctx).V(2).Info("Killing container", "pod", klog.KObj(pod), "container", c.Name, "gracePeriod", grace)
-			if err := kl.stopContainer(ctx, pod, c.Name, c.ID, c.State == kruntime.ContainerRunning, grace, ""); err != nil && !errors.Is(err, kruntime.ErrNotFound) {
-				errs[i] = fmt.Errorf("stop container %s: %w", c.Name, err)
-			}
-		})
+		return false
+	})
+	stop := func(c kruntime.ContainerStatus, grace time.Duration) error {
+		klog.FromContext(ctx).V(2).Info("Killing container", "pod", klog.KObj(pod), "container", c.Name, "gracePeriod", grace)
+		if err := kl.stopContainer(ctx, pod, c.Name, c.ID, st.podIP, c.State == kruntime.ContainerRunning, grace, ""); err != nil && !errors.Is(err, kruntime.ErrNotFound) {
+			return fmt.Errorf("stop container %s: %w", c.Name, err)
+		}
+		return nil
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make([]error, len(list)+len(sidecars))
+	for i, c := range list {
+		wg.Go(func() { errs[i] = stop(c, grace) })
 	}
 	wg.Wait()
+	slices.SortFunc(sidecars, func(a, b kruntime.ContainerStatus) int { return sidecarIndex(b.Name) - sidecarIndex(a.Name) })
+	for i, c := range sidecars {
+		left := grace
+		if grace > 0 {
+			left = max(grace-time.Since(start), minStopGrace)
+		}
+		errs[len(list)+i] = stop(c, left)
+	}
 	return errors.Join(errs...)
 }
 
@@ -581,6 +619,7 @@ func (kl *Kubelet) terminatePod(ctx context.Context, st *podState, pod *corev1.P
 			return fmt.Errorf("list containers: %w", err)
 		}
 		recs, _ = groupContainers(list)
+		kl.addTerminationMessages(pod, recs)
 		if err := kl.runtime.StopPodSandbox(ctx, st.sandboxID); err != nil && !errors.Is(err, kruntime.ErrNotFound) {
 			return fmt.Errorf("stop sandbox: %w", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	corev1 "kubecore.io/api/core/v1"
@@ -76,8 +77,9 @@ func (kl *Kubelet) setUpVolumes(ctx context.Context, pod *corev1.Pod, ips podIPs
 	return dirs, nil
 }
 
-// mounts are a container's volume mounts on the host.
-func (d volumeDirs) mounts(c *corev1.Container) ([]kruntime.Mount, error) {
+// mounts are a container's volume mounts on the host; env is the
+// container's environment, which a subPathExpr's $(VAR) references name.
+func (d volumeDirs) mounts(c *corev1.Container, env []kruntime.KeyValue) ([]kruntime.Mount, error) {
 	out := make([]kruntime.Mount, 0, len(c.VolumeMounts))
 	for _, m := range c.VolumeMounts {
 		v, ok := d[m.Name]
@@ -85,11 +87,18 @@ func (d volumeDirs) mounts(c *corev1.Container) ([]kruntime.Mount, error) {
 			return nil, fmt.Errorf("volumeMount %q: no volume of that name", m.Name)
 		}
 		host := v.path
-		if m.SubPath != "" {
-			if !filepath.IsLocal(m.SubPath) {
-				return nil, fmt.Errorf("volumeMount %q: subPath %q must be a relative path within the volume", m.Name, m.SubPath)
+		subPath := m.SubPath
+		if m.SubPathExpr != "" {
+			var err error
+			if subPath, err = expandSubPath(m.SubPathExpr, env); err != nil {
+				return nil, fmt.Errorf("volumeMount %q: subPathExpr %q: %w", m.Name, m.SubPathExpr, err)
 			}
-			host = filepath.Join(host, m.SubPath)
+		}
+		if subPath != "" {
+			if !filepath.IsLocal(subPath) {
+				return nil, fmt.Errorf("volumeMount %q: subPath %q must be a relative path within the volume", m.Name, subPath)
+			}
+			host = filepath.Join(host, subPath)
 			if err := os.MkdirAll(host, 0o777); err != nil {
 				return nil, fmt.Errorf("volumeMount %q: %w", m.Name, err)
 			}
@@ -265,4 +274,29 @@ func writeFiles(dir string, files map[string]file, mode fs.FileMode) error {
 		}
 		return nil
 	})
+}
+
+// expandSubPath expands the $(VAR) references of a subPathExpr with the
+// container's environment. As in Kubernetes, a reference to a variable
+// that is not set, or set to "", is an error (the container waits with
+// CreateContainerConfigError until the pod's data gives it a value),
+// rather than a path with the reference left in it.
+func expandSubPath(expr string, env []kruntime.KeyValue) (string, error) {
+	vars := make(map[string]string, len(env))
+	for _, kv := range env {
+		vars[kv.Key] = kv.Value
+	}
+	var missing []string
+	out := expand(expr, func(k string) (string, bool) {
+		v := vars[k]
+		if v == "" && !slices.Contains(missing, k) {
+			missing = append(missing, k)
+		}
+		return v, true
+	})
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return "", fmt.Errorf("missing value for %s", strings.Join(missing, ", "))
+	}
+	return out, nil
 }

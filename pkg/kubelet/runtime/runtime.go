@@ -239,6 +239,10 @@ type Mount struct {
 	ContainerPath string
 	HostPath      string
 	ReadOnly      bool
+	// Optional: a runtime that cannot mount (the process runtime without
+	// root) runs the container without it rather than not at all (the
+	// termination message file).
+	Optional bool `json:",omitempty"`
 }
 
 // ContainerConfig describes a container to create.

@@ -4,6 +4,8 @@ package validation
 
 import (
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 
 	corev1 "kubecore.io/api/core/v1"
@@ -162,6 +164,13 @@ func validateContainer(c *corev1.Container, names, volumes map[string]bool, p *f
 		}
 		if m.MountPath == "" {
 			errs = append(errs, field.Required(mp.Child("mountPath"), ""))
+		}
+		errs = append(errs, validateSubPath(m.SubPath, mp.Child("subPath"))...)
+		if m.SubPathExpr != "" {
+			if m.SubPath != "" {
+				errs = append(errs, field.Invalid(mp.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
+			}
+			errs = append(errs, validateSubPath(m.SubPathExpr, mp.Child("subPathExpr"))...)
 		}
 	}
 	errs = append(errs, ValidateResourceRequirements(&c.Resources, p.Child("resources"))...)
@@ -401,4 +410,21 @@ func ValidatePodTemplate(t *corev1.PodTemplate) field.ErrorList {
 // metaOnly is the metadata validation of objects with no more rules.
 func metaOnly(m *metav1.ObjectMeta, namespaced bool, nameFn apivalidation.ValidateNameFunc) field.ErrorList {
 	return apivalidation.ValidateObjectMeta(m, namespaced, nameFn, field.NewPath("metadata"))
+}
+
+// validateSubPath checks that a volume mount's subPath (or subPathExpr,
+// before expansion) stays within the volume: relative, with no ".."
+// element.
+func validateSubPath(p string, fp *field.Path) field.ErrorList {
+	if p == "" {
+		return nil
+	}
+	var errs field.ErrorList
+	if path.IsAbs(p) {
+		errs = append(errs, field.Invalid(fp, p, "must be a relative path"))
+	}
+	if slices.Contains(strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }), "..") {
+		errs = append(errs, field.Invalid(fp, p, "must not contain '..'"))
+	}
+	return errs
 }

@@ -52,6 +52,19 @@ func TestValidatePod(t *testing.T) {
 			`spec.securityContext.sysctls[3].name: Invalid value: "bar..": must have at most 253 characters and match regex ^` + sysctlNameFmt + `$`,
 			`spec.securityContext.sysctls[5].name: Duplicate value: "kernel.shmmax"`,
 		}},
+		{"subPath and subPathExpr", func(p *corev1.Pod) {
+			p.Spec.Volumes = []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+			p.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{
+				{Name: "v", MountPath: "/a", SubPath: "x", SubPathExpr: "$(POD_NAME)"},
+				{Name: "v", MountPath: "/b", SubPath: "/etc"},
+				{Name: "v", MountPath: "/c", SubPathExpr: "a/../$(X)"},
+				{Name: "v", MountPath: "/d", SubPath: "a..b/c", SubPathExpr: ""},
+			}
+		}, []string{
+			`spec.containers[0].volumeMounts[0].subPathExpr: Invalid value: "$(POD_NAME)": subPathExpr and subPath are mutually exclusive`,
+			`spec.containers[0].volumeMounts[1].subPath: Invalid value: "/etc": must be a relative path`,
+			`spec.containers[0].volumeMounts[2].subPathExpr: Invalid value: "a/../$(X)": must not contain '..'`,
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -59,7 +59,9 @@ func (r *Runtime) execCommand(ctx context.Context, id string, cmd []string) (*ex
 	argv := append(creds, r.multicall.command(multicall, cmd)...)
 	var enter []string
 	if ownMount {
-		enter = append(enter, "--mount")
+		// Entering a mount namespace moves to its root: --wd keeps the
+		// container's working directory (that of its process).
+		enter = append(enter, "--mount", "--wd")
 	}
 	if ownNet {
 		enter = append(enter, "--net")

@@ -464,7 +464,7 @@ func (r *Runtime) CreateContainer(ctx context.Context, sandboxID string, cfg kru
 		// placed at its well-known path; the pod runs without it rather
 		// than not at all. Volumes the pod asked for still need root.
 		cfg.Mounts = slices.DeleteFunc(slices.Clone(cfg.Mounts), func(m kruntime.Mount) bool {
-			return m.ContainerPath == corev1.ServiceAccountMountPath
+			return m.Optional || m.ContainerPath == corev1.ServiceAccountMountPath
 		})
 	}
 	if cfg.Security != nil && cfg.Security.ReadOnlyRootfs && !r.root {

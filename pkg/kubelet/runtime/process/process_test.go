@@ -166,6 +166,16 @@ func TestRefusals(t *testing.T) {
 	} else if s := waitExited(t, r, saOnly); s.ExitCode != 0 {
 		t.Errorf("container with the API access volume dropped: %+v", s)
 	}
+	// An optional mount (the termination message file) is dropped too.
+	optional, err := r.CreateContainer(ctx, sb, kruntime.ContainerConfig{Name: "opt", Command: []string{"true"},
+		Mounts: []kruntime.Mount{{ContainerPath: "/dev/termination-log", HostPath: "/tmp/x", Optional: true}}})
+	if err != nil {
+		t.Errorf("a container whose only mount is optional: %v", err)
+	} else if err := r.StartContainer(ctx, optional); err != nil {
+		t.Error(err)
+	} else if s := waitExited(t, r, optional); s.ExitCode != 0 {
+		t.Errorf("container with its optional mount dropped: %+v", s)
+	}
 	// A command that cannot start makes the container exit with 128.
 	id, err := r.CreateContainer(ctx, sb, kruntime.ContainerConfig{Name: "c", Command: []string{"/no/such/binary"}})
 	if err != nil {
@@ -346,5 +356,83 @@ func TestWorkingDirOfItsOwn(t *testing.T) {
 	res, err := r.ExecSync(t.Context(), id, []string{"pwd"}, 5*time.Second)
 	if err != nil || strings.TrimSpace(string(res.Stdout)) != own {
 		t.Errorf("exec pwd = %q, %v; want %s", res.Stdout, err, own)
+	}
+}
+
+// TestFileMountAtMissingPath: a file (the termination message file) is
+// mounted at a path the host lacks as a file, which a container running
+// as another user can write.
+func TestFileMountAtMissingPath(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounts need root")
+	}
+	r := newRuntime(t, Options{})
+	ctx := t.Context()
+	sb, err := r.RunPodSandbox(ctx, kruntime.PodSandboxConfig{UID: "u", LogDirectory: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "msg")
+	if err := os.WriteFile(src, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(src, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	// The user reaches the mount point as it reaches /dev.
+	top := t.TempDir()
+	for _, d := range []string{filepath.Dir(top), top} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dst := filepath.Join(top, "dev", "termination-custom-log")
+	id, err := r.CreateContainer(ctx, sb, kruntime.ContainerConfig{Name: "c", LogPath: "c.log",
+		Command: []string{"sh", "-c", "printf DONE > " + dst}, User: &kruntime.User{UID: 10000, GID: 10000},
+		Mounts: []kruntime.Mount{{ContainerPath: dst, HostPath: src}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.StartContainer(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if s := waitExited(t, r, id); s.ExitCode != 0 {
+		log, _ := os.ReadFile(s.LogPath)
+		t.Fatalf("container: %+v\n%s", s, log)
+	}
+	if b, err := os.ReadFile(src); err != nil || string(b) != "DONE" {
+		t.Errorf("mounted file = %q, %v; want DONE", b, err)
+	}
+	if fi, err := os.Stat(dst); err != nil || fi.IsDir() {
+		t.Errorf("mount point = %v, %v; want a file", fi, err)
+	}
+}
+
+// TestExecWorkingDirWithMounts: an exec in a container with mounts (its
+// own mount namespace) runs in the container's working directory, not in
+// the namespace's root.
+func TestExecWorkingDirWithMounts(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounts need root")
+	}
+	r := newRuntime(t, Options{})
+	ctx := t.Context()
+	sb, err := r.RunPodSandbox(ctx, kruntime.PodSandboxConfig{UID: "u", LogDirectory: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.StopPodSandbox(ctx, sb) })
+	wd := t.TempDir()
+	id, err := r.CreateContainer(ctx, sb, kruntime.ContainerConfig{Name: "c", Command: []string{"sleep", "60"}, WorkingDir: wd,
+		Mounts: []kruntime.Mount{{ContainerPath: filepath.Join(t.TempDir(), "data"), HostPath: t.TempDir()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.StartContainer(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.ExecSync(ctx, id, []string{"pwd"}, 5*time.Second)
+	if err != nil || strings.TrimSpace(string(res.Stdout)) != wd {
+		t.Errorf("exec pwd = %q, %v; want %s", res.Stdout, err, wd)
 	}
 }
