@@ -1,6 +1,7 @@
 package process
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -372,6 +373,12 @@ func TestFileMountAtMissingPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Removing the sandbox unmounts its pinned namespaces (t.Context()
+	// ends before cleanups run).
+	t.Cleanup(func() {
+		_ = r.StopPodSandbox(context.Background(), sb)
+		_ = r.RemovePodSandbox(context.Background(), sb)
+	})
 	src := filepath.Join(t.TempDir(), "msg")
 	if err := os.WriteFile(src, nil, 0o666); err != nil {
 		t.Fatal(err)
@@ -421,7 +428,10 @@ func TestExecWorkingDirWithMounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = r.StopPodSandbox(ctx, sb) })
+	t.Cleanup(func() {
+		_ = r.StopPodSandbox(context.Background(), sb)
+		_ = r.RemovePodSandbox(context.Background(), sb)
+	})
 	wd := t.TempDir()
 	id, err := r.CreateContainer(ctx, sb, kruntime.ContainerConfig{Name: "c", Command: []string{"sleep", "60"}, WorkingDir: wd,
 		Mounts: []kruntime.Mount{{ContainerPath: filepath.Join(t.TempDir(), "data"), HostPath: t.TempDir()}}})
