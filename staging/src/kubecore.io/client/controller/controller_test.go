@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -38,18 +39,21 @@ func (l *keyLog) sync(_ context.Context, key string) error {
 	return nil
 }
 
-// await waits for the sync of key.
-func (l *keyLog) await(t *testing.T, key string) {
+// await waits for the syncs of keys, in any order (workers sync the keys
+// of one event concurrently); other keys synced meanwhile are passed over.
+func (l *keyLog) await(t *testing.T, keys ...string) {
 	t.Helper()
+	want := map[string]bool{}
+	for _, k := range keys {
+		want[k] = true
+	}
 	timeout := time.After(10 * time.Second)
-	for {
+	for len(want) > 0 {
 		select {
 		case got := <-l.seen:
-			if got == key {
-				return
-			}
+			delete(want, got)
 		case <-timeout:
-			t.Fatalf("no sync of %q", key)
+			t.Fatalf("no sync of %q", slices.Sorted(maps.Keys(want)))
 		}
 	}
 }
@@ -112,8 +116,7 @@ func TestWatchMapsEventsToKeys(t *testing.T) {
 	fw.Modify(plainPod("a", "2"))
 	log.await(t, "updated/a")
 	fw.Delete(plainPod("a", "3"))
-	log.await(t, "deleted/a")
-	log.await(t, "other")
+	log.await(t, "deleted/a", "other")
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
