@@ -129,7 +129,11 @@ func (r *REST) Delete(ctx context.Context, name string, validate rest.ValidateOb
 		return ns, false, nil
 	}
 	if len(ns.Spec.Finalizers) == 0 {
-		return r.Store.Delete(ctx, name, validate, opts)
+		out, done, err := r.Store.Delete(ctx, name, validate, opts)
+		if err == nil && !slices.Contains(opts.DryRun, metav1.DryRunAll) {
+			r.awaitCache(ctx, name, out)
+		}
+		return out, done, err
 	}
 	if slices.Contains(opts.DryRun, metav1.DryRunAll) {
 		now := metav1.NewTime(time.Now().Truncate(time.Second))
@@ -157,7 +161,21 @@ func (r *REST) Delete(ctx context.Context, name string, validate rest.ValidateOb
 	if err != nil {
 		return nil, false, strategy.StorageError(err, r.DefaultQualifiedResource, name)
 	}
+	r.awaitCache(ctx, name, out)
 	return out, false, nil
+}
+
+// awaitCache waits, at most the watch cache's wait timeout, until the
+// cache holds the namespace at the revision of written: Lifecycle reads
+// the cache, and a create in the namespace right after its delete is
+// answered must be refused by this server. A cache that does not catch
+// up in time is not the delete's failure.
+func (r *REST) awaitCache(ctx context.Context, name string, written runtime.Object) {
+	m, ok := written.(metav1.Object)
+	if !ok || m.GetResourceVersion() == "" {
+		return
+	}
+	_, _ = r.Storage.Get(ctx, r.KeyPrefix()+"/"+name, storage.GetOptions{ResourceVersion: m.GetResourceVersion(), IgnoreNotFound: true})
 }
 
 // Lifecycle returns the namespace check of namespaced creates: the
