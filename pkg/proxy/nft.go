@@ -168,7 +168,9 @@ func (b builder) notLoopbackDest(r *rule) {
 		&expr.Cmp{Op: expr.CmpOpNeq, Register: 1, Data: []byte{127, 0, 0, 0}})
 }
 
-func protoNumber(p corev1.Protocol) byte {
+// ProtocolNumber is the IP protocol number of a Kubernetes protocol (TCP
+// when unset), as nft's "meta l4proto" compares it.
+func ProtocolNumber(p corev1.Protocol) byte {
 	switch p {
 	case corev1.ProtocolUDP:
 		return unix.IPPROTO_UDP
@@ -182,7 +184,7 @@ func protoNumber(p corev1.Protocol) byte {
 func protoPort(r *rule, p corev1.Protocol, port uint16) {
 	r.add(fmt.Sprintf("meta l4proto %s th dport %d", strings.ToLower(string(p)), port),
 		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{protoNumber(p)}},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{ProtocolNumber(p)}},
 		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
 		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: binaryutil.BigEndian.PutUint16(port)})
 }
@@ -194,9 +196,17 @@ func fibLocal(r *rule, source bool) {
 	if source {
 		what = "saddr"
 	}
-	r.add(fmt.Sprintf("fib %s type local", what),
+	r.add(fmt.Sprintf("fib %s type local", what), FibLocal(source)...)
+}
+
+// FibLocal matches packets whose destination (or, with source, whose
+// source) is an address of this host: nft's "fib daddr type local". The
+// pod network's host port table shares it.
+func FibLocal(source bool) []expr.Any {
+	return []expr.Any{
 		&expr.Fib{Register: 1, FlagDADDR: !source, FlagSADDR: source, ResultADDRTYPE: true},
-		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: binaryutil.NativeEndian.PutUint32(unix.RTN_LOCAL)})
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: binaryutil.NativeEndian.PutUint32(unix.RTN_LOCAL)},
+	}
 }
 
 func setMasqueradeMark(r *rule) {
@@ -300,7 +310,7 @@ func Build(fam Family, ports []*ServicePort) *Program {
 			}
 			c.rule().add(fmt.Sprintf("meta l4proto %s dnat to %s", strings.ToLower(string(sp.Protocol)), ep),
 				&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-				&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{protoNumber(sp.Protocol)}},
+				&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{ProtocolNumber(sp.Protocol)}},
 				&expr.Immediate{Register: 1, Data: ep.IP.AsSlice()},
 				&expr.Immediate{Register: 2, Data: binaryutil.BigEndian.PutUint16(ep.Port)},
 				&expr.NAT{Type: expr.NATTypeDestNAT, Family: b.natFamily, RegAddrMin: 1, RegProtoMin: 2, Specified: true})

@@ -15,6 +15,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	corev1 "kubecore.io/api/core/v1"
+
+	"kubecore.io/kubecore/pkg/proxy"
 )
 
 // HostPort is one container port of a pod published on the node: traffic
@@ -126,7 +128,7 @@ func writeHostPortChains(c *nftables.Conn, t *nftables.Table, ports []HostPort) 
 		Hooknum: nftables.ChainHookOutput, Priority: nftables.ChainPriorityNATDest})
 	jump := &expr.Verdict{Kind: expr.VerdictJump, Chain: dnat.Name}
 	c.AddRule(&nftables.Rule{Table: t, Chain: pre, Exprs: []expr.Any{jump}})
-	c.AddRule(&nftables.Rule{Table: t, Chain: out, Exprs: append(fibDaddrLocal(), jump)})
+	c.AddRule(&nftables.Rule{Table: t, Chain: out, Exprs: append(proxy.FibLocal(false), jump)})
 	for _, h := range ports {
 		var exprs []expr.Any
 		if h.HostIP.IsValid() {
@@ -134,11 +136,11 @@ func writeHostPortChains(c *nftables.Conn, t *nftables.Table, ports []HostPort) 
 				&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 16, Len: 4},
 				&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: h.HostIP.AsSlice()})
 		} else {
-			exprs = append(exprs, fibDaddrLocal()...)
+			exprs = append(exprs, proxy.FibLocal(false)...)
 		}
 		exprs = append(exprs,
 			&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{protoNumber(h.Protocol)}},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{proxy.ProtocolNumber(h.Protocol)}},
 			&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
 			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: binaryutil.BigEndian.PutUint16(h.HostPort)},
 			&expr.Immediate{Register: 1, Data: h.PodIP.AsSlice()},
@@ -146,24 +148,6 @@ func writeHostPortChains(c *nftables.Conn, t *nftables.Table, ports []HostPort) 
 			&expr.NAT{Type: expr.NATTypeDestNAT, Family: unix.NFPROTO_IPV4, RegAddrMin: 1, RegProtoMin: 2, Specified: true})
 		c.AddRule(&nftables.Rule{Table: t, Chain: dnat, Exprs: exprs})
 	}
-}
-
-// fibDaddrLocal matches packets to an address of this host.
-func fibDaddrLocal() []expr.Any {
-	return []expr.Any{
-		&expr.Fib{Register: 1, FlagDADDR: true, ResultADDRTYPE: true},
-		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: binaryutil.NativeEndian.PutUint32(unix.RTN_LOCAL)},
-	}
-}
-
-func protoNumber(p corev1.Protocol) byte {
-	switch p {
-	case corev1.ProtocolUDP:
-		return unix.IPPROTO_UDP
-	case corev1.ProtocolSCTP:
-		return unix.IPPROTO_SCTP
-	}
-	return unix.IPPROTO_TCP
 }
 
 // deleteHostPorts removes the node's host port table, if there is one.

@@ -39,6 +39,22 @@ func newRuntime(t *testing.T, o Options) *Runtime {
 	return r
 }
 
+// sandbox runs a pod sandbox that is stopped and removed when t ends
+// (removing it unmounts its pinned namespaces; t.Context() ends before
+// cleanups run).
+func sandbox(t *testing.T, r *Runtime) string {
+	t.Helper()
+	sb, err := r.RunPodSandbox(t.Context(), kruntime.PodSandboxConfig{UID: "u", LogDirectory: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = r.StopPodSandbox(context.Background(), sb)
+		_ = r.RemovePodSandbox(context.Background(), sb)
+	})
+	return sb
+}
+
 // start runs script in sh in a new sandbox and returns the container ID.
 func start(t *testing.T, r *Runtime, logDir, script string) string {
 	t.Helper()
@@ -369,16 +385,7 @@ func TestFileMountAtMissingPath(t *testing.T) {
 	}
 	r := newRuntime(t, Options{})
 	ctx := t.Context()
-	sb, err := r.RunPodSandbox(ctx, kruntime.PodSandboxConfig{UID: "u", LogDirectory: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Removing the sandbox unmounts its pinned namespaces (t.Context()
-	// ends before cleanups run).
-	t.Cleanup(func() {
-		_ = r.StopPodSandbox(context.Background(), sb)
-		_ = r.RemovePodSandbox(context.Background(), sb)
-	})
+	sb := sandbox(t, r)
 	src := filepath.Join(t.TempDir(), "msg")
 	if err := os.WriteFile(src, nil, 0o666); err != nil {
 		t.Fatal(err)
@@ -424,14 +431,7 @@ func TestExecWorkingDirWithMounts(t *testing.T) {
 	}
 	r := newRuntime(t, Options{})
 	ctx := t.Context()
-	sb, err := r.RunPodSandbox(ctx, kruntime.PodSandboxConfig{UID: "u", LogDirectory: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = r.StopPodSandbox(context.Background(), sb)
-		_ = r.RemovePodSandbox(context.Background(), sb)
-	})
+	sb := sandbox(t, r)
 	wd := t.TempDir()
 	id, err := r.CreateContainer(ctx, sb, kruntime.ContainerConfig{Name: "c", Command: []string{"sleep", "60"}, WorkingDir: wd,
 		Mounts: []kruntime.Mount{{ContainerPath: filepath.Join(t.TempDir(), "data"), HostPath: t.TempDir()}}})
